@@ -1,0 +1,109 @@
+import { defineCommand, inputOperands, openInput, reportFileError, type CommandContext } from '../src/command/index.js';
+
+export default defineCommand({
+  name: 'cat',
+  summary: 'Concatenate FILE(s) to standard output. With no FILE, or when FILE is -, read standard input.',
+  usage: '[FILE]...',
+  mutates: false,
+  flags: [
+    { key: 'A', short: 'A', long: 'show-all', help: 'equivalent to -vET' },
+    { key: 'b', short: 'b', long: 'number-nonblank', help: 'number nonempty output lines, overrides -n' },
+    { key: 'e', short: 'e', help: 'equivalent to -vE' },
+    { key: 'E', short: 'E', long: 'show-ends', help: "display $ at end of each line" },
+    { key: 'n', short: 'n', long: 'number', help: 'number all output lines' },
+    { key: 's', short: 's', long: 'squeeze-blank', help: 'suppress repeated empty output lines' },
+    { key: 't', short: 't', help: 'equivalent to -vT' },
+    { key: 'T', short: 'T', long: 'show-tabs', help: 'display TAB characters as ^I' },
+    { key: 'u', short: 'u', help: '(ignored)' },
+    { key: 'v', short: 'v', long: 'show-nonprinting', help: 'use ^ and M- notation, except for LFD and TAB' },
+  ],
+  async run(ctx) {
+    const o = ctx.opts;
+    const fmt: Format = {
+      number: o.has('b') ? 'nonblank' : o.has('n') ? 'all' : 'none',
+      ends: o.has('A') || o.has('e') || o.has('E'),
+      tabs: o.has('A') || o.has('t') || o.has('T'),
+      nonprinting: o.has('A') || o.has('e') || o.has('t') || o.has('v'),
+      squeeze: o.has('s'),
+    };
+    const plain = fmt.number === 'none' && !fmt.ends && !fmt.tabs && !fmt.nonprinting && !fmt.squeeze;
+    const state: LineState = { lineNo: 0, blankRun: 0, atLineStart: true };
+    let status = 0;
+    for (const operand of inputOperands(ctx.operands)) {
+      try {
+        if (plain) {
+          for await (const chunk of openInput(ctx, operand)) await ctx.stdout.write(chunk);
+        } else {
+          await formatStream(ctx, openInput(ctx, operand), fmt, state);
+        }
+      } catch (e) {
+        await reportFileError(ctx, operand, e);
+        status = 1;
+      }
+    }
+    return status;
+  },
+});
+
+interface Format {
+  number: 'none' | 'all' | 'nonblank';
+  ends: boolean;
+  tabs: boolean;
+  nonprinting: boolean;
+  squeeze: boolean;
+}
+
+/** Carried across files, as GNU cat numbers and squeezes across its whole input. */
+interface LineState {
+  lineNo: number;
+  blankRun: number;
+  atLineStart: boolean;
+}
+
+async function formatStream(ctx: CommandContext, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, fmt: Format, st: LineState): Promise<void> {
+  const out: number[] = [];
+  const flush = async () => {
+    if (out.length > 0) {
+      await ctx.stdout.write(Buffer.from(out));
+      out.length = 0;
+    }
+  };
+  for await (const chunk of source as AsyncIterable<Uint8Array>) {
+    for (const byte of chunk) {
+      if (st.atLineStart) {
+        const blank = byte === 0x0a;
+        if (blank) {
+          st.blankRun++;
+          if (fmt.squeeze && st.blankRun > 1) continue;
+        } else st.blankRun = 0;
+        if (fmt.number === 'all' || (fmt.number === 'nonblank' && !blank)) {
+          for (const c of Buffer.from(`${String(++st.lineNo).padStart(6)}\t`)) out.push(c);
+        }
+        st.atLineStart = false;
+      }
+      if (byte === 0x0a) {
+        if (fmt.ends) out.push(0x24);
+        out.push(0x0a);
+        st.atLineStart = true;
+      } else if (byte === 0x09) {
+        if (fmt.tabs) out.push(0x5e, 0x49);
+        else out.push(byte);
+      } else if (fmt.nonprinting) {
+        pushNonprinting(out, byte);
+      } else out.push(byte);
+      if (out.length >= 65536) await flush();
+    }
+  }
+  await flush();
+}
+
+/** cat -v notation: ^X for controls, ^? for DEL, M- prefix for bytes >= 128. */
+function pushNonprinting(out: number[], byte: number): void {
+  if (byte >= 128) {
+    out.push(0x4d, 0x2d);
+    byte -= 128;
+  }
+  if (byte < 32) out.push(0x5e, byte + 64);
+  else if (byte === 127) out.push(0x5e, 0x3f);
+  else out.push(byte);
+}

@@ -1,0 +1,95 @@
+import { isUtf8 } from 'node:buffer';
+import { z } from 'zod';
+import { NoshError, fail, ok, type Envelope } from '../errors.js';
+import type { LimitsConfig } from '../config.js';
+import { parseCommandLine } from '../parse/index.js';
+import type { TaskRequest, TaskResponse } from '../exec/index.js';
+import type { ZonePolicy } from '../vfs/index.js';
+
+export const ExecRequestSchema = z.object({
+  /** Host folder to use as the zone root (library callers only). */
+  root: z.string().min(1).optional(),
+  zone: z.string().min(1).optional(),
+  cwd: z.string().default('/'),
+  /** A command line: tokenized, checked for metacharacters, globs expanded in the zone. */
+  command: z.string().optional(),
+  /** The argv form: no tokenizing, no globbing; args are literal. */
+  cmd: z.string().min(1).optional(),
+  args: z.array(z.string()).default([]),
+}).strict();
+
+export const ExecOptionsSchema = z.object({
+  stdin: z.union([z.string(), z.instanceof(Uint8Array)]).optional(),
+  timeoutMs: z.number().int().positive().max(300_000).optional(),
+  maxOutputBytes: z.number().int().positive().max(5_000_000).optional(),
+  stdoutFile: z.string().min(1).optional(),
+}).strict();
+
+export type ExecRequest = z.input<typeof ExecRequestSchema>;
+export type ExecOptions = z.input<typeof ExecOptionsSchema>;
+
+export interface ExecData {
+  exit_code: number;
+  stdout: string;
+  /** Present when stdout is not valid UTF-8: the exact bytes. */
+  stdout_base64?: string;
+  stderr: string;
+  truncated: boolean;
+  /** Bytes the command wrote to stdout (more than returned when truncated). */
+  stdout_bytes: number;
+  stdout_file?: string;
+}
+
+/** Build the worker task for one exec call (zone already resolved to a root and policy). */
+export function buildTask(req: z.output<typeof ExecRequestSchema>, opts: z.output<typeof ExecOptionsSchema>,
+  root: string, policy: ZonePolicy, limits: LimitsConfig): TaskRequest {
+  let stages: TaskRequest['stages'];
+  if (req.cmd !== undefined) {
+    if (req.command !== undefined) throw new NoshError('INVALID_ARGUMENT', 'give either command or cmd/args, not both', 'Use command for a command line, cmd+args for literal argv.');
+    stages = [{ argv: [req.cmd, ...req.args] }];
+  } else if (req.command !== undefined) {
+    const parsed = parseCommandLine(req.command, { pipes: policy.pipes });
+    if (parsed.stages.length === 0) throw new NoshError('MISSING_PARAMETER', 'the command line is empty', 'Give a command, e.g. ls -la.');
+    stages = parsed.stages.map((words) => ({ words }));
+  } else {
+    throw new NoshError('MISSING_PARAMETER', 'command is required', 'Pass command: "ls -la" or cmd: "ls", args: ["-la"].');
+  }
+  const stdin = typeof opts.stdin === 'string' ? Buffer.from(opts.stdin, 'utf8') : opts.stdin;
+  return {
+    root, policy, cwd: req.cwd, stages, stdin,
+    limits: { maxOutputBytes: opts.maxOutputBytes ?? limits.maxOutputBytes, maxResults: limits.maxResults, maxBufferBytes: limits.maxBufferBytes },
+    stdoutFile: opts.stdoutFile,
+  };
+}
+
+/** Turn a worker response into the envelope of DESIGN.md. */
+export function toEnvelope(res: TaskResponse, opts: z.output<typeof ExecOptionsSchema>, maxOutputBytes: number): Envelope<ExecData> {
+  if (!res.ok) return { success: false, error: res.error };
+  const r = res.result;
+  const stdout = Buffer.from(r.stdout.buffer, r.stdout.byteOffset, r.stdout.byteLength);
+  const data: ExecData = {
+    exit_code: r.exitCode,
+    stdout: stdout.toString('utf8'),
+    stderr: Buffer.from(r.stderr).toString('utf8'),
+    truncated: r.truncated,
+    stdout_bytes: r.stdoutBytes,
+  };
+  if (!isUtf8(stdout)) data.stdout_base64 = stdout.toString('base64');
+  if (opts.stdoutFile) data.stdout_file = opts.stdoutFile;
+  let message = r.exitCode === 0 ? 'ok' : `exited with status ${r.exitCode}`;
+  if (r.truncated) {
+    message += `; output cut at ${maxOutputBytes} bytes of ${r.stdoutBytes}+. ` +
+      "Page with head -n / tail -n / sed -n 'A,Bp', narrow the search, or save it with stdout_file.";
+  }
+  return ok(data, message);
+}
+
+export function envelopeOfError(e: unknown): Envelope<never> {
+  if (e instanceof NoshError) return { success: false, error: e.toBody() };
+  if (e instanceof z.ZodError) {
+    const first = e.issues[0];
+    const where = first?.path.join('.') || 'request';
+    return fail('INVALID_ARGUMENT', `${where}: ${first?.message ?? 'invalid'}`, 'Check the parameter names and types.', { issues: e.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) });
+  }
+  return fail('INTERNAL_ERROR', 'internal error', 'Retry; if it repeats, report it.');
+}

@@ -1,0 +1,124 @@
+import type { CommandDef, FlagSpec } from './types.js';
+
+/** A usage error: the command prints it with GNU's "Try --help" line and exits 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** Parsed flags, in the order given. Values of boolean flags are their `value` or 'true'. */
+export class ParsedOptions {
+  readonly order: { key: string; value: string; flag: string }[] = [];
+
+  has(key: string): boolean {
+    return this.order.some((o) => o.key === key);
+  }
+  /** Last value given for key. */
+  get(key: string): string | undefined {
+    for (let i = this.order.length - 1; i >= 0; i--) if (this.order[i]!.key === key) return this.order[i]!.value;
+    return undefined;
+  }
+  all(key: string): string[] {
+    return this.order.filter((o) => o.key === key).map((o) => o.value);
+  }
+  count(key: string): number {
+    return this.order.filter((o) => o.key === key).length;
+  }
+  /** Which of the keys was given last (for mutually overriding flags like ls -t / -S). */
+  lastOf(...keys: string[]): string | undefined {
+    for (let i = this.order.length - 1; i >= 0; i--) if (keys.includes(this.order[i]!.key)) return this.order[i]!.key;
+    return undefined;
+  }
+}
+
+export const HELP_FLAG: FlagSpec = { key: 'help', long: 'help', help: 'display this help and exit' };
+
+/** getopt_long as GNU does it: bundling, attached values, '--', permutation, unambiguous long prefixes. */
+export function parseArgs(def: CommandDef, args: string[]): { opts: ParsedOptions; operands: string[] } {
+  const flags = [...def.flags, HELP_FLAG];
+  const opts = new ParsedOptions();
+  const operands: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (arg.startsWith('--')) {
+      const eq = arg.indexOf('=');
+      const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+      const flag = findLong(def.name, flags, name);
+      const kind = flag.kind ?? 'boolean';
+      if (kind === 'boolean') {
+        if (eq >= 0) throw new UsageError(`option '--${flag.long}' doesn't allow an argument`);
+        opts.order.push({ key: flag.key, value: flag.value ?? 'true', flag: arg });
+      } else if (eq >= 0) {
+        opts.order.push({ key: flag.key, value: arg.slice(eq + 1), flag: `--${flag.long}` });
+      } else if (kind === 'optional') {
+        opts.order.push({ key: flag.key, value: flag.value ?? '', flag: arg });
+      } else {
+        if (i + 1 >= args.length) throw new UsageError(`option '--${flag.long}' requires an argument`);
+        opts.order.push({ key: flag.key, value: args[++i]!, flag: `--${flag.long}` });
+      }
+      continue;
+    }
+    if (arg.startsWith('-') && arg.length > 1) {
+      for (let j = 1; j < arg.length; j++) {
+        const ch = arg[j]!;
+        const flag = flags.find((f) => f.short === ch);
+        if (!flag) throw new UsageError(`invalid option -- '${ch}'`);
+        const kind = flag.kind ?? 'boolean';
+        if (kind === 'boolean') {
+          opts.order.push({ key: flag.key, value: flag.value ?? 'true', flag: `-${ch}` });
+          continue;
+        }
+        const rest = arg.slice(j + 1);
+        if (rest !== '') opts.order.push({ key: flag.key, value: rest, flag: `-${ch}` });
+        else if (kind === 'optional') opts.order.push({ key: flag.key, value: flag.value ?? '', flag: `-${ch}` });
+        else {
+          if (i + 1 >= args.length) throw new UsageError(`option requires an argument -- '${ch}'`);
+          opts.order.push({ key: flag.key, value: args[++i]!, flag: `-${ch}` });
+        }
+        break;
+      }
+      continue;
+    }
+    operands.push(arg);
+  }
+  return { opts, operands };
+}
+
+function findLong(cmd: string, flags: FlagSpec[], name: string): FlagSpec {
+  const exact = flags.find((f) => f.long === name);
+  if (exact) return exact;
+  const prefixed = flags.filter((f) => f.long?.startsWith(name));
+  const distinct = new Set(prefixed.map((f) => f.key + '\0' + (f.value ?? '')));
+  if (name !== '' && prefixed.length > 0 && distinct.size === 1) return prefixed[0]!;
+  if (prefixed.length > 1 && name !== '') {
+    const list = prefixed.map((f) => `'--${f.long}'`).join(' ');
+    throw new UsageError(`option '--${name}' is ambiguous; possibilities: ${list}`);
+  }
+  void cmd;
+  throw new UsageError(`unrecognized option '--${name}'`);
+}
+
+/** --help text generated from the declaration (never written by hand). */
+export function helpText(def: CommandDef): string {
+  const lines = [`Usage: ${def.name} [OPTION]... ${def.usage}`.trimEnd(), def.summary, ''];
+  const rows = [...def.flags, HELP_FLAG].map((f) => {
+    const names = [f.short ? `-${f.short}` : '', f.long ? `--${f.long}` : ''].filter(Boolean);
+    let left = names.join(', ');
+    if (f.kind === 'string') left += f.long ? `=${f.arg ?? 'VALUE'}` : ` ${f.arg ?? 'VALUE'}`;
+    if (f.kind === 'optional') left += f.long ? `[=${f.arg ?? 'VALUE'}]` : `[${f.arg ?? 'VALUE'}]`;
+    if (!f.short) left = '    ' + left;
+    return { left: '  ' + left, help: f.help };
+  });
+  const width = Math.min(30, Math.max(...rows.map((r) => r.left.length)) + 2);
+  for (const r of rows) {
+    lines.push(r.left.length >= width ? `${r.left}\n${' '.repeat(width)}${r.help}` : r.left.padEnd(width) + r.help);
+  }
+  if (def.notes) lines.push('', def.notes);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,46 @@
+import * as fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { CommandDef } from './types.js';
+
+/**
+ * Commands are the modules in commands/ (one per file, default export). They are found by
+ * file name and imported on first use, so adding a command is adding a file.
+ */
+const COMMANDS_DIR = new URL('../../commands/', import.meta.url);
+const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+const cache = new Map<string, CommandDef>();
+let available: Map<string, string> | null = null;
+
+function files(): Map<string, string> {
+  if (available) return available;
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  available = new Map();
+  for (const f of fs.readdirSync(fileURLToPath(COMMANDS_DIR))) {
+    if (f.endsWith(ext) && !f.endsWith('.d.ts') && !f.startsWith('_') && f !== `index${ext}`) {
+      available.set(f.slice(0, -ext.length), f);
+    }
+  }
+  return available;
+}
+
+export function commandNames(): string[] {
+  return [...files().keys()].sort();
+}
+
+export function hasCommand(name: string): boolean {
+  return NAME.test(name) && files().has(name);
+}
+
+export async function loadCommand(name: string): Promise<CommandDef | undefined> {
+  const hit = cache.get(name);
+  if (hit) return hit;
+  if (!hasCommand(name)) return undefined;
+  const mod = (await import(new URL(files().get(name)!, COMMANDS_DIR).href)) as { default: CommandDef };
+  cache.set(name, mod.default);
+  return mod.default;
+}
+
+export async function loadAllCommands(): Promise<CommandDef[]> {
+  const defs = await Promise.all(commandNames().map((n) => loadCommand(n)));
+  return defs.filter((d): d is CommandDef => d !== undefined);
+}

@@ -1,0 +1,67 @@
+import { NoshError } from '../errors.js';
+import { Vfs, VfsError } from '../vfs/index.js';
+import { expandWords } from '../parse/index.js';
+import { runPipeline } from './pipeline.js';
+import type { TaskRequest, TaskResponse } from './task.js';
+
+/** Run one task: expand globs inside the zone, run the pipeline, turn every failure into data. */
+export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promise<TaskResponse> {
+  try {
+    const vfs = new Vfs(req.root, req.policy);
+    const cwdRes = vfs.resolveExisting(req.cwd, '/', { followFinal: req.policy.followSymlinks });
+    if (!cwdRes.stat.isDirectory()) throw new VfsError('ENOTDIR', req.cwd);
+    const cwd = cwdRes.vpath;
+    const listDir = (dir: string) => {
+      try {
+        return vfs.readdir(dir, cwd).map((e) => ({ name: e.name, isDirectory: e.type === 'dir' }));
+      } catch {
+        return null;
+      }
+    };
+    const stages = req.stages.map((s) => s.argv ?? expandWords(s.words ?? [], cwd, listDir));
+    if (stages.some((s) => s.length === 0)) throw new NoshError('INVALID_ARGUMENT', 'empty command', 'Give a command name, e.g. ls.');
+    let sink;
+    let writer;
+    if (req.stdoutFile) {
+      writer = vfs.createWriter(req.stdoutFile, cwd);
+      const w = writer;
+      sink = { bytes: 0, write(d: Uint8Array | string) { const b = typeof d === 'string' ? Buffer.from(d) : d; this.bytes += b.length; w.write(b); } };
+    }
+    try {
+      const r = await runPipeline(vfs, { stages, cwd, stdin: req.stdin, limits: req.limits, signal, stdoutSink: sink });
+      writer?.commit();
+      return { ok: true, result: { ...r, stdoutBytes: sink ? sink.bytes : r.stdoutBytes, changes: vfs.changes } };
+    } catch (e) {
+      writer?.abort();
+      throw e;
+    }
+  } catch (e) {
+    return { ok: false, error: errorBody(e) };
+  }
+}
+
+function errorBody(e: unknown) {
+  if (e instanceof NoshError) return e.toBody();
+  if (e instanceof VfsError) {
+    return new NoshError(e.code, `${e.path}: ${e.reason}`, hintFor(e.errno), { path: e.path, ...e.details }).toBody();
+  }
+  const msg = e instanceof Error ? e.message : String(e);
+  // Internal errors may carry host paths in their text: never pass them on.
+  return new NoshError('INTERNAL_ERROR', 'internal error while running the command', 'Report this; try a simpler command.',
+    { kind: e instanceof Error ? e.name : typeof e, message: scrub(msg) }).toBody();
+}
+
+function scrub(msg: string): string {
+  return msg.replace(/(?:\/[^\s'":]+)+/g, '<path>');
+}
+
+export function hintFor(errno: string): string {
+  switch (errno) {
+    case 'ENOENT': return 'Check the path with ls; paths are inside the zone, / is its root.';
+    case 'EROFS': return 'This zone is read-only: work on a copy in a writable zone.';
+    case 'ESYMLINK': case 'EESCAPE': return 'Symbolic links are not followed out of the zone; use the real path.';
+    case 'EBLOCKED': case 'EEXT': return 'This file is blocked by the zone policy and cannot be read or listed.';
+    case 'EFBIG': return 'The file would exceed the maximum file size of this zone.';
+    default: return '';
+  }
+}

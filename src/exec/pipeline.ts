@@ -1,0 +1,140 @@
+import { NoshError } from '../errors.js';
+import { Vfs, VfsError, type Change } from '../vfs/index.js';
+import {
+  BrokenPipe, CollectingOutput, OutputLimitReached, Pipe, UsageError, bufferInput, helpText, loadCommand, parseArgs,
+  type CommandContext, type CommandDef, type Input, type Limits, type Output,
+} from '../command/index.js';
+
+export interface PipelineResult {
+  exitCode: number;
+  stdout: Buffer;
+  stderr: Buffer;
+  /** stdout was cut at the output limit. */
+  truncated: boolean;
+  /** Bytes the last stage wrote to stdout before it stopped. */
+  stdoutBytes: number;
+  changes: Change[];
+}
+
+export interface PipelineRequest {
+  stages: string[][];
+  cwd: string;
+  stdin?: Uint8Array;
+  limits: Limits;
+  signal?: AbortSignal;
+  /** Where the last stage's stdout goes instead of being collected (stdout_file). */
+  stdoutSink?: Output;
+}
+
+const STDERR_CAP = 64 * 1024;
+const DELETE_ONLY = new Set(['rm', 'rmdir']);
+
+/** Look up every stage's command and check the zone policy before anything runs. */
+async function planStages(vfs: Vfs, stages: string[][]): Promise<(CommandDef | undefined)[]> {
+  const defs: (CommandDef | undefined)[] = [];
+  for (const argv of stages) {
+    const name = argv[0]!;
+    const def = await loadCommand(name);
+    const allowed = vfs.policy.allowedCommands;
+    if (allowed && !allowed.includes(name)) {
+      throw new NoshError('COMMAND_FORBIDDEN', `${name}: command not allowed in this zone`,
+        `Allowed here: ${allowed.join(', ')}.`, { command: name });
+    }
+    if (def) {
+      const rest = argv.slice(1);
+      const mutates = typeof def.mutates === 'function' ? def.mutates(rest) : def.mutates;
+      if (mutates && vfs.policy.readonly && !(vfs.policy.allowDelete && DELETE_ONLY.has(def.name))) {
+        throw new NoshError('ZONE_READONLY', `${name}: this zone is read-only`,
+          'Copy the file to a writable zone (e.g. storage) and change it there.', { command: name });
+      }
+    }
+    defs.push(def);
+  }
+  return defs;
+}
+
+/** Run one command line's stages, stdout of each feeding stdin of the next, all streamed. */
+export async function runPipeline(vfs: Vfs, req: PipelineRequest): Promise<PipelineResult> {
+  const defs = await planStages(vfs, req.stages);
+  const signal = req.signal ?? new AbortController().signal;
+  const finalOut = new CollectingOutput(req.limits.maxOutputBytes, true);
+  const stderr = new CollectingOutput(STDERR_CAP, false);
+  const pipes = req.stages.slice(1).map(() => new Pipe());
+  const runs = req.stages.map(async (argv, i) => {
+    const stdin: Input = i === 0 ? bufferInput(req.stdin) : pipes[i - 1]!;
+    const stdout: Output = i === req.stages.length - 1 ? (req.stdoutSink ?? finalOut) : pipes[i]!;
+    try {
+      return await runStage(defs[i], argv, { vfs, cwd: req.cwd, stdin, stdout, stderr, limits: req.limits, signal });
+    } finally {
+      if (i > 0) pipes[i - 1]!.closeReader();
+      if (i < pipes.length) pipes[i]!.end();
+    }
+  });
+  const settled = await Promise.allSettled(runs);
+  let truncated = finalOut.truncated;
+  const codes: number[] = [];
+  for (const s of settled) {
+    if (s.status === 'fulfilled') codes.push(s.value);
+    else if (s.reason instanceof OutputLimitReached) {
+      truncated = true;
+      codes.push(0);
+    } else throw s.reason;
+  }
+  return {
+    exitCode: codes[codes.length - 1] ?? 0,
+    stdout: finalOut.result(),
+    stderr: stderr.result(),
+    truncated,
+    stdoutBytes: finalOut.bytes,
+    changes: vfs.changes,
+  };
+}
+
+interface StageIo {
+  vfs: Vfs;
+  cwd: string;
+  stdin: Input;
+  stdout: Output;
+  stderr: Output;
+  limits: Limits;
+  signal: AbortSignal;
+}
+
+async function runStage(def: CommandDef | undefined, argv: string[], io: StageIo): Promise<number> {
+  const name = argv[0]!;
+  const warn = async (msg: string) => { await io.stderr.write(`${name}: ${msg}\n`); };
+  if (!def) {
+    await io.stderr.write(`nosh: ${name}: command not found\n`);
+    return 127;
+  }
+  const args = def.preprocess ? def.preprocess(argv.slice(1)) : argv.slice(1);
+  let ctx: CommandContext;
+  try {
+    const parsed = def.parse === 'raw' ? { opts: parseArgs({ ...def, flags: [] }, []).opts, operands: args } : parseArgs(def, args);
+    if (def.parse !== 'raw' && parsed.opts.has('help')) {
+      await io.stdout.write(helpText(def));
+      return 0;
+    }
+    ctx = { name, args, opts: parsed.opts, operands: parsed.operands, fs: io.vfs, cwd: io.cwd, stdin: io.stdin,
+      stdout: io.stdout, stderr: io.stderr, signal: io.signal, limits: io.limits, warn };
+  } catch (e) {
+    if (e instanceof UsageError) return usageFailure(name, e.message, io);
+    throw e;
+  }
+  try {
+    return await def.run(ctx);
+  } catch (e) {
+    if (e instanceof BrokenPipe) return 141;
+    if (e instanceof UsageError) return usageFailure(name, e.message, io);
+    if (e instanceof VfsError) {
+      await warn(`${e.path}: ${e.reason}`);
+      return def.name === 'grep' || def.name === 'sed' ? 2 : 1;
+    }
+    throw e;
+  }
+}
+
+async function usageFailure(name: string, message: string, io: StageIo): Promise<number> {
+  await io.stderr.write(`${name}: ${message}\nTry '${name} --help' for more information.\n`);
+  return 2;
+}

@@ -1,0 +1,29 @@
+import type { ErrorBody } from '../errors.js';
+import type { Limits } from '../command/index.js';
+import type { Change, ZonePolicy } from '../vfs/index.js';
+import type { Word } from '../parse/index.js';
+
+/** What the main thread sends to a worker: plain data, structured-cloned. */
+export interface TaskRequest {
+  /** Host path of the zone root (never shown to anyone). */
+  root: string;
+  policy: ZonePolicy;
+  cwd: string;
+  /** Pipeline stages: words from the parser (globs still to expand) or literal argv. */
+  stages: { words?: Word[]; argv?: string[] }[];
+  stdin?: Uint8Array;
+  limits: Limits;
+  /** Write the last stage's stdout to this zone path instead of returning it. */
+  stdoutFile?: string;
+}
+
+export interface TaskResult {
+  exitCode: number;
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+  truncated: boolean;
+  stdoutBytes: number;
+  changes: Change[];
+}
+
+export type TaskResponse = { ok: true; result: TaskResult } | { ok: false; error: ErrorBody };

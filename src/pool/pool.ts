@@ -1,0 +1,83 @@
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import { NoshError } from '../errors.js';
+import type { TaskRequest, TaskResponse } from '../exec/index.js';
+import { enableLinearRegexFallback } from './regex-flags.js';
+
+export interface PoolOptions {
+  /** Worker threads (default: number of cores). */
+  threads?: number;
+  /** Heap limit of each worker, MB. */
+  memoryMb?: number;
+}
+
+/** Under vitest the sources are .ts; workers always run the compiled JavaScript. */
+function workerFile(): string {
+  const here = import.meta.url;
+  const url = here.endsWith('.ts') ? new URL('../../dist/src/pool/worker.js', here) : new URL('./worker.js', here);
+  return url.href;
+}
+
+/**
+ * The worker pool: per task a timeout (the worker is terminated and replaced), a heap
+ * limit (resourceLimits), and every failure turned into an error body.
+ */
+export class WorkerPool {
+  private readonly piscina: Piscina;
+  readonly memoryMb: number;
+
+  constructor(opts: PoolOptions = {}) {
+    enableLinearRegexFallback();
+    const threads = Math.max(1, opts.threads ?? availableParallelism());
+    this.memoryMb = opts.memoryMb ?? 512;
+    this.piscina = new Piscina({
+      filename: workerFile(),
+      minThreads: threads,
+      maxThreads: threads,
+      idleTimeout: 60_000,
+      maxQueue: 'auto',
+      resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.memoryMb / 8)) },
+    });
+  }
+
+  async run(task: TaskRequest, timeoutMs: number, cancel?: AbortSignal): Promise<TaskResponse> {
+    const ac = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => { timedOut = true; ac.abort(); }, timeoutMs);
+    const onCancel = () => ac.abort();
+    cancel?.addEventListener('abort', onCancel, { once: true });
+    try {
+      return (await this.piscina.run(task, { signal: ac.signal })) as TaskResponse;
+    } catch (e) {
+      if (timedOut) {
+        return failure(new NoshError('TIMEOUT', `command timed out after ${timeoutMs} ms`,
+          'Narrow the work (a smaller path, a simpler pattern, head to cut output) or raise timeoutMs (max 300000).',
+          { timeout_ms: timeoutMs }));
+      }
+      if (cancel?.aborted) return failure(new NoshError('CANCELLED', 'the request was cancelled', ''));
+      const code = (e as { code?: string })?.code;
+      if (code === 'ERR_WORKER_OUT_OF_MEMORY' || /out of memory|heap/i.test(String((e as Error)?.message))) {
+        return failure(new NoshError('MEMORY_LIMIT', `command exceeded the worker memory limit of ${this.memoryMb} MB`,
+          'Stream instead of loading everything: process smaller files or ranges, or pipe through head.',
+          { memory_mb: this.memoryMb }));
+      }
+      return failure(new NoshError('INTERNAL_ERROR', 'the worker running the command failed', 'Retry; if it repeats, simplify the command.',
+        { kind: (e as Error)?.name ?? 'Error' }));
+    } finally {
+      clearTimeout(timer);
+      cancel?.removeEventListener('abort', onCancel);
+    }
+  }
+
+  get threads(): number {
+    return this.piscina.threads.length;
+  }
+
+  async close(): Promise<void> {
+    await this.piscina.destroy();
+  }
+}
+
+function failure(e: NoshError): TaskResponse {
+  return { ok: false, error: e.toBody() };
+}

@@ -1,0 +1,80 @@
+import type { ErrorCode } from '../errors.js';
+
+/** strerror(3) texts as glibc prints them, for GNU-faithful diagnostics. */
+const STRERROR: Record<string, string> = {
+  ENOENT: 'No such file or directory',
+  ENOTDIR: 'Not a directory',
+  EISDIR: 'Is a directory',
+  EACCES: 'Permission denied',
+  EPERM: 'Operation not permitted',
+  EEXIST: 'File exists',
+  ENOTEMPTY: 'Directory not empty',
+  ELOOP: 'Too many levels of symbolic links',
+  ENAMETOOLONG: 'File name too long',
+  EROFS: 'Read-only file system',
+  EXDEV: 'Invalid cross-device link',
+  EINVAL: 'Invalid argument',
+  EFBIG: 'File too large',
+  EDQUOT: 'Disk quota exceeded',
+  ENOSPC: 'No space left on device',
+  EBUSY: 'Device or resource busy',
+  EMLINK: 'Too many links',
+  EIO: 'Input/output error',
+};
+
+/** nosh-specific refusals keep an errno-like name so commands can print them uniformly. */
+const NOSH_TEXT: Record<string, string> = {
+  ESYMLINK: 'Symbolic link not followed (zone policy)',
+  EBLOCKED: 'Permission denied (blocked by zone policy)',
+  EESCAPE: 'Permission denied (path leaves the zone)',
+  ESPECIAL: 'Permission denied (special file not opened)',
+  EHARDLINK: 'Permission denied (file has several hard links; not written through)',
+  EEXT: 'Permission denied (file extension not allowed in this zone)',
+};
+
+const CODE_OF: Record<string, ErrorCode> = {
+  ENOENT: 'FILE_NOT_FOUND',
+  EEXIST: 'FILE_EXISTS',
+  EFBIG: 'FILE_TOO_LARGE',
+  EROFS: 'ZONE_READONLY',
+  EDQUOT: 'QUOTA_EXCEEDED',
+  ENOTDIR: 'NOT_A_DIRECTORY',
+  EISDIR: 'IS_A_DIRECTORY',
+  ENAMETOOLONG: 'INVALID_ARGUMENT',
+  EINVAL: 'INVALID_ARGUMENT',
+  ESYMLINK: 'PATH_ESCAPE',
+  EESCAPE: 'PATH_ESCAPE',
+  EBLOCKED: 'BLOCKED_PATH',
+  EEXT: 'BLOCKED_PATH',
+};
+
+export function strerror(errno: string): string {
+  return STRERROR[errno] ?? NOSH_TEXT[errno] ?? errno;
+}
+
+/** A filesystem error on a virtual path. `path` is always virtual, never a host path. */
+export class VfsError extends Error {
+  readonly errno: string;
+  readonly path: string;
+  readonly code: ErrorCode;
+  constructor(errno: string, path: string, details: Record<string, unknown> = {}) {
+    super(`${path}: ${strerror(errno)}`);
+    this.name = 'VfsError';
+    this.errno = errno;
+    this.path = path;
+    this.code = CODE_OF[errno] ?? 'PERMISSION_DENIED';
+    this.details = details;
+  }
+  readonly details: Record<string, unknown>;
+  /** The text after "cmd: path: ", as GNU tools print it. */
+  get reason(): string {
+    return strerror(this.errno);
+  }
+}
+
+/** Wrap a Node fs error so that no host path leaks. */
+export function fromNodeError(err: unknown, vpath: string): VfsError {
+  const errno = (err as NodeJS.ErrnoException)?.code;
+  if (typeof errno === 'string' && /^E[A-Z]+$/.test(errno)) return new VfsError(errno, vpath);
+  return new VfsError('EIO', vpath);
+}

@@ -1,0 +1,6 @@
+export { Vfs, AtomicWriter, readFdChunks, typeOfStats } from './vfs.js';
+export type { Resolved, ResolveOptions, Change, DirEntry, WriteOptions } from './vfs.js';
+export { VfsError, strerror, fromNodeError } from './errors.js';
+export { defaultPolicy, DEFAULT_BLOCKED_PATTERNS, BlockMatcher, extensionOf } from './policy.js';
+export type { ZonePolicy } from './policy.js';
+export { normalizeVirtual, splitVirtual, joinVirtual, baseName, dirName, MAX_NAME_BYTES, MAX_PATH_BYTES } from './paths.js';

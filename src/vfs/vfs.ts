@@ -1,0 +1,555 @@
+import * as fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { VfsError, fromNodeError } from './errors.js';
+import { BlockMatcher, extensionOf, type ZonePolicy } from './policy.js';
+import { MAX_NAME_BYTES, MAX_PATH_BYTES, splitVirtual } from './paths.js';
+
+const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
+const MAX_SYMLINK_HOPS = 40;
+const TMP_MARK = '.nosh-tmp-';
+const HAVE_PROC_FD = (() => { try { return fs.existsSync('/proc/self/fd'); } catch { return false; } })();
+
+/** Where a virtual path landed: its components inside the zone and its host path. */
+export interface Resolved {
+  /** Normalised virtual path ('/a/b'). */
+  vpath: string;
+  parts: string[];
+  host: string;
+  /** lstat of the final component, or null when it does not exist. */
+  stat: fs.Stats | null;
+}
+
+export interface ResolveOptions {
+  /** Follow a symlink in the final component (only if the policy allows symlinks). */
+  followFinal?: boolean;
+}
+
+/** A change a command made, reported to the main thread for quotas and versioning. */
+export interface Change {
+  op: 'write' | 'delete' | 'mkdir' | 'rename' | 'meta';
+  path: string;
+  to?: string;
+  /** Size difference in bytes caused by the change (new size - old size). */
+  delta: number;
+}
+
+export interface DirEntry {
+  name: string;
+  type: 'file' | 'dir' | 'symlink' | 'other';
+}
+
+export interface WriteOptions {
+  append?: boolean;
+  /** Fail with EEXIST when the file exists (O_EXCL semantics). */
+  exclusive?: boolean;
+  /** Mode for a new file (default 0o666 & ~umask 022). */
+  mode?: number;
+}
+
+export function typeOfStats(st: fs.Stats): DirEntry['type'] {
+  if (st.isFile()) return 'file';
+  if (st.isDirectory()) return 'dir';
+  if (st.isSymbolicLink()) return 'symlink';
+  return 'other';
+}
+
+/**
+ * The virtual root of one zone. Every access is resolved component by component with
+ * lstat; '..' never rises above the root; symlinks are followed only when the policy
+ * allows it and their target stays inside; the final open uses O_NOFOLLOW and checks
+ * that the opened file is the one resolved. Synchronous on purpose: it runs inside a
+ * worker thread, where blocking calls are the fastest path and block nobody else.
+ */
+export class Vfs {
+  readonly rootHost: string;
+  readonly policy: ZonePolicy;
+  readonly changes: Change[] = [];
+  private readonly blocked: BlockMatcher;
+  private readonly rootIdentity: { dev: number; ino: number };
+
+  constructor(root: string, policy: ZonePolicy) {
+    this.rootHost = fs.realpathSync(root);
+    const st = fs.statSync(this.rootHost);
+    if (!st.isDirectory()) throw new Error('zone root is not a directory');
+    this.rootIdentity = { dev: st.dev, ino: st.ino };
+    this.policy = policy;
+    this.blocked = BlockMatcher.for(policy.blockedPatterns);
+  }
+
+  // ---- resolution -------------------------------------------------------------------
+
+  /** Resolve a virtual path (relative to `cwd`). The final component may be missing. */
+  resolve(path: string, cwd = '/', opts: ResolveOptions = {}): Resolved {
+    checkPathText(path);
+    const queue = path.startsWith('/') ? [] : splitRaw(cwd);
+    queue.push(...splitRaw(path));
+    const parts: string[] = [];
+    let hops = 0;
+    let stat: fs.Stats | null = this.lstatHost(this.rootHost, '/');
+    let stale = false;
+    for (let i = 0; i < queue.length; i++) {
+      const seg = queue[i]!;
+      if (seg === '.' || seg === '..') {
+        if (stat && !stat.isDirectory()) throw new VfsError('ENOTDIR', path);
+        if (seg === '..') {
+          parts.pop();
+          stale = true;
+        }
+        continue;
+      }
+      if (stale) {
+        stat = this.lstatHost(this.hostOf(parts), path);
+        stale = false;
+      }
+      if (Buffer.byteLength(seg) > MAX_NAME_BYTES) throw new VfsError('ENAMETOOLONG', path);
+      if (stat && !stat.isDirectory() && parts.length > 0) throw new VfsError('ENOTDIR', path);
+      const isLast = i === queue.length - 1;
+      const host = this.hostOf([...parts, seg]);
+      const st = this.lstatHost(host, path);
+      if (st === null) {
+        if (!isLast && queue.slice(i + 1).some((s) => s !== '.' && s !== '')) throw new VfsError('ENOENT', path);
+        this.checkBlocked(parts, seg, false, path);
+        parts.push(seg);
+        stat = null;
+        continue;
+      }
+      if (st.isSymbolicLink() && (!isLast || opts.followFinal)) {
+        if (!this.policy.followSymlinks) throw new VfsError('ESYMLINK', path);
+        if (++hops > MAX_SYMLINK_HOPS) throw new VfsError('ELOOP', path);
+        const target = this.linkTargetParts(host, parts, path);
+        queue.splice(i + 1, 0, ...target);
+        parts.length = 0;
+        stat = this.lstatHost(this.rootHost, '/');
+        continue;
+      }
+      this.checkBlocked(parts, seg, st.isDirectory(), path);
+      parts.push(seg);
+      stat = st;
+    }
+    if (stale) stat = this.lstatHost(this.hostOf(parts), path);
+    const vpath = '/' + parts.join('/');
+    if (Buffer.byteLength(vpath) > MAX_PATH_BYTES) throw new VfsError('ENAMETOOLONG', path);
+    return { vpath, parts, host: this.hostOf(parts), stat };
+  }
+
+  /** Resolve and require existence. */
+  resolveExisting(path: string, cwd = '/', opts: ResolveOptions = {}): Resolved & { stat: fs.Stats } {
+    const r = this.resolve(path, cwd, opts);
+    if (!r.stat) throw new VfsError('ENOENT', path);
+    return r as Resolved & { stat: fs.Stats };
+  }
+
+  /** Symlink target as virtual components from the root; refuses targets outside the zone. */
+  private linkTargetParts(host: string, parentParts: string[], path: string): string[] {
+    let target: string;
+    try {
+      target = fs.readlinkSync(host);
+    } catch (e) {
+      throw fromNodeError(e, path);
+    }
+    if (target.startsWith('/')) {
+      if (target !== this.rootHost && !target.startsWith(this.rootHost + '/')) throw new VfsError('EESCAPE', path);
+      return splitRaw(target.slice(this.rootHost.length));
+    }
+    // Relative: '..' above the root is an escape, not a clamp (the host would go there).
+    const out = [...parentParts];
+    for (const seg of splitRaw(target)) {
+      if (seg === '.') continue;
+      if (seg === '..') {
+        if (out.length === 0) throw new VfsError('EESCAPE', path);
+        out.pop();
+      } else out.push(seg);
+    }
+    return out;
+  }
+
+  private hostOf(parts: readonly string[]): string {
+    return parts.length === 0 ? this.rootHost : this.rootHost + '/' + parts.join('/');
+  }
+
+  private lstatHost(host: string, vpath: string): fs.Stats | null {
+    try {
+      return fs.lstatSync(host);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return null;
+      throw fromNodeError(e, vpath);
+    }
+  }
+
+  private checkBlocked(parents: string[], name: string, isDir: boolean, path: string): void {
+    if (name.startsWith(TMP_MARK) || name.includes(TMP_MARK)) throw new VfsError('EBLOCKED', path);
+    if (!this.blocked.empty && this.blocked.blocksComponent(parents, name, isDir)) throw new VfsError('EBLOCKED', path);
+  }
+
+  private checkExtension(name: string, path: string): void {
+    const allowed = this.policy.allowedExtensions;
+    if (allowed && !allowed.includes(extensionOf(name))) throw new VfsError('EEXT', path);
+  }
+
+  /** Is this entry visible in listings (not blocked, extension allowed for files)? */
+  visible(parentParts: readonly string[], name: string, type: DirEntry['type']): boolean {
+    if (name.includes(TMP_MARK)) return false;
+    if (!this.blocked.empty && this.blocked.blocksComponent(parentParts, name, type === 'dir')) return false;
+    if (type !== 'dir' && this.policy.allowedExtensions && !this.policy.allowedExtensions.includes(extensionOf(name))) return false;
+    return true;
+  }
+
+  // ---- reading ----------------------------------------------------------------------
+
+  /** lstat (final symlink not followed). */
+  lstat(path: string, cwd = '/'): fs.Stats {
+    return this.resolveExisting(path, cwd).stat;
+  }
+
+  /** stat, following a final symlink only when the policy allows and it stays inside. */
+  stat(path: string, cwd = '/'): fs.Stats {
+    const r = this.resolveExisting(path, cwd, { followFinal: this.policy.followSymlinks });
+    return r.stat;
+  }
+
+  exists(path: string, cwd = '/'): boolean {
+    try {
+      return this.resolve(path, cwd).stat !== null;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Open a regular file for reading; the caller must closeSync(fd). */
+  openRead(path: string, cwd = '/'): { fd: number; stat: fs.Stats; vpath: string } {
+    const r = this.resolveExisting(path, cwd, { followFinal: this.policy.followSymlinks });
+    if (r.stat.isDirectory()) throw new VfsError('EISDIR', path);
+    if (r.stat.isSymbolicLink()) throw new VfsError('ESYMLINK', path);
+    if (!r.stat.isFile()) throw new VfsError('ESPECIAL', path);
+    this.checkExtension(r.parts[r.parts.length - 1] ?? '', path);
+    let fd: number;
+    try {
+      fd = fs.openSync(r.host, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    } catch (e) {
+      throw fromNodeError(e, path);
+    }
+    try {
+      const st = fs.fstatSync(fd);
+      if (st.dev !== r.stat.dev || st.ino !== r.stat.ino || !st.isFile()) throw new VfsError('EESCAPE', path);
+      this.checkFdInside(fd, path);
+      return { fd, stat: st, vpath: r.vpath };
+    } catch (e) {
+      fs.closeSync(fd);
+      throw e;
+    }
+  }
+
+  /** On Linux, ask the kernel where the fd really is: a swapped directory cannot move us out. */
+  private checkFdInside(fd: number, path: string): void {
+    if (!HAVE_PROC_FD) return;
+    let real: string;
+    try {
+      real = fs.readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      return;
+    }
+    if (real !== this.rootHost && !real.startsWith(this.rootHost + '/')) throw new VfsError('EESCAPE', path);
+  }
+
+  readFile(path: string, cwd = '/'): Buffer {
+    const { fd } = this.openRead(path, cwd);
+    try {
+      return fs.readFileSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** Read a file in chunks (streaming; memory stays at one chunk). */
+  *readChunks(path: string, cwd = '/', chunkSize = 256 * 1024): Generator<Buffer> {
+    const { fd } = this.openRead(path, cwd);
+    try {
+      yield* readFdChunks(fd, chunkSize);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** Directory entries, blocked and hidden-by-policy entries removed, in readdir order. */
+  readdir(path: string, cwd = '/'): DirEntry[] {
+    const r = this.resolveExisting(path, cwd, { followFinal: this.policy.followSymlinks });
+    if (!r.stat.isDirectory()) throw new VfsError('ENOTDIR', path);
+    let fd: number;
+    try {
+      fd = fs.openSync(r.host, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    } catch (e) {
+      throw fromNodeError(e, path);
+    }
+    try {
+      this.checkFdInside(fd, path);
+      const st = fs.fstatSync(fd);
+      if (st.ino !== r.stat.ino || st.dev !== r.stat.dev) throw new VfsError('EESCAPE', path);
+    } finally {
+      fs.closeSync(fd);
+    }
+    let dirents: fs.Dirent[];
+    try {
+      dirents = fs.readdirSync(r.host, { withFileTypes: true });
+    } catch (e) {
+      throw fromNodeError(e, path);
+    }
+    const out: DirEntry[] = [];
+    for (const d of dirents) {
+      const type: DirEntry['type'] = d.isFile() ? 'file' : d.isDirectory() ? 'dir' : d.isSymbolicLink() ? 'symlink' : 'other';
+      if (this.visible(r.parts, d.name, type)) out.push({ name: d.name, type });
+    }
+    return out;
+  }
+
+  /**
+   * A symlink's target as text safe to show: relative targets that stay inside are shown
+   * as written; anything else is masked so host paths never appear.
+   */
+  readlink(path: string, cwd = '/'): string {
+    const r = this.resolveExisting(path, cwd);
+    if (!r.stat.isSymbolicLink()) throw new VfsError('EINVAL', path);
+    const target = fs.readlinkSync(r.host);
+    try {
+      this.linkTargetParts(r.host, r.parts.slice(0, -1), path);
+    } catch {
+      return '(outside the zone)';
+    }
+    if (target.startsWith('/')) return target.slice(this.rootHost.length) || '/';
+    return target;
+  }
+
+  // ---- writing ----------------------------------------------------------------------
+
+  private assertWritable(path: string): void {
+    if (this.policy.readonly) throw new VfsError('EROFS', path);
+  }
+
+  /** Resolve a path to be created or replaced: parent must be an existing directory. */
+  private resolveForWrite(path: string, cwd: string): Resolved {
+    this.assertWritable(path);
+    const r = this.resolve(path, cwd, { followFinal: this.policy.followSymlinks });
+    if (r.parts.length === 0) throw new VfsError('EISDIR', path);
+    const parent = this.hostOf(r.parts.slice(0, -1));
+    const pst = this.lstatHost(parent, path);
+    if (!pst) throw new VfsError('ENOENT', path);
+    if (!pst.isDirectory()) throw new VfsError('ENOTDIR', path);
+    if (r.stat) {
+      if (r.stat.isDirectory()) throw new VfsError('EISDIR', path);
+      if (r.stat.isSymbolicLink()) throw new VfsError('ESYMLINK', path);
+      if (!r.stat.isFile()) throw new VfsError('ESPECIAL', path);
+      if (r.stat.nlink > 1) throw new VfsError('EHARDLINK', path);
+    }
+    this.checkExtension(r.parts[r.parts.length - 1]!, path);
+    return r;
+  }
+
+  /** Start an atomic write: bytes go to a temp file in the same folder, renamed on commit. */
+  createWriter(path: string, cwd = '/', opts: WriteOptions = {}): AtomicWriter {
+    const r = this.resolveForWrite(path, cwd);
+    if (opts.exclusive && r.stat) throw new VfsError('EEXIST', path);
+    return new AtomicWriter(this, r, path, opts);
+  }
+
+  writeFile(path: string, data: Uint8Array | string, cwd = '/', opts: WriteOptions = {}): void {
+    const w = this.createWriter(path, cwd, opts);
+    try {
+      w.write(typeof data === 'string' ? Buffer.from(data) : data);
+      w.commit();
+    } catch (e) {
+      w.abort();
+      throw e;
+    }
+  }
+
+  /** Called by AtomicWriter after a successful rename. */
+  recordChange(change: Change): void {
+    this.changes.push(change);
+  }
+
+  mkdir(path: string, cwd = '/', mode = 0o777): void {
+    this.assertWritable(path);
+    const r = this.resolve(path, cwd);
+    if (r.parts.length === 0 || r.stat) throw new VfsError('EEXIST', path);
+    try {
+      fs.mkdirSync(r.host, { mode });
+    } catch (e) {
+      throw fromNodeError(e, path);
+    }
+    this.recordChange({ op: 'mkdir', path: r.vpath, delta: 0 });
+  }
+
+  private assertDeletable(path: string): void {
+    if (this.policy.readonly && !this.policy.allowDelete) throw new VfsError('EROFS', path);
+  }
+
+  rmdir(path: string, cwd = '/'): void {
+    this.assertDeletable(path);
+    const r = this.resolveExisting(path, cwd);
+    if (r.parts.length === 0) throw new VfsError('EBUSY', path);
+    if (!r.stat.isDirectory()) throw new VfsError('ENOTDIR', path);
+    try {
+      fs.rmdirSync(r.host);
+    } catch (e) {
+      throw fromNodeError(e, path);
+    }
+    this.recordChange({ op: 'delete', path: r.vpath, delta: 0 });
+  }
+
+  /** Remove a non-directory (a symlink itself, never its target). */
+  unlink(path: string, cwd = '/'): void {
+    this.assertDeletable(path);
+    const r = this.resolveExisting(path, cwd);
+    if (r.stat.isDirectory()) throw new VfsError('EISDIR', path);
+    try {
+      fs.unlinkSync(r.host);
+    } catch (e) {
+      throw fromNodeError(e, path);
+    }
+    this.recordChange({ op: 'delete', path: r.vpath, delta: r.stat.isFile() && r.stat.nlink <= 1 ? -r.stat.size : 0 });
+  }
+
+  /** rename(2) inside the zone; neither end may be the root. */
+  rename(from: string, to: string, cwd = '/'): void {
+    this.assertWritable(to);
+    const a = this.resolveExisting(from, cwd);
+    const b = this.resolve(to, cwd);
+    if (a.parts.length === 0 || b.parts.length === 0) throw new VfsError('EBUSY', a.parts.length === 0 ? from : to);
+    if (b.stat?.isFile() && b.stat.nlink > 1) throw new VfsError('EHARDLINK', to);
+    if (!a.stat.isDirectory()) this.checkExtension(b.parts[b.parts.length - 1]!, to);
+    try {
+      fs.renameSync(a.host, b.host);
+    } catch (e) {
+      throw fromNodeError(e, (e as NodeJS.ErrnoException).code === 'ENOENT' ? to : from);
+    }
+    const removed = b.stat?.isFile() ? b.stat.size : 0;
+    this.recordChange({ op: 'rename', path: a.vpath, to: b.vpath, delta: -removed });
+  }
+
+  /** Set access and modification times (seconds, fractional allowed). Symlinks are not followed. */
+  utimes(path: string, atime: number, mtime: number, cwd = '/'): void {
+    this.assertWritable(path);
+    const r = this.resolveExisting(path, cwd, { followFinal: this.policy.followSymlinks });
+    try {
+      if (r.stat.isSymbolicLink()) fs.lutimesSync(r.host, atime, mtime);
+      else fs.utimesSync(r.host, atime, mtime);
+    } catch (e) {
+      throw fromNodeError(e, path);
+    }
+    this.recordChange({ op: 'meta', path: r.vpath, delta: 0 });
+  }
+
+  chmod(path: string, mode: number, cwd = '/'): void {
+    this.assertWritable(path);
+    const r = this.resolveExisting(path, cwd, { followFinal: this.policy.followSymlinks });
+    if (r.stat.isSymbolicLink()) throw new VfsError('ESYMLINK', path);
+    try {
+      fs.chmodSync(r.host, mode & 0o7777);
+    } catch (e) {
+      throw fromNodeError(e, path);
+    }
+    this.recordChange({ op: 'meta', path: r.vpath, delta: 0 });
+  }
+
+  /** Is this the zone root directory itself (after resolution)? */
+  isRoot(path: string, cwd = '/'): boolean {
+    return splitVirtual(path, cwd).length === 0;
+  }
+
+  /** Temp name inside the same folder as `host`. */
+  tempHostFor(host: string): string {
+    const dir = host.slice(0, host.lastIndexOf('/'));
+    return `${dir}/${TMP_MARK}${randomBytes(6).toString('hex')}`;
+  }
+
+  get rootDevIno(): { dev: number; ino: number } {
+    return this.rootIdentity;
+  }
+}
+
+/** A write in progress: temp file + fsync + rename on commit; abort removes the temp. */
+export class AtomicWriter {
+  private fd: number;
+  private readonly tmp: string;
+  private size = 0;
+  private done = false;
+  private readonly oldSize: number;
+
+  constructor(private readonly vfs: Vfs, private readonly target: Resolved, private readonly path: string, opts: WriteOptions) {
+    this.tmp = vfs.tempHostFor(target.host);
+    const mode = target.stat ? target.stat.mode & 0o7777 : (opts.mode ?? 0o666) & ~0o022;
+    this.oldSize = target.stat?.size ?? 0;
+    try {
+      this.fd = fs.openSync(this.tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW, mode);
+      if (target.stat) fs.fchmodSync(this.fd, mode);
+    } catch (e) {
+      throw fromNodeError(e, path);
+    }
+    if (opts.append && target.stat) {
+      // Appending is copy-then-append into the temp file, so a crash never leaves a torn file.
+      for (const chunk of vfs.readChunks(target.vpath)) this.write(chunk);
+    }
+  }
+
+  get bytesWritten(): number {
+    return this.size;
+  }
+
+  write(chunk: Uint8Array): void {
+    if (this.done) throw new Error('write after commit');
+    if (this.size + chunk.length > this.vfs.policy.maxFileSize) {
+      this.abort();
+      throw new VfsError('EFBIG', this.path, { limit: this.vfs.policy.maxFileSize });
+    }
+    let off = 0;
+    while (off < chunk.length) off += fs.writeSync(this.fd, chunk, off, chunk.length - off);
+    this.size += chunk.length;
+  }
+
+  commit(): void {
+    if (this.done) return;
+    try {
+      fs.fsyncSync(this.fd);
+      fs.closeSync(this.fd);
+      this.done = true;
+      fs.renameSync(this.tmp, this.target.host);
+    } catch (e) {
+      this.abort();
+      throw fromNodeError(e, this.path);
+    }
+    this.vfs.recordChange({ op: 'write', path: this.target.vpath, delta: this.size - this.oldSize });
+  }
+
+  abort(): void {
+    if (!this.done) {
+      this.done = true;
+      try { fs.closeSync(this.fd); } catch { /* already closed */ }
+    }
+    try { fs.unlinkSync(this.tmp); } catch { /* already renamed or removed */ }
+  }
+}
+
+export function* readFdChunks(fd: number, chunkSize: number): Generator<Buffer> {
+  for (;;) {
+    const buf = Buffer.allocUnsafe(chunkSize);
+    let n: number;
+    try {
+      n = fs.readSync(fd, buf, 0, chunkSize, null);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EAGAIN') continue;
+      throw e;
+    }
+    if (n === 0) return;
+    yield n === chunkSize ? buf : buf.subarray(0, n);
+  }
+}
+
+function splitRaw(path: string): string[] {
+  return path.split('/').filter((s) => s !== '');
+}
+
+function checkPathText(path: string): void {
+  if (path.includes('\0')) throw new VfsError('EINVAL', path.replace(/\0/g, '\\0'));
+  if (path === '') throw new VfsError('ENOENT', path);
+  if (Buffer.byteLength(path) > MAX_PATH_BYTES) throw new VfsError('ENAMETOOLONG', path.slice(0, 64) + '...');
+}

@@ -1,0 +1,40 @@
+// Every case recorded from the real GNU tools (test/gnu/record.mjs) must give the same
+// stdout bytes, exit code and (unless the case says otherwise) stderr under nosh.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildTree, run, snapshotTree, tempDir } from '../helpers.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const scratch = tempDir('nosh-gnu-');
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+interface Case { cmd: string; nosh?: string; stdin?: string; cwd?: string; tree?: Record<string, unknown>; ignore_stderr?: boolean; deviation?: string }
+interface Expected { cmd: string; exit: number; stdout?: string; stdout_base64?: string; stderr: string; tree_after?: string[] }
+
+let n = 0;
+for (const file of fs.readdirSync(path.join(here, 'cases')).filter((f) => f.endsWith('.json')).sort()) {
+  const name = file.slice(0, -5);
+  const suite = JSON.parse(fs.readFileSync(path.join(here, 'cases', file), 'utf8')) as { tree?: Record<string, unknown>; cases: Case[]; ignore_stderr?: boolean };
+  const expectedFile = path.join(here, 'expected', file);
+  if (!fs.existsSync(expectedFile)) continue;
+  const expected = JSON.parse(fs.readFileSync(expectedFile, 'utf8')) as Expected[];
+  describe(`GNU ${name}`, () => {
+    suite.cases.forEach((c, i) => {
+      const exp = expected[i]!;
+      it(`${c.cmd}`, async () => {
+        expect(exp.cmd).toBe(c.cmd);
+        const root = path.join(scratch, `${name}-${i}-${n++}`);
+        buildTree(root, { ...(suite.tree ?? {}), ...(c.tree ?? {}) });
+        const out = await run(root, c.nosh ?? c.cmd, { cwd: '/' + (c.cwd ?? ''), stdin: c.stdin ?? '' });
+        expect(out.error).toBeUndefined();
+        const want = exp.stdout_base64 !== undefined ? Buffer.from(exp.stdout_base64, 'base64') : Buffer.from(exp.stdout ?? '');
+        expect(out.stdout.toString('latin1')).toBe(want.toString('latin1'));
+        expect(out.exitCode).toBe(exp.exit);
+        if (!c.ignore_stderr && !suite.ignore_stderr) expect(out.stderr).toBe(exp.stderr.replace(/^bash: line \d+: /gm, 'nosh: '));
+        if (exp.tree_after) expect(snapshotTree(root)).toEqual(exp.tree_after);
+      });
+    });
+  });
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// Re-records expected outputs from the real GNU tools: node test/gnu/record.mjs [name...]
+// For each cases/NAME.json it builds the tree in a temp folder, runs every case with bash
+// under LC_ALL=C TZ=UTC, and writes expected/NAME.json (stdout, stderr, exit code, tree after).
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildTree, snapshotTree } from './tree.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const only = process.argv.slice(2);
+for (const file of fs.readdirSync(path.join(here, 'cases')).sort()) {
+  if (!file.endsWith('.json')) continue;
+  const name = file.slice(0, -5);
+  if (only.length && !only.includes(name)) continue;
+  const suite = JSON.parse(fs.readFileSync(path.join(here, 'cases', file), 'utf8'));
+  const results = [];
+  for (const c of suite.cases) {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nosh-gnu-'));
+    const root = path.join(tmp, 'root');
+    buildTree(root, { ...(suite.tree ?? {}), ...(c.tree ?? {}) });
+    const r = spawnSync('bash', ['-c', c.cmd], {
+      cwd: path.join(root, c.cwd ?? ''),
+      input: c.stdin !== undefined ? Buffer.from(c.stdin) : Buffer.alloc(0),
+      env: { PATH: process.env.PATH, LC_ALL: 'C', TZ: 'UTC', HOME: tmp },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const stdout = r.stdout;
+    const rec = { cmd: c.cmd, exit: r.status };
+    if (Buffer.from(stdout.toString('utf8')).equals(stdout)) rec.stdout = stdout.toString('utf8');
+    else rec.stdout_base64 = stdout.toString('base64');
+    rec.stderr = r.stderr.toString('utf8');
+    if (c.tree_after || suite.tree_after) rec.tree_after = snapshotTree(root);
+    results.push(rec);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  fs.writeFileSync(path.join(here, 'expected', `${name}.json`), JSON.stringify(results, null, 1) + '\n');
+  console.log(`${name}: ${results.length} cases recorded`);
+}
