@@ -33,6 +33,15 @@ export interface Change {
   delta: number;
 }
 
+/** A file opened for positioned reads (see Vfs.openRandom). */
+export interface RandomReader {
+  /** Size when opened. */
+  readonly size: number;
+  /** Read up to `length` bytes at `position` into `buffer`; returns the count (0 at end). */
+  readAt(buffer: Uint8Array, position: number, length?: number): number;
+  close(): void;
+}
+
 export interface DirEntry {
   name: string;
   type: 'file' | 'dir' | 'symlink' | 'other';
@@ -81,6 +90,8 @@ export class Vfs {
   /** Resolve a virtual path (relative to `cwd`). The final component may be missing. */
   resolve(path: string, cwd = '/', opts: ResolveOptions = {}): Resolved {
     checkPathText(path);
+    // The cwd reaches the host path too: a NUL in it must be EINVAL, not a Node TypeError (EIO).
+    if (cwd.includes('\0')) throw new VfsError('EINVAL', path);
     const queue = path.startsWith('/') ? [] : splitRaw(cwd);
     queue.push(...splitRaw(path));
     const parts: string[] = [];
@@ -269,6 +280,31 @@ export class Vfs {
     } finally {
       fs.closeSync(fd);
     }
+  }
+
+  /**
+   * Open a regular file for positioned reads (tail reads from the end). Same checks as
+   * openRead; the caller must close() the reader.
+   */
+  openRandom(path: string, cwd = '/'): RandomReader {
+    const { fd, stat } = this.openRead(path, cwd);
+    let open = true;
+    return {
+      size: stat.size,
+      readAt(buffer: Uint8Array, position: number, length = buffer.length): number {
+        let n = 0;
+        while (n < length) {
+          const got = fs.readSync(fd, buffer, n, length - n, position + n);
+          if (got === 0) break;
+          n += got;
+        }
+        return n;
+      },
+      close(): void {
+        if (open) fs.closeSync(fd);
+        open = false;
+      },
+    };
   }
 
   /** Directory entries, blocked and hidden-by-policy entries removed, in readdir order. */
