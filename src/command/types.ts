@@ -76,6 +76,8 @@ export interface CommandDef {
   parse?: 'gnu' | 'raw';
   /** Rewrite argv before parsing (e.g. head -5 to head -n 5). */
   preprocess?: (args: string[]) => string[];
+  /** Exit status of a usage error (bad flag, missing operand): 2 by default; most coreutils use 1. */
+  usageStatus?: number;
   /** Extra text after the flag list in --help. */
   notes?: string;
   run(ctx: CommandContext): Promise<number> | number;

@@ -118,14 +118,14 @@ async function runStage(def: CommandDef | undefined, argv: string[], io: StageIo
     ctx = { name, args, opts: parsed.opts, operands: parsed.operands, fs: io.vfs, cwd: io.cwd, stdin: io.stdin,
       stdout: io.stdout, stderr: io.stderr, signal: io.signal, limits: io.limits, warn };
   } catch (e) {
-    if (e instanceof UsageError) return usageFailure(name, e.message, io);
+    if (e instanceof UsageError) return usageFailure(name, e.message, io, def.usageStatus);
     throw e;
   }
   try {
     return await def.run(ctx);
   } catch (e) {
     if (e instanceof BrokenPipe) return 141;
-    if (e instanceof UsageError) return usageFailure(name, e.message, io);
+    if (e instanceof UsageError) return usageFailure(name, e.message, io, def.usageStatus);
     if (e instanceof VfsError) {
       await warn(`${e.path}: ${e.reason}`);
       return def.name === 'grep' || def.name === 'sed' ? 2 : 1;
@@ -134,7 +134,7 @@ async function runStage(def: CommandDef | undefined, argv: string[], io: StageIo
   }
 }
 
-async function usageFailure(name: string, message: string, io: StageIo): Promise<number> {
+async function usageFailure(name: string, message: string, io: StageIo, status = 2): Promise<number> {
   await io.stderr.write(`${name}: ${message}\nTry '${name} --help' for more information.\n`);
-  return 2;
+  return status;
 }

@@ -1,0 +1,174 @@
+/**
+ * Shared pieces of the file-changing commands (mkdir, rmdir, rm, cp, mv, touch):
+ * GNU's always-quoted file names (quoteaf), errno text of a failure, trailing-slash
+ * and dot-name tests, and gnulib's file mode changes (mode_compile / mode_adjust).
+ */
+import { VfsError } from '../vfs/index.js';
+import { quoteName } from './quote.js';
+
+/** quoteaf(): like quoteName, but a plain name is quoted too ('f'). */
+export function quoteAlways(name: string): string {
+  const q = quoteName(name);
+  return q === name ? `'${name}'` : q;
+}
+
+/** strerror text of a filesystem failure; other errors propagate. */
+export function reasonOf(err: unknown): string {
+  if (err instanceof VfsError) return err.reason;
+  throw err;
+}
+
+export function errnoOf(err: unknown): string {
+  if (err instanceof VfsError) return err.errno;
+  throw err;
+}
+
+/** The last component of a path as written ('a/b/' gives 'b/'), gnulib's last_component. */
+export function lastComponent(path: string): string {
+  let i = 0;
+  while (path[i] === '/') i++;
+  let base = i;
+  let sawSlash = false;
+  for (; i < path.length; i++) {
+    if (path[i] === '/') sawSlash = true;
+    else if (sawSlash) {
+      base = i;
+      sawSlash = false;
+    }
+  }
+  return path.slice(base);
+}
+
+/** Is the name '.' or '..' (optionally followed by slashes)? */
+export function isDotOrDotDot(name: string): boolean {
+  if (name[0] !== '.') return false;
+  const sep = name[name[1] === '.' ? 2 : 1];
+  return sep === undefined || sep === '/';
+}
+
+/** GNU's base name of an operand for "copy into directory": trailing slashes dropped. */
+export function baseOf(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  if (trimmed === '') return '/';
+  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
+}
+
+/** DIR/NAME as GNU forms it for a file copied or moved into a directory. */
+export function intoDir(dir: string, name: string): string {
+  return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
+}
+
+// ---- file mode changes (gnulib modechange.c) ---------------------------------------------
+
+const S_ISUID = 0o4000;
+const S_ISGID = 0o2000;
+const S_ISVTX = 0o1000;
+const S_IRWXU = 0o700;
+const S_IRWXG = 0o070;
+const S_IRWXO = 0o007;
+const ALL_BITS = 0o7777;
+const R_ALL = 0o444;
+const W_ALL = 0o222;
+const X_ALL = 0o111;
+
+type ModeFlag = 'ordinary' | 'x-if-any-x' | 'copy-existing';
+
+export interface ModeChange {
+  op: '=' | '+' | '-';
+  flag: ModeFlag;
+  /** Bits named by u/g/o/a; 0 when no "who" was given (the umask then decides). */
+  affected: number;
+  value: number;
+  mentioned: number;
+}
+
+/** Compile a chmod-style MODE ('755', 'u=rwx,go=rx', 'a+X'); null when it is not a mode. */
+export function compileMode(spec: string): ModeChange[] | null {
+  if (/^[0-7]+$/.test(spec)) {
+    let octal = 0;
+    for (const ch of spec) {
+      octal = octal * 8 + Number(ch);
+      if (octal > ALL_BITS) return null;
+    }
+    const mentioned = spec.length < 5 ? (octal & (S_ISUID | S_ISGID)) | S_ISVTX | 0o777 : ALL_BITS;
+    return [{ op: '=', flag: 'ordinary', affected: ALL_BITS, value: octal, mentioned }];
+  }
+  const changes: ModeChange[] = [];
+  let i = 0;
+  const at = () => spec[i];
+  for (;;) {
+    let affected = 0;
+    for (;; i++) {
+      const c = at();
+      if (c === 'u') affected |= S_ISUID | S_IRWXU;
+      else if (c === 'g') affected |= S_ISGID | S_IRWXG;
+      else if (c === 'o') affected |= S_ISVTX | S_IRWXO;
+      else if (c === 'a') affected |= ALL_BITS;
+      else break;
+    }
+    const first = at();
+    if (first !== '=' && first !== '+' && first !== '-') return null;
+    while (at() === '=' || at() === '+' || at() === '-') {
+      const op = at() as ModeChange['op'];
+      i++;
+      let value = 0;
+      let flag: ModeFlag = 'copy-existing';
+      const c = at();
+      if (c === 'u') { value = S_IRWXU; i++; }
+      else if (c === 'g') { value = S_IRWXG; i++; }
+      else if (c === 'o') { value = S_IRWXO; i++; }
+      else {
+        flag = 'ordinary';
+        for (;; i++) {
+          const p = at();
+          if (p === 'r') value |= R_ALL;
+          else if (p === 'w') value |= W_ALL;
+          else if (p === 'x') value |= X_ALL;
+          else if (p === 'X') flag = 'x-if-any-x';
+          else if (p === 's') value |= S_ISUID | S_ISGID;
+          else if (p === 't') value |= S_ISVTX;
+          else break;
+        }
+      }
+      changes.push({ op, flag, affected, value, mentioned: affected ? affected & value : value });
+    }
+    if (at() === ',') {
+      i++;
+      continue;
+    }
+    break;
+  }
+  return i === spec.length ? changes : null;
+}
+
+/** Apply compiled changes to `oldMode`; also returns the bits the changes set or cleared. */
+export function adjustMode(oldMode: number, isDir: boolean, umask: number, changes: ModeChange[]): { mode: number; bits: number } {
+  let mode = oldMode & ALL_BITS;
+  let bits = 0;
+  for (const ch of changes) {
+    const omit = (isDir ? S_ISUID | S_ISGID : 0) & ~ch.mentioned;
+    let value = ch.value;
+    if (ch.flag === 'copy-existing') {
+      value &= mode;
+      value |= (value & R_ALL ? R_ALL : 0) | (value & W_ALL ? W_ALL : 0) | (value & X_ALL ? X_ALL : 0);
+    } else if (ch.flag === 'x-if-any-x') {
+      if ((mode & X_ALL) || isDir) value |= X_ALL;
+    }
+    value &= (ch.affected ? ch.affected : ~umask) & ~omit;
+    if (ch.op === '=') {
+      const preserved = (ch.affected ? ~ch.affected : 0) | omit;
+      bits |= ALL_BITS & ~preserved;
+      mode = (mode & preserved) | value;
+    } else if (ch.op === '+') {
+      bits |= value;
+      mode |= value;
+    } else {
+      bits |= value;
+      mode &= ~value;
+    }
+  }
+  return { mode: mode & ALL_BITS, bits };
+}
+
+/** The umask nosh applies to new files and directories (as the Vfs does). */
+export const UMASK = 0o022;
