@@ -158,13 +158,19 @@ export class Vfs {
     } catch (e) {
       throw fromNodeError(e, path);
     }
+    let out: string[];
+    let rest: string;
     if (target.startsWith('/')) {
       if (target !== this.rootHost && !target.startsWith(this.rootHost + '/')) throw new VfsError('EESCAPE', path);
-      return splitRaw(target.slice(this.rootHost.length));
+      out = [];
+      rest = target.slice(this.rootHost.length);
+    } else {
+      out = [...parentParts];
+      rest = target;
     }
-    // Relative: '..' above the root is an escape, not a clamp (the host would go there).
-    const out = [...parentParts];
-    for (const seg of splitRaw(target)) {
+    // '..' above the root is an escape, not a clamp (the host would go there). This holds
+    // for absolute targets too: `${root}/../outside` must not be clamped to /outside.
+    for (const seg of splitRaw(rest)) {
       if (seg === '.') continue;
       if (seg === '..') {
         if (out.length === 0) throw new VfsError('EESCAPE', path);
@@ -345,7 +351,12 @@ export class Vfs {
   readlink(path: string, cwd = '/'): string {
     const r = this.resolveExisting(path, cwd);
     if (!r.stat.isSymbolicLink()) throw new VfsError('EINVAL', path);
-    const target = fs.readlinkSync(r.host);
+    let target: string;
+    try {
+      target = fs.readlinkSync(r.host);
+    } catch (e) {
+      throw fromNodeError(e, path); // a raw Node error would carry the host path
+    }
     try {
       this.linkTargetParts(r.host, r.parts.slice(0, -1), path);
     } catch {
