@@ -7,6 +7,8 @@ import { MAX_NAME_BYTES, MAX_PATH_BYTES, splitVirtual } from './paths.js';
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 const MAX_SYMLINK_HOPS = 40;
 const TMP_MARK = '.nosh-tmp-';
+/** Permission bits a zone may set: never setuid/setgid (we may run as root; the host may exec zone files). */
+const MODE_MASK = 0o1777;
 const HAVE_PROC_FD = (() => { try { return fs.existsSync('/proc/self/fd'); } catch { return false; } })();
 
 /** Where a virtual path landed: its components inside the zone and its host path. */
@@ -477,6 +479,8 @@ export class Vfs {
   utimes(path: string, atime: number, mtime: number, cwd = '/'): void {
     this.assertWritable(path);
     const r = this.resolveExisting(path, cwd, { followFinal: this.policy.followSymlinks });
+    // Metadata of a shared inode is shared too: the other name may be outside the zone.
+    if (r.stat.isFile() && r.stat.nlink > 1) throw new VfsError('EHARDLINK', path);
     try {
       if (r.stat.isSymbolicLink()) fs.lutimesSync(r.host, atime, mtime);
       else fs.utimesSync(r.host, atime, mtime);
@@ -490,8 +494,9 @@ export class Vfs {
     this.assertWritable(path);
     const r = this.resolveExisting(path, cwd, { followFinal: this.policy.followSymlinks });
     if (r.stat.isSymbolicLink()) throw new VfsError('ESYMLINK', path);
+    if (r.stat.isFile() && r.stat.nlink > 1) throw new VfsError('EHARDLINK', path);
     try {
-      fs.chmodSync(r.host, mode & 0o7777);
+      fs.chmodSync(r.host, mode & MODE_MASK);
     } catch (e) {
       throw fromNodeError(e, path);
     }
@@ -524,7 +529,7 @@ export class AtomicWriter {
 
   constructor(private readonly vfs: Vfs, private readonly target: Resolved, private readonly path: string, opts: WriteOptions) {
     this.tmp = vfs.tempHostFor(target.host);
-    const mode = target.stat ? target.stat.mode & 0o7777 : (opts.mode ?? 0o666) & ~0o022;
+    const mode = (target.stat ? target.stat.mode : (opts.mode ?? 0o666) & ~0o022) & MODE_MASK;
     this.oldSize = target.stat?.size ?? 0;
     try {
       this.fd = fs.openSync(this.tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW, mode);
