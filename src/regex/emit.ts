@@ -19,11 +19,16 @@
  *  - POSIX subexpression (capture) rules: JS reports the last iteration's
  *    captures by its own rules, and a back-reference to a group that did not
  *    participate matches the empty string in JS but fails in POSIX;
- *  - with ignoreCase AND back-references we must use the JS `i` flag, which
- *    also folds latin1 letters (0xC0-0xDE <-> 0xE0-0xFE) — e.g. the UTF-8
- *    lead bytes of "é" and "ã"'s... only in patterns with back-references.
+ *  - with ignoreCase AND back-references we must use the JS `i` flag (a JS
+ *    back-reference cannot be folded otherwise), which also folds latin1
+ *    letters 0xC0-0xDE <-> 0xE0-0xFE (e.g. UTF-8 lead bytes 0xC3/0xE3); GNU in
+ *    the C locale folds ASCII only. Without back-references folding is exact.
+ *  - V8's linear-time fallback is unavailable for patterns with
+ *    back-references, lookarounds (`\<`/`\>` when the neighbour is not surely
+ *    a word char, multiline `^`/`$`), the `i` flag or huge counted repeats;
+ *    those rely on the task timeout.
  */
-import { ByteSet, literalChar, renderSet } from './brackets.js';
+import { ByteSet, literalChar, renderSet, WORD_SET } from './brackets.js';
 import type { Node } from './parse.js';
 
 export interface EmitOptions {
@@ -70,15 +75,8 @@ class Emitter {
         return { src: literalChar(n.c), quantifiable: true };
       case 'any':
         return { src: this.o.newline === 'line' ? '[^\\n]' : '[^]', quantifiable: true };
-      case 'set': {
-        let s = new ByteSet(n.set.bits);
-        if (this.o.ignoreCase) s.foldAscii();
-        if (n.negated) {
-          s = s.complement();
-          if (this.o.newline === 'line') s.delete(10);
-        }
-        return { src: renderSet(s), quantifiable: true };
-      }
+      case 'set':
+        return { src: renderSet(this.effectiveSet(n)), quantifiable: true };
       case 'anchor':
         return { src: this.anchor(n.k), quantifiable: false };
       case 'backref':
@@ -95,14 +93,67 @@ class Emitter {
         else q = `{${n.min},${n.max}}`;
         return { src: body + q, quantifiable: false };
       }
-      case 'seq':
-        return {
-          src: n.items.map((i) => (i.t === 'alt' ? '(?:' + this.node(i).src + ')' : this.node(i).src)).join(''),
-          quantifiable: false,
-        };
+      case 'seq': {
+        const items = n.items;
+        const parts = items.map((item, i) => {
+          // \< before something that must start with a word char is just \b (and \> after
+          // something that must end with one): keeps V8's linear-time fallback usable.
+          if (item.t === 'anchor' && item.k === 'wstart' && i + 1 < items.length && this.isWordOnly(this.edgeSet(items[i + 1]!, true))) {
+            return '\\b';
+          }
+          if (item.t === 'anchor' && item.k === 'wend' && i > 0 && this.isWordOnly(this.edgeSet(items[i - 1]!, false))) {
+            return '\\b';
+          }
+          return item.t === 'alt' ? '(?:' + this.node(item).src + ')' : this.node(item).src;
+        });
+        return { src: parts.join(''), quantifiable: false };
+      }
       case 'alt':
         return { src: orderAlternatives(n.alts).map((a) => this.node(a).src).join('|'), quantifiable: false };
     }
+  }
+
+  private effectiveSet(n: { set: ByteSet; negated: boolean }): ByteSet {
+    let s = new ByteSet(n.set.bits);
+    if (this.o.ignoreCase) s.foldAscii();
+    if (n.negated) {
+      s = s.complement();
+      if (this.o.newline === 'line') s.delete(10);
+    }
+    return s;
+  }
+
+  /** The bytes a (non-empty) match of n can start (first=true) or end with; undefined if n may match empty or is not simple. */
+  private edgeSet(n: Node, first: boolean): ByteSet | undefined {
+    switch (n.t) {
+      case 'char':
+        return this.o.ignoreCase ? ByteSet.of(n.c).foldAscii() : ByteSet.of(n.c);
+      case 'set':
+        return this.effectiveSet(n);
+      case 'group':
+        return this.edgeSet(n.body, first);
+      case 'repeat':
+        return n.min >= 1 ? this.edgeSet(n.body, first) : undefined;
+      case 'seq':
+        return this.edgeSet(first ? n.items[0]! : n.items[n.items.length - 1]!, first);
+      case 'alt': {
+        const u = new ByteSet();
+        for (const a of n.alts) {
+          const s = this.edgeSet(a, first);
+          if (!s) return undefined;
+          u.addSet(s);
+        }
+        return u;
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  private isWordOnly(s: ByteSet | undefined): boolean {
+    if (!s) return false;
+    for (let c = 0; c < 256; c++) if (s.has(c) && !WORD_SET.has(c)) return false;
+    return true;
   }
 
   private anchor(k: string): string {
