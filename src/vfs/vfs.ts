@@ -539,7 +539,13 @@ export class AtomicWriter {
     }
     if (opts.append && target.stat) {
       // Appending is copy-then-append into the temp file, so a crash never leaves a torn file.
-      for (const chunk of vfs.readChunks(target.vpath)) this.write(chunk);
+      // A failed copy (EFBIG, or the file changed under us) must not leave the temp or its fd.
+      try {
+        for (const chunk of vfs.readChunks(target.vpath)) this.write(chunk);
+      } catch (e) {
+        this.abort();
+        throw e;
+      }
     }
   }
 
