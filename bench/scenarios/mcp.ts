@@ -1,0 +1,124 @@
+/**
+ * MCP: a client over stdio calling read_text_file / list_directory on
+ * @modelcontextprotocol/server-filesystem, against nosh's read / list tools over `nosh mcp`
+ * (skipped until nosh has it). Sequential calls, latency per call.
+ */
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { P } from '../data.js';
+import { NOSH_CLI, loadMcpSdk, mcpFilesystemServer } from '../deps.js';
+import { measure } from '../measure.js';
+import type { Cell, Ctx, Scenario, ScenarioResult } from './common.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+interface Conn { client: any; tools: Set<string> }
+
+const conns = new Map<string, Promise<Conn | string>>();
+
+/** Connect once per server and keep the connection for every scenario. Returns a reason on failure. */
+function connect(key: 'mcp-fs' | 'nosh-mcp', root: string): Promise<Conn | string> {
+  let p = conns.get(key);
+  if (!p) {
+    p = (async () => {
+      const sdk = loadMcpSdk();
+      if (!sdk) return 'absent (MCP SDK not installed)';
+      let args: string[];
+      if (key === 'mcp-fs') {
+        const server = mcpFilesystemServer();
+        if (!server) return 'absent (server-filesystem not installed)';
+        args = [server, root];
+      } else {
+        args = [NOSH_CLI, 'mcp', '--root', root];
+      }
+      const client = new sdk.Client({ name: 'nosh-bench', version: '0' });
+      const transport = new sdk.StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
+      try {
+        await withTimeout(client.connect(transport), 10_000);
+        const list = await withTimeout(client.listTools(), 10_000) as { tools: { name: string }[] };
+        return { client, tools: new Set(list.tools.map((t) => t.name)) };
+      } catch {
+        await client.close().catch(() => undefined);
+        return key === 'nosh-mcp' ? 'skipped: nosh mcp missing' : 'error: MCP filesystem server did not start';
+      }
+    })();
+    conns.set(key, p);
+  }
+  return p;
+}
+
+export async function closeMcp(): Promise<void> {
+  for (const p of conns.values()) {
+    const c = await p;
+    if (typeof c !== 'string') await c.client.close().catch(() => undefined);
+  }
+  conns.clear();
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('timeout')), ms);
+    p.then((v) => { clearTimeout(t); resolve(v); }, (e) => { clearTimeout(t); reject(e); });
+  });
+}
+
+/** The text of a tool result; nosh may answer with an envelope in JSON. */
+function textOf(res: any): string {
+  const t = (res?.content ?? []).filter((c: any) => c.type === 'text').map((c: any) => c.text).join('\n');
+  return t;
+}
+
+interface Call { tool: string; args: Record<string, unknown>; check: (text: string) => boolean }
+
+function scenario(id: string, title: string, calls: (root: string) => { fs: Call; nosh: Call }): Scenario {
+  return {
+    id, group: 'mcp', title,
+    async run(ctx: Ctx): Promise<ScenarioResult> {
+      const root = ctx.data.root;
+      const c = calls(root);
+      const cells: Cell[] = [];
+      for (const [key, label, call] of [['nosh-mcp', 'nosh mcp', c.nosh], ['mcp-fs', 'MCP server-filesystem', c.fs]] as const) {
+        const conn = await connect(key, root);
+        if (typeof conn === 'string') {
+          cells.push({ system: key, label, status: conn.startsWith('absent') ? 'absent' : conn.startsWith('skipped') ? 'skipped' : 'error', note: conn });
+          continue;
+        }
+        if (!conn.tools.has(call.tool)) {
+          cells.push({ system: key, label, status: 'skipped', note: `skipped: tool ${call.tool} missing` });
+          continue;
+        }
+        const invoke = () => conn.client.callTool({ name: call.tool, arguments: call.args });
+        try {
+          const first = await invoke();
+          if (first.isError || !call.check(textOf(first))) {
+            cells.push({ system: key, label, status: 'wrong', note: `WRONG: ${textOf(first).slice(0, 100)}` });
+            continue;
+          }
+          ctx.progress(`${id}: ${label}`);
+          cells.push({ system: key, label, status: 'ok', stats: await measure(invoke, ctx.profile.lib) });
+        } catch (e) {
+          cells.push({ system: key, label, status: 'error', note: `error: ${(e as Error).message}` });
+        }
+      }
+      return { id, group: 'mcp', title, better: 'lower', cells };
+    },
+  };
+}
+
+export const mcpScenarios: Scenario[] = [
+  scenario('mcp/read', 'MCP read small.txt', (root) => {
+    const content = fs.readFileSync(join(root, P.lat, P.small), 'utf8');
+    const check = (t: string) => t.includes(content.trimEnd());
+    return {
+      fs: { tool: 'read_text_file', args: { path: join(root, P.lat, P.small) }, check },
+      nosh: { tool: 'read', args: { path: `${P.lat}/${P.small}` }, check },
+    };
+  }),
+  scenario('mcp/list', 'MCP list dir (40 files)', (root) => {
+    const names = fs.readdirSync(join(root, P.lat, P.dir));
+    const check = (t: string) => names.every((n) => t.includes(n));
+    return {
+      fs: { tool: 'list_directory', args: { path: join(root, P.lat, P.dir) }, check },
+      nosh: { tool: 'list', args: { path: `${P.lat}/${P.dir}` }, check },
+    };
+  }),
+];

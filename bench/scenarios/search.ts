@@ -1,0 +1,27 @@
+/** Search: grep -r over the 1000-file tree, find -name over the 20 000-file tree. */
+import { P } from '../data.js';
+import { runCommandScenario, sortedLines, type Ctx, type Scenario } from './common.js';
+
+const SYSTEMS = ['nosh', 'serve', 'gnu', 'jb-mem', 'jb-disk'];
+
+function search(id: string, title: (ctx: Ctx) => string, argv: string[]): Scenario {
+  return {
+    id, group: 'search', title: title({ quick: false } as Ctx),
+    async run(ctx) {
+      const r = await runCommandScenario(ctx, {
+        id, group: 'search', title: title(ctx), cmd: { argv, cwd: '/' }, systems: SYSTEMS,
+        // Directory order differs between systems; the set of lines must not.
+        normalize: sortedLines,
+        opts: () => ctx.profile.search,
+      });
+      return r;
+    },
+  };
+}
+
+export const searchScenarios: Scenario[] = [
+  search('search/grep-r', (ctx) => `grep -r needle (${ctx.quick ? ctx.data.sizes.smallTreeFiles : 1000} files)`,
+    ['grep', '-r', 'needle', P.tree1k.slice(1)]),
+  search('search/find-name', (ctx) => `find -name '*7.txt' (${ctx.quick ? ctx.data.sizes.bigTreeFiles : 20000} files)`,
+    ['find', P.tree20k.slice(1), '-name', '*7.txt']),
+];

@@ -1,0 +1,86 @@
+/**
+ * Start-up: time from spawning a server process to its first answer. nosh serve (skipped
+ * until it exists) against the MCP filesystem server (initialize + one list_directory).
+ * Also the one-shot CLI, `nosh exec 'cat small.txt'`, against spawning GNU cat.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { P } from '../data.js';
+import { NOSH_CLI, loadMcpSdk, mcpFilesystemServer } from '../deps.js';
+import { summarise } from '../measure.js';
+import { NoshServe } from '../systems.js';
+import type { Cell, Ctx, Scenario } from './common.js';
+
+async function repeat(n: number, fn: () => Promise<number | null>): Promise<number[] | null> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const ms = await fn();
+    if (ms === null) return null;
+    out.push(ms * 1e6);
+  }
+  return out;
+}
+
+async function mcpStart(root: string): Promise<number | null> {
+  const sdk = loadMcpSdk();
+  const server = mcpFilesystemServer();
+  if (!sdk || !server) return null;
+  const t0 = process.hrtime.bigint();
+  const client = new sdk.Client({ name: 'nosh-bench', version: '0' });
+  const transport = new sdk.StdioClientTransport({ command: process.execPath, args: [server, root], stderr: 'ignore' });
+  await client.connect(transport);
+  await client.callTool({ name: 'list_directory', arguments: { path: join(root, 'lat') } });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  await client.close();
+  return ms;
+}
+
+function spawnMs(file: string, args: string[], cwd: string): Promise<number | null> {
+  const t0 = process.hrtime.bigint();
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd }, (err) => resolve(err ? null : Number(process.hrtime.bigint() - t0) / 1e6));
+  });
+}
+
+export const startupScenarios: Scenario[] = [
+  {
+    id: 'startup/server',
+    group: 'startup',
+    title: 'server spawn to first answer',
+    async run(ctx: Ctx) {
+      const root = ctx.data.root;
+      const cells: Cell[] = [];
+      ctx.progress('startup/server: nosh serve');
+      const serve = await repeat(ctx.profile.startupRuns, async () => {
+        const s = new NoshServe(root);
+        const ms = await s.start();
+        await s.close();
+        return ms;
+      });
+      cells.push(serve ? { system: 'serve', label: 'nosh serve', status: 'ok', stats: summarise(serve) }
+        : { system: 'serve', label: 'nosh serve', status: 'skipped', note: 'skipped: nosh serve missing' });
+      ctx.progress('startup/server: MCP filesystem server');
+      const mcp = await repeat(ctx.profile.startupRuns, () => mcpStart(root).catch(() => null));
+      cells.push(mcp ? { system: 'mcp-fs', label: 'MCP server-filesystem', status: 'ok', stats: summarise(mcp) }
+        : { system: 'mcp-fs', label: 'MCP server-filesystem', status: 'absent', note: 'absent (MCP SDK or server not installed)' });
+      return { id: 'startup/server', group: 'startup', title: this.title, better: 'lower', cells };
+    },
+  },
+  {
+    id: 'startup/cli',
+    group: 'startup',
+    title: "one-shot CLI: nosh exec 'cat small.txt'",
+    async run(ctx: Ctx) {
+      const cwd = join(ctx.data.root, P.lat);
+      const cells: Cell[] = [];
+      ctx.progress('startup/cli: nosh exec');
+      const nosh = await repeat(ctx.profile.startupRuns * 2, () => spawnMs(process.execPath, [NOSH_CLI, 'exec', '--root', cwd, `cat ${P.small}`], cwd));
+      cells.push(nosh ? { system: 'nosh', label: 'nosh exec', status: 'ok', stats: summarise(nosh) }
+        : { system: 'nosh', label: 'nosh exec', status: 'error', note: 'error: nosh exec failed' });
+      const gnu = await repeat(ctx.profile.startupRuns * 2, () => spawnMs('cat', [P.small], cwd));
+      cells.push(gnu ? { system: 'gnu', label: 'GNU spawn', status: 'ok', stats: summarise(gnu) }
+        : { system: 'gnu', label: 'GNU spawn', status: 'error', note: 'error' });
+      return { id: 'startup/cli', group: 'startup', title: this.title, better: 'lower', cells };
+    },
+  },
+];
