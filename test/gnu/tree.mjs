@@ -29,6 +29,8 @@ export function buildTree(root, tree) {
       fs.writeFileSync(p, spec);
     } else if (spec.symlink !== undefined) {
       fs.symlinkSync(spec.symlink, p);
+      // The link's own time (ls -l, stat, find -newer see it); never the target's.
+      fs.lutimesSync(p, spec.mtime ?? FIXTURE_TIME, spec.mtime ?? FIXTURE_TIME);
       continue;
     } else {
       fs.writeFileSync(p, spec.base64 !== undefined ? Buffer.from(spec.base64, 'base64') : (spec.content ?? ''));

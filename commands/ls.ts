@@ -1,0 +1,327 @@
+import type { Stats } from 'node:fs';
+import { defineCommand, quoteName, type CommandContext } from '../src/command/index.js';
+import { quoteAlways } from '../src/command/fileops.js';
+import {
+  cmpTime, compareNames, fullTime, groupName, humanSize, joinPath, lsTime, modeString, mtimeOf, nowSpec, userName,
+} from '../src/command/format.js';
+import { linkTargetStat, linkText } from '../src/command/listing.js';
+import { VfsError } from '../src/vfs/index.js';
+
+interface Entry {
+  /** Name as displayed (operand as given, or the entry name inside a directory). */
+  name: string;
+  /** Path to reach it, relative to ctx.cwd. */
+  path: string;
+  st: Stats;
+  /** For symlinks in long format: target text and the target's stat (null when dangling). */
+  link?: string | null;
+  linkSt?: Stats | null;
+}
+
+type SortKey = 'name' | 'size' | 'time' | 'ext';
+type Indicator = 'none' | 'slash' | 'classify';
+
+interface Config {
+  long: boolean;
+  fullTime: boolean;
+  human: boolean;
+  hidden: 'default' | 'almost' | 'all';
+  immediateDirs: boolean;
+  recursive: boolean;
+  sort: SortKey;
+  reverse: boolean;
+  indicator: Indicator;
+  derefCmdlineDirs: boolean;
+}
+
+const CLASSIFY_WHEN: [string, 'always' | 'never'][] = [
+  ['always', 'always'], ['yes', 'always'], ['force', 'always'],
+  ['never', 'never'], ['no', 'never'], ['none', 'never'],
+  ['auto', 'never'], ['tty', 'never'], ['if-tty', 'never'],
+];
+
+export default defineCommand({
+  name: 'ls',
+  summary: 'List information about the FILEs (the current directory by default). Entries are sorted alphabetically (C locale) unless -S, -t or -X is given.',
+  usage: '[FILE]...',
+  mutates: false,
+  flags: [
+    { key: 'a', short: 'a', long: 'all', help: 'do not ignore entries starting with .' },
+    { key: 'A', short: 'A', long: 'almost-all', help: 'do not list implied . and ..' },
+    { key: 'F', short: 'F', help: 'append indicator (one of */=@|) to entries' },
+    { key: 'F', long: 'classify', kind: 'optional', arg: 'WHEN', help: 'append indicator (one of */=@|) to entries WHEN (always, never, auto)' },
+    { key: 'd', short: 'd', long: 'directory', help: 'list directories themselves, not their contents' },
+    { key: 'fulltime', long: 'full-time', help: 'like -l --time-style=full-iso' },
+    { key: 'h', short: 'h', long: 'human-readable', help: 'with -l, print sizes like 1K 234M 2G etc.' },
+    { key: 'l', short: 'l', help: 'use a long listing format' },
+    { key: 'p', short: 'p', help: 'append / indicator to directories' },
+    { key: 'r', short: 'r', long: 'reverse', help: 'reverse order while sorting' },
+    { key: 'R', short: 'R', long: 'recursive', help: 'list subdirectories recursively' },
+    { key: 'S', short: 'S', help: 'sort by file size, largest first' },
+    { key: 't', short: 't', help: 'sort by modification time, newest first' },
+    { key: 'X', short: 'X', help: 'sort alphabetically by entry extension' },
+    { key: '1', short: '1', help: 'list one file per line' },
+  ],
+  async run(ctx) {
+    const o = ctx.opts;
+    // As in GNU, -1 never overrides -l (whatever the order).
+    const long = o.has('l') || o.has('fulltime');
+    let indicator: Indicator = 'none';
+    const ind = lastIndicator(ctx);
+    if (ind === 'p') indicator = 'slash';
+    else if (ind !== undefined) {
+      const when = classifyWhen(o.get('F')!);
+      if (when === undefined) {
+        await ctx.stderr.write(
+          `ls: invalid argument ${quoteArg(o.get('F')!)} for '--classify'\nValid arguments are:\n` +
+            "  - 'always', 'yes', 'force'\n  - 'never', 'no', 'none'\n  - 'auto', 'tty', 'if-tty'\n" +
+            "Try 'ls --help' for more information.\n",
+        );
+        return 1;
+      }
+      indicator = when === 'always' ? 'classify' : 'none';
+    }
+    const sortFlag = o.lastOf('S', 't', 'X');
+    const cfg: Config = {
+      long,
+      fullTime: o.has('fulltime'),
+      human: o.has('h'),
+      hidden: o.lastOf('a', 'A') === 'a' ? 'all' : o.has('A') ? 'almost' : 'default',
+      immediateDirs: o.has('d'),
+      recursive: o.has('R') && !o.has('d'),
+      sort: sortFlag === 'S' ? 'size' : sortFlag === 't' ? 'time' : sortFlag === 'X' ? 'ext' : 'name',
+      reverse: o.has('r'),
+      indicator,
+      derefCmdlineDirs: !(o.has('d') || long || indicator === 'classify'),
+    };
+    return new Lister(ctx, cfg).run();
+  },
+});
+
+function lastIndicator(ctx: CommandContext): string | undefined {
+  return ctx.opts.lastOf('F', 'p');
+}
+
+function classifyWhen(value: string): 'always' | 'never' | undefined {
+  if (value === 'true' || value === '') return 'always';
+  const exact = CLASSIFY_WHEN.find(([k]) => k === value);
+  if (exact) return exact[1];
+  const hits = new Set(CLASSIFY_WHEN.filter(([k]) => k.startsWith(value)).map(([, v]) => v));
+  return hits.size === 1 ? [...hits][0] : undefined;
+}
+
+function quoteArg(s: string): string {
+  const q = quoteName(s);
+  return q.startsWith("'") || q.startsWith('"') || q.startsWith('$') ? q : `'${s}'`;
+}
+
+class Lister {
+  private status = 0;
+  private out: string[] = [];
+  private outLen = 0;
+  private first = true;
+  private readonly now = nowSpec();
+
+  constructor(private readonly ctx: CommandContext, private readonly cfg: Config) {}
+
+  async run(): Promise<number> {
+    const { ctx, cfg } = this;
+    const operands = ctx.operands.length > 0 ? ctx.operands : ['.'];
+    const files: Entry[] = [];
+    const dirs: Entry[] = [];
+    for (const op of operands) {
+      const e = await this.gobbleOperand(op);
+      if (!e) continue;
+      if (!cfg.immediateDirs && e.st.isDirectory()) dirs.push(e);
+      else files.push(e);
+    }
+    this.sort(files);
+    this.sort(dirs);
+    let printDirName = true;
+    if (files.length > 0) {
+      // GNU sizes the columns while gathering the operands: directories count too.
+      await this.printEntries(files, [...files, ...dirs]);
+      if (dirs.length > 0) this.emit('\n');
+    } else if (operands.length <= 1 && dirs.length === 1) printDirName = false;
+    const queue: { name: string; path: string; cmdline: boolean }[] = dirs.map((d) => ({ name: d.name, path: d.path, cmdline: true }));
+    while (queue.length > 0) {
+      const d = queue.shift()!;
+      const sub = await this.printDir(d.name, d.path, d.cmdline, printDirName);
+      queue.unshift(...sub);
+      printDirName = true;
+    }
+    await this.flush();
+    return this.status;
+  }
+
+  private fail(code: number): void {
+    this.status = Math.max(this.status, code);
+  }
+
+  private async warn(msg: string): Promise<void> {
+    await this.flush();
+    await this.ctx.warn(msg);
+  }
+
+  /** lstat a command-line operand (following it when GNU would and the zone allows). */
+  private async gobbleOperand(op: string): Promise<Entry | null> {
+    const { ctx, cfg } = this;
+    try {
+      let st = ctx.fs.lstat(op, ctx.cwd);
+      if (st.isSymbolicLink() && (op.endsWith('/') || cfg.derefCmdlineDirs)) {
+        if (op.endsWith('/')) {
+          if (!ctx.fs.policy.followSymlinks) throw new VfsError('ESYMLINK', op);
+          st = ctx.fs.stat(op, ctx.cwd);
+        } else if (ctx.fs.policy.followSymlinks) {
+          try {
+            const target = ctx.fs.stat(op, ctx.cwd);
+            if (target.isDirectory()) st = target;
+          } catch {
+            /* dangling: list the link itself */
+          }
+        }
+      }
+      if (op.endsWith('/') && !st.isDirectory()) throw new VfsError('ENOTDIR', op);
+      return this.entry(op, op, st);
+    } catch (e) {
+      if (!(e instanceof VfsError)) throw e;
+      await this.warn(`cannot access ${quoteAlways(op)}: ${e.reason}`);
+      this.fail(2);
+      return null;
+    }
+  }
+
+  private entry(name: string, path: string, st: Stats): Entry {
+    const e: Entry = { name, path, st };
+    if (st.isSymbolicLink() && this.cfg.long) {
+      e.link = linkText(this.ctx.fs, path, this.ctx.cwd);
+      e.linkSt = linkTargetStat(this.ctx.fs, path, this.ctx.cwd);
+    }
+    return e;
+  }
+
+  private sort(list: Entry[]): void {
+    const { sort, reverse } = this.cfg;
+    const byName = (a: Entry, b: Entry) => compareNames(a.name, b.name);
+    let cmp: (a: Entry, b: Entry) => number;
+    if (sort === 'size') cmp = (a, b) => (b.st.size - a.st.size) || byName(a, b);
+    else if (sort === 'time') cmp = (a, b) => cmpTime(mtimeOf(b.st), mtimeOf(a.st)) || byName(a, b);
+    else if (sort === 'ext') cmp = (a, b) => compareNames(extension(a.name), extension(b.name)) || byName(a, b);
+    else cmp = byName;
+    list.sort(reverse ? (a, b) => cmp(b, a) : cmp);
+  }
+
+  /** List one directory; returns its subdirectories to visit next (with -R). */
+  private async printDir(name: string, path: string, cmdline: boolean, printName: boolean): Promise<{ name: string; path: string; cmdline: boolean }[]> {
+    const { ctx, cfg } = this;
+    let names: string[];
+    try {
+      names = ctx.fs.readdir(path, ctx.cwd).map((d) => d.name);
+    } catch (e) {
+      if (!(e instanceof VfsError)) throw e;
+      await this.warn(`cannot open directory ${quoteAlways(name)}: ${e.reason}`);
+      this.fail(cmdline ? 2 : 1);
+      return [];
+    }
+    if (cfg.recursive || printName) {
+      if (!this.first) this.emit('\n');
+      this.first = false;
+      this.emit(`${name}:\n`);
+    }
+    if (cfg.hidden === 'all') names.push('.', '..');
+    else if (cfg.hidden === 'default') names = names.filter((n) => !n.startsWith('.'));
+    const entries: Entry[] = [];
+    for (const n of names) {
+      const p = joinPath(path, n);
+      try {
+        entries.push(this.entry(n, p, ctx.fs.lstat(p, ctx.cwd)));
+      } catch (e) {
+        if (!(e instanceof VfsError)) throw e;
+        await this.warn(`cannot access ${quoteAlways(joinPath(name, n))}: ${e.reason}`);
+        this.fail(1);
+      }
+    }
+    this.sort(entries);
+    if (cfg.long) {
+      let blocks = 0;
+      for (const e of entries) blocks += e.st.blocks;
+      this.emit(`total ${cfg.human ? humanSize(blocks * 512) : String(Math.ceil(blocks / 2))}\n`);
+    }
+    await this.printEntries(entries);
+    if (!cfg.recursive) return [];
+    return entries
+      .filter((e) => e.st.isDirectory() && e.name !== '.' && e.name !== '..')
+      .map((e) => ({ name: joinPath(name, e.name), path: e.path, cmdline: false }));
+  }
+
+  private async printEntries(list: Entry[], sizedBy: Entry[] = list): Promise<void> {
+    const { cfg } = this;
+    if (!cfg.long) {
+      for (const e of list) {
+        this.emit(e.name + indicatorFor(e.st.mode, cfg.indicator) + '\n');
+        if (this.outLen > 65536) await this.flush();
+      }
+      return;
+    }
+    const row = (e: Entry) => ({
+      e,
+      nlink: String(e.st.nlink),
+      owner: userName(e.st.uid),
+      group: groupName(e.st.gid),
+      size: cfg.human ? humanSize(e.st.size) : String(e.st.size),
+    });
+    const rows = list.map(row);
+    const w = { nlink: 0, owner: 0, group: 0, size: 0 };
+    for (const r of sizedBy === list ? rows : sizedBy.map(row)) {
+      w.nlink = Math.max(w.nlink, r.nlink.length);
+      w.owner = Math.max(w.owner, r.owner.length);
+      w.group = Math.max(w.group, r.group.length);
+      w.size = Math.max(w.size, r.size.length);
+    }
+    for (const r of rows) {
+      const { e } = r;
+      const t = mtimeOf(e.st);
+      const when = cfg.fullTime ? fullTime(t) : lsTime(t, this.now);
+      let line = `${modeString(e.st.mode)} ${r.nlink.padStart(w.nlink)} ${r.owner.padEnd(w.owner)} ${r.group.padEnd(w.group)} ${r.size.padStart(w.size)} ${when} ${e.name}`;
+      if (e.st.isSymbolicLink()) {
+        if (e.link != null) {
+          line += ` -> ${e.link}`;
+          if (cfg.indicator === 'classify' && e.linkSt) line += indicatorFor(e.linkSt.mode, cfg.indicator);
+        }
+      } else line += indicatorFor(e.st.mode, cfg.indicator);
+      this.emit(line + '\n');
+      if (this.outLen > 65536) await this.flush();
+    }
+  }
+
+  private emit(s: string): void {
+    this.out.push(s);
+    this.outLen += s.length;
+  }
+
+  private async flush(): Promise<void> {
+    if (this.out.length === 0) return;
+    const text = this.out.join('');
+    this.out = [];
+    this.outLen = 0;
+    await this.ctx.stdout.write(text);
+  }
+}
+
+function extension(name: string): string {
+  const i = name.lastIndexOf('.');
+  return i < 0 ? '' : name.slice(i);
+}
+
+/** GNU print_type_indicator: '/' for directories; with -F also * @ | =. */
+export function indicatorFor(mode: number, style: Indicator): string {
+  if (style === 'none') return '';
+  const t = mode & 0o170000;
+  if (t === 0o040000) return '/';
+  if (style === 'slash') return '';
+  if (t === 0o120000) return '@';
+  if (t === 0o010000) return '|';
+  if (t === 0o140000) return '=';
+  if (t === 0o100000 && mode & 0o111) return '*';
+  return '';
+}
