@@ -78,6 +78,14 @@ export class BlockMatcher {
     return this.names.length + this.dirs.length + this.suffixes.length === 0;
   }
 
+  /**
+   * Does a directory named `name` take part, as a non-final component, in some
+   * multi-component pattern? Then moving it changes what is blocked below it.
+   */
+  anchorsBelow(name: string): boolean {
+    return this.suffixes.some(({ parts }) => parts.slice(0, -1).some((m) => m.match(name)));
+  }
+
   /** Is the entry `name` (its parents `parents`) blocked? `isDir` matters for 'x/' patterns. */
   blocksComponent(parents: readonly string[], name: string, isDir: boolean): boolean {
     if (this.names.some((m) => m.match(name))) return true;

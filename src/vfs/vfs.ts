@@ -121,13 +121,16 @@ export class Vfs {
       const st = this.lstatHost(host, path);
       if (st === null) {
         if (!isLast && queue.slice(i + 1).some((s) => s !== '.' && s !== '')) throw new VfsError('ENOENT', path);
-        this.checkBlocked(parts, seg, false, path);
+        // Checked as a directory too: mkdir or rename may make it one ('.ssh/' patterns).
+        this.checkBlocked(parts, seg, true, path);
         parts.push(seg);
         stat = null;
         continue;
       }
       if (st.isSymbolicLink() && (!isLast || opts.followFinal)) {
         if (!this.policy.followSymlinks) throw new VfsError('ESYMLINK', path);
+        // A link hidden from readdir by its own name is not reachable through that name either.
+        this.checkBlocked(parts, seg, false, path);
         if (++hops > MAX_SYMLINK_HOPS) throw new VfsError('ELOOP', path);
         const target = this.linkTargetParts(host, parts, path);
         queue.splice(i + 1, 0, ...target);
@@ -140,6 +143,9 @@ export class Vfs {
       stat = st;
     }
     if (stale) stat = this.lstatHost(this.hostOf(parts), path);
+    // A file hidden from readdir by allowedExtensions is refused by every operation (stat,
+    // exists, rename, unlink...), not only by open: otherwise rename could unhide it.
+    if (stat && !stat.isDirectory() && parts.length > 0) this.checkExtension(parts[parts.length - 1]!, path);
     const vpath = '/' + parts.join('/');
     if (Buffer.byteLength(vpath) > MAX_PATH_BYTES) throw new VfsError('ENAMETOOLONG', path);
     return { vpath, parts, host: this.hostOf(parts), stat };
@@ -465,6 +471,11 @@ export class Vfs {
     const b = this.resolve(to, cwd);
     if (a.parts.length === 0 || b.parts.length === 0) throw new VfsError('EBUSY', a.parts.length === 0 ? from : to);
     if (b.stat?.isFile() && b.stat.nlink > 1) throw new VfsError('EHARDLINK', to);
+    // Moving a folder can change what a multi-component pattern ('.git/config') matches
+    // below it: refuse when either name could be such an anchor (exposing or planting).
+    if (a.stat.isDirectory() && (this.blocked.anchorsBelow(a.parts[a.parts.length - 1]!) || this.blocked.anchorsBelow(b.parts[b.parts.length - 1]!))) {
+      throw new VfsError('EBLOCKED', this.blocked.anchorsBelow(a.parts[a.parts.length - 1]!) ? from : to);
+    }
     if (!a.stat.isDirectory()) this.checkExtension(b.parts[b.parts.length - 1]!, to);
     try {
       fs.renameSync(a.host, b.host);
