@@ -172,3 +172,61 @@ export function adjustMode(oldMode: number, isDir: boolean, umask: number, chang
 
 /** The umask nosh applies to new files and directories (as the Vfs does). */
 export const UMASK = 0o022;
+
+// ---- cp / mv operands -------------------------------------------------------------------
+
+/** What cp and mv do: SOURCE DEST, SOURCE... DIRECTORY, -t DIRECTORY SOURCE..., -T SOURCE DEST. */
+export interface CopyPlan {
+  pairs: { src: string; dst: string }[];
+}
+
+/** A fatal operand error (GNU's die()): printed as is, exit 1, nothing done. */
+export class OperandError extends Error {}
+
+export function planTargets(
+  ctx: { operands: string[]; opts: { has(k: string): boolean; get(k: string): string | undefined }; fs: import('../vfs/index.js').Vfs; cwd: string },
+  UsageErrorCtor: new (m: string) => Error,
+): CopyPlan {
+  const files = ctx.operands;
+  const noTarget = ctx.opts.has('T');
+  const targetOpt = ctx.opts.get('t');
+  const isDir = (p: string): { dir: boolean; errno?: string } => {
+    try {
+      return { dir: ctx.fs.stat(p, ctx.cwd).isDirectory() };
+    } catch (e) {
+      return { dir: false, errno: errnoOf(e) };
+    }
+  };
+  if (targetOpt !== undefined) {
+    if (noTarget) throw new OperandError('cannot combine --target-directory (-t) and --no-target-directory (-T)');
+    if (files.length === 0) throw new UsageErrorCtor('missing file operand');
+    const t = isDir(targetOpt);
+    if (!t.dir) {
+      const reason = t.errno ? VfsErrorText(t.errno) : 'Not a directory';
+      throw new OperandError(`target directory ${quoteAlways(targetOpt)}: ${reason}`);
+    }
+    return { pairs: files.map((src) => ({ src, dst: intoDir(targetOpt, baseOf(src)) })) };
+  }
+  if (files.length === 0) throw new UsageErrorCtor('missing file operand');
+  if (files.length === 1) throw new UsageErrorCtor(`missing destination file operand after ${quoteAlways(files[0]!)}`);
+  if (noTarget) {
+    if (files.length > 2) throw new UsageErrorCtor(`extra operand ${quoteAlways(files[2]!)}`);
+    return { pairs: [{ src: files[0]!, dst: files[1]! }] };
+  }
+  const last = files[files.length - 1]!;
+  const t = isDir(last);
+  if (t.dir) return { pairs: files.slice(0, -1).map((src) => ({ src, dst: intoDir(last, baseOf(src)) })) };
+  if (files.length > 2) {
+    throw new OperandError(`target ${quoteAlways(last)}: ${VfsErrorText(t.errno ?? 'ENOTDIR')}`);
+  }
+  return { pairs: [{ src: files[0]!, dst: last }] };
+}
+
+function VfsErrorText(errno: string): string {
+  return new VfsError(errno, '').reason;
+}
+
+/** Same file on disk (device and inode)? */
+export function sameFile(a: { dev: number; ino: number }, b: { dev: number; ino: number }): boolean {
+  return a.dev === b.dev && a.ino === b.ino;
+}

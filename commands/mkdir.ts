@@ -1,0 +1,83 @@
+import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
+import { UMASK, adjustMode, compileMode, errnoOf, quoteAlways, reasonOf } from '../src/command/fileops.js';
+import { VfsError } from '../src/vfs/index.js';
+
+export default defineCommand({
+  name: 'mkdir',
+  summary: 'Create the DIRECTORY(ies), if they do not already exist.',
+  usage: 'DIRECTORY...',
+  mutates: true,
+  usageStatus: 1,
+  flags: [
+    { key: 'm', short: 'm', long: 'mode', kind: 'string', arg: 'MODE', help: 'set file mode (as in chmod), not a=rwx - umask' },
+    { key: 'p', short: 'p', long: 'parents', help: 'no error if existing, make parent directories as needed' },
+    { key: 'v', short: 'v', long: 'verbose', help: 'print a message for each created directory' },
+  ],
+  async run(ctx) {
+    if (ctx.operands.length === 0) throw new UsageError('missing operand');
+    let mode: number | null = null;
+    const spec = ctx.opts.get('m');
+    if (spec !== undefined) {
+      const changes = compileMode(spec);
+      if (!changes) {
+        await ctx.warn(`invalid mode ${quoteAlways(spec)}`);
+        return 1;
+      }
+      mode = adjustMode(0o777, true, UMASK, changes).mode;
+    }
+    const parents = ctx.opts.has('p');
+    const verbose = ctx.opts.has('v');
+    let status = 0;
+    for (const dir of ctx.operands) {
+      try {
+        if (parents) await makeAncestors(ctx, dir, verbose);
+        if (parents && isExistingDir(ctx, dir)) continue;
+        ctx.fs.mkdir(dir, ctx.cwd);
+        if (verbose) await ctx.stdout.write(`mkdir: created directory ${quoteAlways(dir)}\n`);
+        if (mode !== null) ctx.fs.chmod(dir, mode, ctx.cwd);
+      } catch (e) {
+        if (e instanceof AncestorError) await ctx.warn(`cannot create directory ${quoteAlways(e.prefix)}: ${e.reason}`);
+        else await ctx.warn(`cannot create directory ${quoteAlways(dir)}: ${reasonOf(e)}`);
+        status = 1;
+      }
+    }
+    return status;
+  },
+});
+
+class AncestorError extends Error {
+  constructor(readonly prefix: string, readonly reason: string) {
+    super(`${prefix}: ${reason}`);
+  }
+}
+
+function isExistingDir(ctx: CommandContext, path: string): boolean {
+  try {
+    return ctx.fs.stat(path, ctx.cwd).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** mkdir -p: create each missing ancestor named in the operand, as written ('a', 'a/b'). */
+async function makeAncestors(ctx: CommandContext, dir: string, verbose: boolean): Promise<void> {
+  const re = /[^/]+/g;
+  const comps: { end: number; name: string }[] = [];
+  for (let m = re.exec(dir); m; m = re.exec(dir)) comps.push({ end: m.index + m[0].length, name: m[0] });
+  for (const c of comps.slice(0, -1)) {
+    if (c.name === '.' || c.name === '..') continue;
+    const prefix = dir.slice(0, c.end);
+    try {
+      const r = ctx.fs.resolve(prefix, ctx.cwd, { followFinal: ctx.fs.policy.followSymlinks });
+      if (r.stat) {
+        if (!r.stat.isDirectory()) throw new VfsError(r.stat.isSymbolicLink() ? 'ESYMLINK' : 'ENOTDIR', prefix);
+        continue;
+      }
+      ctx.fs.mkdir(prefix, ctx.cwd);
+    } catch (e) {
+      throw new AncestorError(prefix, reasonOf(e));
+    }
+    if (verbose) await ctx.stdout.write(`mkdir: created directory ${quoteAlways(prefix)}\n`);
+  }
+  void errnoOf;
+}

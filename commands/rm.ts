@@ -1,0 +1,145 @@
+import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
+import { errnoOf, isDotOrDotDot, lastComponent, quoteAlways } from '../src/command/fileops.js';
+import { VfsError, strerror } from '../src/vfs/index.js';
+
+interface RmOptions {
+  force: boolean;
+  recursive: boolean;
+  dir: boolean;
+  verbose: boolean;
+}
+
+export default defineCommand({
+  name: 'rm',
+  summary: 'Remove (unlink) the FILE(s). Symbolic links are removed themselves, never followed.',
+  usage: 'FILE...',
+  mutates: true,
+  usageStatus: 1,
+  flags: [
+    { key: 'f', short: 'f', long: 'force', help: 'ignore nonexistent files and arguments, never prompt' },
+    { key: 'r', short: 'r', long: 'recursive', help: 'remove directories and their contents recursively' },
+    { key: 'r', short: 'R', help: 'same as -r' },
+    { key: 'd', short: 'd', long: 'dir', help: 'remove empty directories' },
+    { key: 'v', short: 'v', long: 'verbose', help: 'explain what is being done' },
+    { key: 'preserve-root', long: 'preserve-root', help: "do not remove '/' (always on: the zone root is never removed)" },
+  ],
+  notes: 'Not supported: -i, -I, --interactive (nosh never prompts), --no-preserve-root.',
+  async run(ctx) {
+    const o: RmOptions = { force: ctx.opts.has('f'), recursive: ctx.opts.has('r'), dir: ctx.opts.has('d'), verbose: ctx.opts.has('v') };
+    if (ctx.operands.length === 0) {
+      if (o.force) return 0;
+      throw new UsageError('missing operand');
+    }
+    let ok = true;
+    for (const operand of ctx.operands) {
+      if (!(await removeOperand(ctx, operand, o))) ok = false;
+    }
+    return ok ? 0 : 1;
+  },
+});
+
+/** fts's spelling of a command-line path: two or more trailing slashes become one. */
+function ftsPath(path: string): string {
+  if (path.length > 2 && path.endsWith('/')) return path.replace(/\/+$/, '/');
+  return path;
+}
+
+function childPath(dir: string, name: string): string {
+  return (dir.endsWith('/') ? dir.slice(0, -1) : dir) + '/' + name;
+}
+
+function ignorable(o: RmOptions, errno: string): boolean {
+  return o.force && (errno === 'ENOENT' || errno === 'ENOTDIR' || errno === 'EINVAL');
+}
+
+async function fail(ctx: CommandContext, path: string, errno: string): Promise<false> {
+  await ctx.warn(`cannot remove ${quoteAlways(path)}: ${strerror(errno)}`);
+  return false;
+}
+
+async function removeOperand(ctx: CommandContext, operand: string, o: RmOptions): Promise<boolean> {
+  const path = ftsPath(operand);
+  let r;
+  try {
+    r = ctx.fs.resolveExisting(operand, ctx.cwd);
+  } catch (e) {
+    const errno = errnoOf(e);
+    return ignorable(o, errno) ? true : fail(ctx, path, errno);
+  }
+  const st = r.stat;
+  if (!st.isDirectory()) {
+    // 'file/' names a directory that is not there.
+    if (/\/$/.test(operand)) {
+      const errno = st.isSymbolicLink() ? 'ESYMLINK' : 'ENOTDIR';
+      return ignorable(o, errno) ? true : fail(ctx, path, errno);
+    }
+    return unlinkOne(ctx, path, o);
+  }
+  if (!o.recursive) {
+    if (!o.dir) return fail(ctx, path, 'EISDIR');
+    if (!isEmptyDir(ctx, operand)) return fail(ctx, path, 'ENOTEMPTY');
+  }
+  if (isDotOrDotDot(lastComponent(operand))) {
+    await ctx.warn(`refusing to remove '.' or '..' directory: skipping ${quoteAlways(path)}`);
+    return false;
+  }
+  if (r.parts.length === 0 && o.recursive) {
+    const same = path === '/' ? '' : ` (same as '/')`;
+    await ctx.warn(`it is dangerous to operate recursively on ${quoteAlways(path)}${same}`);
+    await ctx.warn('use --no-preserve-root to override this failsafe');
+    return false;
+  }
+  if (r.parts.length === 0) return fail(ctx, path, 'EBUSY');
+  return o.recursive ? removeTree(ctx, path, o) : rmdirOne(ctx, path, o);
+}
+
+function isEmptyDir(ctx: CommandContext, path: string): boolean {
+  try {
+    return ctx.fs.readdir(path, ctx.cwd).length === 0;
+  } catch {
+    return false;
+  }
+}
+
+async function unlinkOne(ctx: CommandContext, path: string, o: RmOptions): Promise<boolean> {
+  try {
+    ctx.fs.unlink(path, ctx.cwd);
+  } catch (e) {
+    const errno = errnoOf(e);
+    return ignorable(o, errno) ? true : fail(ctx, path, errno);
+  }
+  if (o.verbose) await ctx.stdout.write(`removed ${quoteAlways(path)}\n`);
+  return true;
+}
+
+async function rmdirOne(ctx: CommandContext, path: string, o: RmOptions): Promise<boolean> {
+  try {
+    ctx.fs.rmdir(path, ctx.cwd);
+  } catch (e) {
+    const errno = errnoOf(e);
+    return ignorable(o, errno) ? true : fail(ctx, path, errno);
+  }
+  if (o.verbose) await ctx.stdout.write(`removed directory ${quoteAlways(path)}\n`);
+  return true;
+}
+
+/** Depth-first, contents before the directory itself, in readdir order (as fts does). */
+async function removeTree(ctx: CommandContext, dir: string, o: RmOptions): Promise<boolean> {
+  if (ctx.signal.aborted) throw new VfsError('EINTR', dir);
+  let entries;
+  try {
+    entries = ctx.fs.readdir(dir, ctx.cwd);
+  } catch (e) {
+    return fail(ctx, dir, errnoOf(e));
+  }
+  let ok = true;
+  for (const ent of entries) {
+    const child = childPath(dir, ent.name);
+    if (ent.type === 'dir') {
+      if (!(await removeTree(ctx, child, o))) ok = false;
+    } else if (!(await unlinkOne(ctx, child, o))) ok = false;
+  }
+  // A directory whose contents could not all be removed is left (GNU says nothing more).
+  if (!ok) return false;
+  return rmdirOne(ctx, dir, o);
+}
