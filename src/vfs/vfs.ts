@@ -266,7 +266,7 @@ export class Vfs {
   }
 
   /** On Linux, ask the kernel where the fd really is: a swapped directory cannot move us out. */
-  private checkFdInside(fd: number, path: string): void {
+  checkFdInside(fd: number, path: string): void {
     if (!HAVE_PROC_FD) return;
     let real: string;
     try {
@@ -331,18 +331,20 @@ export class Vfs {
     } catch (e) {
       throw fromNodeError(e, path);
     }
+    let dirents: fs.Dirent[];
     try {
       this.checkFdInside(fd, path);
       const st = fs.fstatSync(fd);
       if (st.ino !== r.stat.ino || st.dev !== r.stat.dev) throw new VfsError('EESCAPE', path);
+      // List through the verified fd, not the host path: a directory swapped for a symlink
+      // after the check must not be listed in its place.
+      try {
+        dirents = fs.readdirSync(HAVE_PROC_FD ? `/proc/self/fd/${fd}` : r.host, { withFileTypes: true });
+      } catch (e) {
+        throw fromNodeError(e, path);
+      }
     } finally {
       fs.closeSync(fd);
-    }
-    let dirents: fs.Dirent[];
-    try {
-      dirents = fs.readdirSync(r.host, { withFileTypes: true });
-    } catch (e) {
-      throw fromNodeError(e, path);
     }
     const out: DirEntry[] = [];
     for (const d of dirents) {
@@ -544,9 +546,17 @@ export class AtomicWriter {
     this.oldSize = target.stat?.size ?? 0;
     try {
       this.fd = fs.openSync(this.tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW, mode);
-      if (target.stat) fs.fchmodSync(this.fd, mode);
     } catch (e) {
       throw fromNodeError(e, path);
+    }
+    try {
+      // The folder may have been swapped for a symlink since it was resolved: the temp file
+      // must really be inside, or the rename on commit would publish it outside.
+      vfs.checkFdInside(this.fd, path);
+      if (target.stat) fs.fchmodSync(this.fd, mode);
+    } catch (e) {
+      this.abort();
+      throw e instanceof VfsError ? e : fromNodeError(e, path);
     }
     if (opts.append && target.stat) {
       // Appending is copy-then-append into the temp file, so a crash never leaves a torn file.
