@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { defineCommand, quoteName, type CommandContext } from '../src/command/index.js';
 import { quoteAlways } from '../src/command/fileops.js';
 import {
-  cmpTime, compareNames, fullTime, groupName, humanSize, joinPath, lsTime, modeString, mtimeOf, nowSpec, userName,
+  cmpTime, compareNames, fullTime, typeIndicator, groupName, humanSize, joinPath, lsTime, modeString, mtimeOf, nowSpec, userName,
 } from '../src/command/format.js';
 import { linkTargetStat, linkText } from '../src/command/listing.js';
 import { VfsError } from '../src/vfs/index.js';
@@ -258,7 +258,7 @@ class Lister {
     const { cfg } = this;
     if (!cfg.long) {
       for (const e of list) {
-        this.emit(e.name + indicatorFor(e.st.mode, cfg.indicator) + '\n');
+        this.emit(e.name + typeIndicator(e.st.mode, cfg.indicator) + '\n');
         if (this.outLen > 65536) await this.flush();
       }
       return;
@@ -286,9 +286,9 @@ class Lister {
       if (e.st.isSymbolicLink()) {
         if (e.link != null) {
           line += ` -> ${e.link}`;
-          if (cfg.indicator === 'classify' && e.linkSt) line += indicatorFor(e.linkSt.mode, cfg.indicator);
+          if (cfg.indicator === 'classify' && e.linkSt) line += typeIndicator(e.linkSt.mode, cfg.indicator);
         }
-      } else line += indicatorFor(e.st.mode, cfg.indicator);
+      } else line += typeIndicator(e.st.mode, cfg.indicator);
       this.emit(line + '\n');
       if (this.outLen > 65536) await this.flush();
     }
@@ -311,17 +311,4 @@ class Lister {
 function extension(name: string): string {
   const i = name.lastIndexOf('.');
   return i < 0 ? '' : name.slice(i);
-}
-
-/** GNU print_type_indicator: '/' for directories; with -F also * @ | =. */
-export function indicatorFor(mode: number, style: Indicator): string {
-  if (style === 'none') return '';
-  const t = mode & 0o170000;
-  if (t === 0o040000) return '/';
-  if (style === 'slash') return '';
-  if (t === 0o120000) return '@';
-  if (t === 0o010000) return '|';
-  if (t === 0o140000) return '=';
-  if (t === 0o100000 && mode & 0o111) return '*';
-  return '';
 }

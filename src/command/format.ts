@@ -213,3 +213,27 @@ export function joinPath(dir: string, name: string): string {
   const stripped = dir.replace(/\/+$/, '');
   return stripped === '' ? dir + name : `${stripped}/${name}`;
 }
+
+/** User name for a uid, or undefined when the host does not know it (stat prints UNKNOWN). */
+export function lookupUser(uid: number): string | undefined {
+  users ??= readIdFile('/etc/passwd');
+  return users.get(uid);
+}
+
+export function lookupGroup(gid: number): string | undefined {
+  groups ??= readIdFile('/etc/group');
+  return groups.get(gid);
+}
+
+/** GNU print_type_indicator: '/' for directories; with -F also * @ | =. */
+export function typeIndicator(mode: number, style: 'none' | 'slash' | 'classify'): string {
+  if (style === 'none') return '';
+  const t = mode & S_IFMT;
+  if (t === S_IFDIR) return '/';
+  if (style === 'slash') return '';
+  if (t === S_IFLNK) return '@';
+  if (t === S_IFIFO) return '|';
+  if (t === S_IFSOCK) return '=';
+  if (t === S_IFREG && mode & 0o111) return '*';
+  return '';
+}
