@@ -107,7 +107,7 @@ export function parseDate(text: string, now: number = Date.now()): Timestamp | n
     if ((m = /^(\d+)-(\d{1,2})-(\d{1,2})(?:t(.+))?$/.exec(tok)) || (m = /^(\d{4})(\d{2})(\d{2})$/.exec(tok))) {
       if (date || (m[1]!.length !== 2 && m[1]!.length < 4)) return null;
       const y = fullYear(m[1]!), mo = Number(m[2]), d = Number(m[3]);
-      if (mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo)) return null;
+      if (y < 1000 || mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo)) return null;
       date = { y, m: mo, d };
       if (m[4] !== undefined && !parseTime(m[4])) return null;
       continue;

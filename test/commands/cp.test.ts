@@ -1,0 +1,121 @@
+import * as fs from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import { run } from '../helpers.js';
+import { leftovers, zone } from './fileops-fixture.js';
+
+describe('cp', () => {
+  test('with -r a symbolic link is skipped with a warning (exit 1); the rest is copied', async () => {
+    const z = zone({ 's/a': 'A', 's/sub/b': 'B' });
+    fs.symlinkSync('a', z.at('s/la'));
+    fs.symlinkSync(z.outside, z.at('s/out'));
+    const r = await run(z.root, 'cp -r s t');
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr.split('\n').sort().join('\n')).toBe([
+      '',
+      "cp: not copying symbolic link 's/la': nosh does not create symbolic links",
+      "cp: not copying symbolic link 's/out': nosh does not create symbolic links",
+    ].join('\n'));
+    expect(fs.readdirSync(z.at('t')).sort()).toEqual(['a', 'sub']);
+    expect(fs.readFileSync(z.at('t/sub/b'), 'utf8')).toBe('B');
+  });
+
+  test('without -r a symlink source is an error unless the policy follows symlinks', async () => {
+    const z = zone({ a: 'A\n' });
+    fs.symlinkSync('a', z.at('la'));
+    const r = await run(z.root, 'cp la b');
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe("cp: cannot stat 'la': Symbolic link not followed (zone policy)\n");
+    expect(fs.existsSync(z.at('b'))).toBe(false);
+    const ok = await run(z.root, 'cp la b', { policy: { followSymlinks: true } });
+    expect(ok.exitCode).toBe(0);
+    expect(fs.lstatSync(z.at('b')).isFile()).toBe(true);
+    expect(fs.readFileSync(z.at('b'), 'utf8')).toBe('A\n');
+  });
+
+  test('a symlink to a file outside the zone is never read, even when following is allowed', async () => {
+    const z = zone();
+    fs.symlinkSync(`${z.outside}/keep.txt`, z.at('out'));
+    const r = await run(z.root, 'cp out b', { policy: { followSymlinks: true } });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/^cp: cannot stat 'out': Permission denied \(path leaves the zone\)/);
+    expect(fs.existsSync(z.at('b'))).toBe(false);
+  });
+
+  test('a hard-linked destination is not written through; -f replaces the link instead', async () => {
+    const z = zone({ a: 'new\n', b: 'old\n' });
+    fs.linkSync(z.at('b'), z.at('b2'));
+    const r = await run(z.root, 'cp a b');
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe("cp: cannot create regular file 'b': Permission denied (file has several hard links; not written through)\n");
+    expect(fs.readFileSync(z.at('b'), 'utf8')).toBe('old\n');
+    expect(fs.readFileSync(z.at('b2'), 'utf8')).toBe('old\n');
+    const f = await run(z.root, 'cp -f a b');
+    expect(f.exitCode).toBe(0);
+    expect(fs.readFileSync(z.at('b'), 'utf8')).toBe('new\n');
+    expect(fs.readFileSync(z.at('b2'), 'utf8')).toBe('old\n');
+    expect(fs.statSync(z.at('b2')).nlink).toBe(1);
+  });
+
+  test('-p keeps mode and times, of files and directories; without it times are new', async () => {
+    const z = zone({ 'd/f': 'x' });
+    fs.chmodSync(z.at('d/f'), 0o604);
+    fs.utimesSync(z.at('d/f'), 1000, 2000);
+    fs.utimesSync(z.at('d'), 3000, 4000);
+    expect((await run(z.root, 'cp -rp d e')).exitCode).toBe(0);
+    const st = fs.statSync(z.at('e/f'));
+    expect(st.mode & 0o7777).toBe(0o604);
+    expect(st.mtimeMs).toBe(2000_000);
+    expect(st.atimeMs).toBe(1000_000);
+    expect(fs.statSync(z.at('e')).mtimeMs).toBe(4000_000);
+    expect((await run(z.root, 'cp -a d g')).exitCode).toBe(0);
+    expect(fs.statSync(z.at('g/f')).mtimeMs).toBe(2000_000);
+    expect((await run(z.root, 'cp d/f h')).exitCode).toBe(0);
+    expect(fs.statSync(z.at('h')).mtimeMs).toBeGreaterThan(2000_000);
+  });
+
+  test('a big file is streamed and copied exactly', async () => {
+    const z = zone();
+    const big = Buffer.alloc(20 * 1024 * 1024 + 123);
+    for (let i = 0; i < big.length; i += 4096) big[i] = i & 0xff;
+    fs.writeFileSync(z.at('big'), big);
+    const r = await run(z.root, 'cp big copy');
+    expect(r.exitCode).toBe(0);
+    expect(fs.readFileSync(z.at('copy')).equals(big)).toBe(true);
+  });
+
+  test('a copy that fails part-way leaves no partial file and no temp file', async () => {
+    const z = zone({ b: 'old\n' });
+    fs.writeFileSync(z.at('big'), Buffer.alloc(3 * 1024 * 1024));
+    const r = await run(z.root, 'cp big b', { policy: { maxFileSize: 1024 * 1024 } });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe("cp: error writing 'b': File too large\n");
+    expect(fs.readFileSync(z.at('b'), 'utf8')).toBe('old\n');
+    const r2 = await run(z.root, 'cp big c', { policy: { maxFileSize: 1024 * 1024 } });
+    expect(r2.exitCode).toBe(1);
+    expect(fs.existsSync(z.at('c'))).toBe(false);
+    expect(leftovers(z.root)).toEqual([]);
+  });
+
+  test('copying a directory into itself copies nothing', async () => {
+    const z = zone({ 's/t/f': 'x' });
+    const r = await run(z.root, 'cp -r s s/t');
+    expect(r.stderr).toBe("cp: cannot copy a directory, 's', into itself, 's/t/s'\n");
+    expect(fs.readdirSync(z.at('s/t'))).toEqual(['f']);
+  });
+
+  test('blocked names are neither read nor written', async () => {
+    const z = zone({ a: 'x', '.env': 'SECRET' });
+    const policy = { blockedPatterns: ['.env'] };
+    expect((await run(z.root, 'cp .env b', { policy })).exitCode).toBe(1);
+    expect((await run(z.root, 'cp a .env', { policy })).exitCode).toBe(1);
+    expect(fs.readFileSync(z.at('.env'), 'utf8')).toBe('SECRET');
+    expect(fs.existsSync(z.at('b'))).toBe(false);
+  });
+
+  test('refused in a read-only zone', async () => {
+    const z = zone({ a: 'x' });
+    const r = await run(z.root, 'cp a b', { policy: { readonly: true } });
+    expect(r.error?.code).toBe('ZONE_READONLY');
+    expect(fs.existsSync(z.at('b'))).toBe(false);
+  });
+});
