@@ -19,7 +19,7 @@ export const ExecRequestSchema = z.object({
 }).strict();
 
 export const ExecOptionsSchema = z.object({
-  stdin: z.union([z.string(), z.instanceof(Uint8Array)]).optional(),
+  stdin: z.union([z.string(), z.custom<Uint8Array>((v) => v instanceof Uint8Array, "stdin must be a string or bytes")]).optional(),
   timeoutMs: z.number().int().positive().max(300_000).optional(),
   maxOutputBytes: z.number().int().positive().max(5_000_000).optional(),
   stdoutFile: z.string().min(1).optional(),

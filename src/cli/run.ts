@@ -59,7 +59,7 @@ async function execCommand(args: string[]): Promise<number> {
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw new Error('--timeout takes milliseconds, a positive whole number');
   const nosh = await createNosh({ ...configFrom(values), threads: 1 });
   try {
-    const stdin = readStdin(values['stdin-file']);
+    const stdin = readStdin(values["stdin-file"]);
     const req = argvForm ? { cmd: positionals[0]!, args: positionals.slice(1) } : { command: positionals[0]! };
     const res = await nosh.exec({ ...req, cwd: values.cwd ?? '/' }, { stdin, timeoutMs });
     return printResult(res, values.json ?? false);
@@ -68,12 +68,12 @@ async function execCommand(args: string[]): Promise<number> {
   }
 }
 
-function readStdin(file: string | undefined): Buffer | undefined {
-  if (file !== undefined) return fs.readFileSync(file);
+function readStdin(file: string | undefined): Uint8Array | undefined {
+  if (file !== undefined) return new Uint8Array(fs.readFileSync(file));
   // Piped or redirected from a file: pass it on. A terminal or /dev/null: no stdin.
   try {
     const st = fs.fstatSync(0);
-    if (st.isFIFO() || st.isFile()) return fs.readFileSync(0);
+    if (st.isFIFO() || st.isFile() || st.isSocket()) return new Uint8Array(fs.readFileSync(0));
   } catch { /* no stdin */ }
   return undefined;
 }

@@ -1,0 +1,89 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNosh, type Nosh } from '../../src/index.js';
+import { enableLinearRegexFallback } from '../../src/pool/index.js';
+import { tempDir } from '../helpers.js';
+
+let root: string;
+let nosh: Nosh;
+
+beforeAll(async () => {
+  root = tempDir();
+  // 30 MB of short lines: slow to format byte by byte, many lines to hold.
+  fs.writeFileSync(path.join(root, 'big.txt'), 'abcdefgh\n'.repeat(3_500_000));
+  fs.writeFileSync(path.join(root, 'small.txt'), 'hello\n');
+  fs.writeFileSync(path.join(root, 'aaa.txt'), 'a'.repeat(5000) + '\n');
+  nosh = await createNosh({ root, threads: 2, limits: { memoryMb: 64 } });
+});
+afterAll(async () => {
+  await nosh.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('worker pool limits', () => {
+  it('a task over its time limit ends with TIMEOUT and the next request works', async () => {
+    const t0 = Date.now();
+    const res = await nosh.exec({ command: 'cat -A big.txt' }, { timeoutMs: 200, stdoutFile: 'out.txt' });
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(res.success).toBe(false);
+    if (!res.success) {
+      expect(res.error.code).toBe('TIMEOUT');
+      expect(res.error.hint).toMatch(/timeoutMs/);
+    }
+    // Nothing torn: the interrupted write left no file behind.
+    expect(fs.readdirSync(root).filter((f) => f.startsWith('out') || f.includes('nosh-tmp'))).toEqual([]);
+    const next = await nosh.exec({ command: 'cat small.txt' });
+    expect(next.success && next.data.stdout).toBe('hello\n');
+  });
+
+  it('many timeouts in a row never take the host down', async () => {
+    const results = await Promise.all(Array.from({ length: 4 }, () => nosh.exec({ command: 'cat -A big.txt' }, { timeoutMs: 50, stdoutFile: 'o.txt' })));
+    for (const r of results) expect(!r.success && r.error.code).toBe('TIMEOUT');
+    const next = await nosh.exec({ command: 'cat small.txt' });
+    expect(next.success && next.data.stdout).toBe('hello\n');
+  });
+
+  it('a catastrophic regex ends fast or with TIMEOUT, and the next request works', async () => {
+    if (!fs.existsSync(new URL('../../commands/grep.ts', import.meta.url))) return;
+    const res = await nosh.exec({ command: "grep -E '(a|aa)*c' aaa.txt" }, { timeoutMs: 5000 });
+    if (res.success) expect(res.data.exit_code).toBe(1);
+    else expect(res.error.code).toBe('TIMEOUT');
+    const next = await nosh.exec({ command: 'cat small.txt' });
+    expect(next.success && next.data.stdout).toBe('hello\n');
+  });
+
+  it('a task that allocates without bound ends with MEMORY_LIMIT and the next request works', async () => {
+    if (!fs.existsSync(new URL('../../commands/grep.ts', import.meta.url))) return;
+    // One 200 MB line: a line-oriented search has to hold it whole, far over a 64 MB heap.
+    fs.writeFileSync(path.join(root, 'oneline.txt'), Buffer.alloc(200 * 1024 * 1024, 0x61));
+    const res = await nosh.exec({ command: 'grep -c b oneline.txt' }, { timeoutMs: 120_000 });
+    expect(res.success).toBe(false);
+    if (!res.success) {
+      expect(res.error.code).toBe('MEMORY_LIMIT');
+      expect(res.error.message).toMatch(/64 MB/);
+    }
+    const next = await nosh.exec({ command: 'cat small.txt' });
+    expect(next.success && next.data.stdout).toBe('hello\n');
+  });
+});
+
+describe('linear-time regex fallback', () => {
+  it('is on in worker threads: a catastrophic backtracking regex returns quickly', async () => {
+    enableLinearRegexFallback();
+    const code = `
+      const { parentPort } = require('node:worker_threads');
+      const t0 = Date.now();
+      const r = /(a|aa)*c/.test('a'.repeat(60));
+      parentPort.postMessage({ r, ms: Date.now() - t0 });`;
+    const w = new Worker(code, { eval: true });
+    const msg = await new Promise<{ r: boolean; ms: number }>((resolve, reject) => {
+      w.once('message', resolve);
+      w.once('error', reject);
+    });
+    await w.terminate();
+    expect(msg.r).toBe(false);
+    expect(msg.ms).toBeLessThan(5000);
+  });
+});
