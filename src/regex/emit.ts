@@ -3,17 +3,21 @@
  *
  * Leftmost-longest: POSIX picks the longest match at the leftmost position;
  * JS picks the first alternative that lets the whole regex match. We reorder
- * the alternatives of every alternation so that those that can match longer
- * strings come first (stable sort by maximal length, then minimal length).
+ * the alternatives of every alternation so that those that match longer
+ * strings come first (stable sort, see below).
  * This makes literal alternations (`a|ab|abc`, `foo|foobar`) and alternatives
  * that are prefixes of one another behave like GNU. Alternations whose
  * alternatives hold capturing groups in more than one alternative are left as
  * written (reordering would renumber the groups).
+ * Order: longer minimal length first (so an alternative that can match the
+ * empty string never shadows one that cannot: `x*|y`, `ab*|abc`), then longer
+ * maximal length (`a|ab*`), then as written.
  *
  * Cases that still differ from GNU (documented, not emulated):
  *  - the longest match may need a shorter choice in an *earlier* part
- *    (`(a|ab)(c|bcd)` on "abcd": GNU "abcd", we "abc"); variable-length
- *    alternatives of equal maximal length (`ab*|abc` style ties) keep their order;
+ *    (`(a|ab)(c|bcd)` on "abcd": GNU "abcd", we "abc");
+ *  - an alternative with a larger minimum but smaller reach wins over a
+ *    longer one (`a|a*` on "aaa": GNU "aaa", we "a");
  *  - greedy quantifiers inside a concatenation where giving back characters
  *    would yield a longer overall match (`a*(ab)*b` style);
  *  - POSIX subexpression (capture) rules: JS reports the last iteration's
@@ -84,6 +88,10 @@ class Emitter {
       case 'group':
         return { src: '(' + this.node(n.body).src + ')', quantifiable: true };
       case 'repeat': {
+        if (n.body.t === 'anchor') {
+          // a repeated zero-width assertion (grep's dfa allows "x\<*"): optional or once
+          return n.min === 0 ? { src: '', quantifiable: false } : this.node(n.body);
+        }
         const b = this.node(n.body);
         const body = b.quantifiable ? b.src : '(?:' + b.src + ')';
         let q: string;
@@ -250,6 +258,6 @@ export function lengthBounds(n: Node): [number, number] {
 function orderAlternatives(alts: Node[]): Node[] {
   if (alts.filter(hasGroup).length > 1) return alts;
   const keyed = alts.map((a, i) => ({ a, i, b: lengthBounds(a) }));
-  keyed.sort((x, y) => y.b[1] - x.b[1] || y.b[0] - x.b[0] || x.i - y.i);
+  keyed.sort((x, y) => y.b[0] - x.b[0] || y.b[1] - x.b[1] || x.i - y.i);
   return keyed.map((k) => k.a);
 }

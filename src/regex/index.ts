@@ -86,6 +86,7 @@ export function translateRegex(pattern: string, opts: RegexOptions): TranslatedR
   const parsed = parseRegex(pattern, {
     extended: opts.dialect === 'extended',
     grep: (opts.flavor ?? 'grep') === 'grep',
+    dfa: true,
     ignoreCase,
     sedEscapes: !!opts.sedEscapes,
   });

@@ -17,6 +17,7 @@ export class RegexSyntaxError extends Error {
 }
 
 export const MSG = {
+  BADPAT: 'Invalid regular expression',
   EBRACK: 'Unmatched [, [^, [:, [., or [=',
   EPAREN: 'Unmatched ( or \\(',
   ERPAREN: 'Unmatched ) or \\)',
@@ -50,6 +51,15 @@ export interface Syntax {
   extended: boolean;
   /** grep flavour (RE_SYNTAX_GREP/EGREP) vs sed flavour (RE_SYNTAX_POSIX_*). */
   grep: boolean;
+  /**
+   * grep only: build the tree the way grep's dfa.c reads the pattern (dfa.c decides which
+   * lines match; glibc only locates matches inside them). The two differ only in odd
+   * corners: ERE '{' at the start that is not an interval (dfa: literal; glibc: skipped),
+   * a valid interval at the start (dfa: skipped whole; glibc: only the '{'), and
+   * repetition operators after an anchor (dfa: repeat the anchor; glibc: new expression).
+   * Syntax errors always follow glibc (grep compiles with glibc first).
+   */
+  dfa?: boolean;
   ignoreCase: boolean;
   sedEscapes: boolean;
 }
@@ -97,6 +107,10 @@ export interface ParseResult {
 }
 
 export function parseRegex(pattern: string, syn: Syntax): ParseResult {
+  if (syn.grep && syn.dfa) {
+    // errors (and nothing else) from glibc's reading, the tree from dfa.c's
+    new Parser(pattern, { ...syn, dfa: false }).parse();
+  }
   return new Parser(pattern, syn).parse();
 }
 
@@ -117,6 +131,7 @@ class Parser {
   private readonly contextInvalidDup: boolean;
   private readonly invalidIntervalOrd: boolean;
   private readonly unmatchedRightParenOrd: boolean;
+  private readonly dfa: boolean;
 
   constructor(
     private readonly p: string,
@@ -128,6 +143,7 @@ class Parser {
     this.contextInvalidDup = !syn.extended && !syn.grep;
     this.invalidIntervalOrd = syn.extended && syn.grep;
     this.unmatchedRightParenOrd = syn.extended && syn.grep;
+    this.dfa = syn.grep && !!syn.dfa;
   }
 
   private code(i: number): number {
@@ -319,10 +335,20 @@ class Parser {
         if (tok.type === 'OPEN_DUP' && this.contextInvalidDup) this.fail(MSG.BADRPT);
         if (this.contextInvalidOps && !this.contextInvalidDup) this.fail(MSG.BADRPT);
         if (this.contextIndepOps) {
-          // ERE: an operator with nothing to repeat is skipped (glibc); dfa.c warns.
-          if (this.syn.grep && this.lastStart && (tok.type !== 'OPEN_DUP' || this.validIntervalAhead())) {
-            const what = tok.type === 'OPEN_DUP' ? '{...}' : String.fromCharCode(tok.c);
-            this.warnings.push(`warning: ${what} at start of expression`);
+          // ERE: an operator with nothing to repeat applies to the empty string: skip it.
+          if (this.dfa && tok.type === 'OPEN_DUP') {
+            // grep: dfa.c (which selects the lines) skips a whole valid interval and
+            // takes '{' literally otherwise; glibc would skip just the '{' token.
+            const len = this.validIntervalAhead();
+            if (len < 0) {
+              tree = { t: 'char', c: tok.c };
+              this.lastStart = false;
+              break;
+            }
+            this.warnStart(tok);
+            this.pos += len;
+          } else if (this.dfa) {
+            this.warnStart(tok);
           }
           this.fetch();
           return this.parseExpression(nest);
@@ -341,9 +367,12 @@ class Parser {
         break;
       case 'ANCHOR':
         tree = { t: 'anchor', k: tok.anchor! };
-        // Anchors cannot be repeated: "^*" is <^><*>, the * starts a new expression.
         this.fetch();
-        return tree;
+        // glibc: anchors cannot be repeated, "^*" is <^><*> and the * starts a new
+        // expression. grep's dfa.c (which decides which lines match) repeats the anchor
+        // unless, in a BRE, nothing but zero-width items precede ("^*" = literal *).
+        if (!this.dfa || (!this.ere && this.lastStart)) return tree;
+        return this.parseDupLoop(tree);
       case 'PERIOD':
         tree = { t: 'any' };
         this.lastStart = false;
@@ -365,6 +394,16 @@ class Parser {
         this.fail(MSG.EESCAPE);
     }
     this.fetch();
+    return this.parseDupLoop(tree);
+  }
+
+  private warnStart(tok: Token): void {
+    if (!this.lastStart) return;
+    const what = tok.type === 'OPEN_DUP' ? '{...}' : String.fromCharCode(tok.c);
+    this.warnings.push(`warning: ${what} at start of expression`);
+  }
+
+  private parseDupLoop(tree: Node): Node {
     while (
       this.tok.type === 'STAR' ||
       this.tok.type === 'PLUS' ||
@@ -381,14 +420,17 @@ class Parser {
     return tree;
   }
 
-  /** dfa.c's view: does a valid ERE interval body ("M}", "M,}", ",N}", "M,N}", ",}") follow? */
-  private validIntervalAhead(): boolean {
+  /**
+   * dfa.c's view: length of the valid ERE interval body ("M}", "M,}", ",N}", "M,N}", ",}")
+   * that follows a '{', or -1.
+   */
+  private validIntervalAhead(): number {
     const m = /^([0-9]*)(?:(,)([0-9]*))?\}/.exec(this.p.slice(this.pos));
-    if (!m) return false;
-    if (m[1] === '' && m[2] === undefined) return false;
+    if (!m) return -1;
+    if (m[1] === '' && m[2] === undefined) return -1;
     const min = m[1] === '' ? 0 : Number(m[1]);
     const max = m[2] === undefined ? min : m[3] === '' ? Infinity : Number(m[3]);
-    return min <= max;
+    return min <= max ? m[0].length : -1;
   }
 
   private parseSubExp(nest: number): Node {
@@ -431,6 +473,11 @@ class Parser {
     if (tok.type === 'OPEN_DUP') {
       const startPos = this.pos;
       const startTok = tok;
+      if (this.dfa && this.ere && this.validIntervalAhead() < 0) {
+        // dfa.c: an invalid interval is a literal '{' (glibc errors were raised already)
+        this.tok = { ...startTok, type: 'CHAR' };
+        return undefined;
+      }
       let start = this.fetchNumber();
       let end = 0;
       if (start === -1) {
@@ -461,8 +508,8 @@ class Parser {
       min = tok.type === 'PLUS' ? 1 : 0;
       max = tok.type === 'QUESTION' ? 1 : -1;
     }
+    if (this.dfa && this.ere) this.warnStart(tok); // only an anchor can be repeated at start
     this.fetch();
-    this.lastStart = false;
     return { t: 'repeat', body: elem, min, max };
   }
 
@@ -480,9 +527,11 @@ class Parser {
     let i = open;
     const set = new ByteSet();
     let negated = false;
-    if (i < p.length && this.code(i) === 94 /* ^ */) {
+    if (i >= p.length) this.fail(MSG.BADPAT);
+    if (this.code(i) === 94 /* ^ */) {
       negated = true;
       i++;
+      if (i >= p.length) this.fail(MSG.BADPAT);
     }
     this.colonCheck(i);
     type Elem =

@@ -28,6 +28,8 @@ const first = (pattern: string, opts: RegexOptions, text: string) => compileRege
 describe('error messages (GNU grep 3.8 / sed 4.9 text)', () => {
   const cases: Array<[string, RegexOptions, string]> = [
     ['[a', B, 'Unmatched [, [^, [:, [., or [='],
+    ['a[', B, 'Invalid regular expression'],
+    ['[^', E, 'Invalid regular expression'],
     ['[[:alpha:]', B, 'Unmatched [, [^, [:, [., or [='],
     ['\\(a', B, 'Unmatched ( or \\('],
     ['(a', E, 'Unmatched ( or \\('],
@@ -175,6 +177,25 @@ describe('word anchors', () => {
     expect(compileRegex('\\<.', B).exec('  ab')?.index).toBe(2);
     expect(compileRegex('.\\>', B).exec('ab  ')?.[0]).toBe('b');
     expect(compileRegex('\\<-', B).test('a -')).toBe(false);
+  });
+});
+
+describe("grep's dfa.c reading of odd corners", () => {
+  it('ERE { that is not an interval is literal; a valid interval at the start is dropped', () => {
+    expect(first('{x', E, 'a{x')).toBe('{x');
+    expect(compileRegex('{x', E).test('x')).toBe(false);
+    const t = translateRegex('{1}a', E);
+    expect(t.warnings).toEqual(['warning: {...} at start of expression']);
+    expect(first('{1}a', E, 'ba')).toBe('a');
+  });
+  it('a repetition operator after an anchor repeats the anchor', () => {
+    expect(first('x\\<*', B, 'x*')).toBe('x');
+    expect(first('^*a', E, '*a')).toBe('a');
+    expect(first('^*a', B, '*a')).toBe('*a');
+  });
+  it('sed (glibc only) reads them the POSIX way', () => {
+    expect(first('x\\<*', SED_B, 'x* x')).toBeUndefined();
+    expect(first('x\\<*', SED_B, 'x*')).toBeUndefined();
   });
 });
 
