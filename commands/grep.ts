@@ -1,0 +1,928 @@
+/**
+ * grep / egrep / fgrep, GNU grep 3.8 under LC_ALL=C.
+ *
+ * Search: each chunk of whole lines is decoded as latin1 (one char = one byte) and searched
+ * with ONE global regex (the patterns joined as an alternation, ^/$ anchored at line ends);
+ * line boundaries are located only around matches. Lines are counted only when -n needs it.
+ * Memory is one chunk plus the partial last line. Slow paths, per line: -z (records end in
+ * NUL), several patterns of which one has back-references (JS group numbers are per regex).
+ *
+ * Recursion (-r/-R) walks the zone with ctx.fs.readdir (blocked entries never appear) in
+ * C-locale name order (GNU uses readdir order; see the fixtures, recorded through `sort`).
+ * Symlinks met while recursing are skipped; -R follows them only where the zone policy
+ * follows symlinks (and only inside the zone).
+ */
+import { defineCommand, type CommandContext, type FlagSpec } from '../src/command/index.js';
+import { RegexSyntaxError, translateRegex, type RegexDialect } from '../src/regex/index.js';
+import { VfsError } from '../src/vfs/index.js';
+
+const WITH_ARG_SHORT = new Set(['e', 'f', 'm', 'A', 'B', 'C']);
+const WITH_ARG_LONG = ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'label', 'include',
+  'exclude', 'exclude-dir', 'binary-files', 'group-separator'];
+
+const FLAGS: FlagSpec[] = [
+  { key: 'matcher', short: 'E', long: 'extended-regexp', value: 'E', help: 'PATTERNS are extended regular expressions' },
+  { key: 'matcher', short: 'F', long: 'fixed-strings', value: 'F', help: 'PATTERNS are strings' },
+  { key: 'matcher', short: 'G', long: 'basic-regexp', value: 'G', help: 'PATTERNS are basic regular expressions' },
+  { key: 'e', short: 'e', long: 'regexp', kind: 'string', arg: 'PATTERNS', help: 'use PATTERNS for matching' },
+  { key: 'f', short: 'f', long: 'file', kind: 'string', arg: 'FILE', help: 'take PATTERNS from FILE' },
+  { key: 'case', short: 'i', long: 'ignore-case', value: 'i', help: 'ignore case distinctions in patterns and data' },
+  { key: 'case', short: 'y', value: 'i', help: 'obsolete synonym for -i' },
+  { key: 'case', long: 'no-ignore-case', value: 'n', help: 'do not ignore case distinctions (default)' },
+  { key: 'w', short: 'w', long: 'word-regexp', help: 'match only whole words' },
+  { key: 'x', short: 'x', long: 'line-regexp', help: 'match only whole lines' },
+  { key: 'z', short: 'z', long: 'null-data', help: 'a data line ends in 0 byte, not newline' },
+  { key: 's', short: 's', long: 'no-messages', help: 'suppress error messages' },
+  { key: 'v', short: 'v', long: 'invert-match', help: 'select non-matching lines' },
+  { key: 'm', short: 'm', long: 'max-count', kind: 'string', arg: 'NUM', help: 'stop after NUM selected lines' },
+  { key: 'b', short: 'b', long: 'byte-offset', help: 'print the byte offset with output lines' },
+  { key: 'n', short: 'n', long: 'line-number', help: 'print line number with output lines' },
+  { key: 'lb', long: 'line-buffered', help: 'flush output on every line' },
+  { key: 'fname', short: 'H', long: 'with-filename', value: 'H', help: 'print file name with output lines' },
+  { key: 'fname', short: 'h', long: 'no-filename', value: 'h', help: 'suppress the file name prefix on output' },
+  { key: 'label', long: 'label', kind: 'string', arg: 'LABEL', help: 'use LABEL as the standard input file name prefix' },
+  { key: 'o', short: 'o', long: 'only-matching', help: 'show only nonempty parts of lines that match' },
+  { key: 'q', short: 'q', long: 'quiet', help: 'suppress all normal output' },
+  { key: 'q', long: 'silent', help: 'same as --quiet' },
+  { key: 'binary', long: 'binary-files', kind: 'string', arg: 'TYPE', help: "assume that binary files are TYPE; TYPE is 'binary', 'text', or 'without-match'" },
+  { key: 'binary', short: 'a', long: 'text', value: 'text', help: 'equivalent to --binary-files=text' },
+  { key: 'binary', short: 'I', value: 'without-match', help: 'equivalent to --binary-files=without-match' },
+  { key: 'recurse', short: 'r', long: 'recursive', value: 'r', help: 'search directories recursively' },
+  { key: 'recurse', short: 'R', long: 'dereference-recursive', value: 'R', help: 'likewise, but follow symlinks (where the zone allows)' },
+  { key: 'include', long: 'include', kind: 'string', arg: 'GLOB', help: 'search only files that match GLOB (a file pattern)' },
+  { key: 'exclude', long: 'exclude', kind: 'string', arg: 'GLOB', help: 'skip files that match GLOB' },
+  { key: 'exclude-dir', long: 'exclude-dir', kind: 'string', arg: 'GLOB', help: 'skip directories that match GLOB' },
+  { key: 'list', short: 'L', long: 'files-without-match', value: 'L', help: 'print only names of FILEs with no selected lines' },
+  { key: 'list', short: 'l', long: 'files-with-matches', value: 'l', help: 'print only names of FILEs with selected lines' },
+  { key: 'c', short: 'c', long: 'count', help: 'print only a count of selected lines per FILE' },
+  { key: 'T', short: 'T', long: 'initial-tab', help: 'make tabs line up (if needed)' },
+  { key: 'Z', short: 'Z', long: 'null', help: 'print 0 byte after FILE name' },
+  { key: 'A', short: 'A', long: 'after-context', kind: 'string', arg: 'NUM', help: 'print NUM lines of trailing context' },
+  { key: 'B', short: 'B', long: 'before-context', kind: 'string', arg: 'NUM', help: 'print NUM lines of leading context' },
+  { key: 'C', short: 'C', long: 'context', kind: 'string', arg: 'NUM', help: 'print NUM lines of output context (-NUM is the same)' },
+  { key: 'sep', long: 'group-separator', kind: 'string', arg: 'SEP', help: 'print SEP on line between matches with context' },
+  { key: 'sep', long: 'no-group-separator', value: '\0none', help: 'do not print separator for matches with context' },
+  { key: 'color', long: 'color', kind: 'optional', arg: 'WHEN', help: "WHEN is 'never' or 'auto' (nosh output is never colored)" },
+  { key: 'color', long: 'colour', kind: 'optional', arg: 'WHEN', help: 'same as --color' },
+  { key: 'U', short: 'U', long: 'binary', help: 'do not strip CR characters at EOL (no effect, as on GNU/Linux)' },
+];
+
+/** -NUM (context) as GNU's digit options: rewrite to --context=NUM, leaving option values alone. */
+function preprocess(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    if (a.startsWith('--')) {
+      out.push(a);
+      const name = a.slice(2);
+      if (!name.includes('=') && name !== '' && WITH_ARG_LONG.some((l) => l.startsWith(name))
+        && !FLAGS.some((f) => f.long?.startsWith(name) && (f.kind ?? 'boolean') === 'boolean') && i + 1 < args.length) {
+        out.push(args[++i]!);
+      }
+      continue;
+    }
+    if (!a.startsWith('-') || a.length < 2) {
+      out.push(a);
+      continue;
+    }
+    let digits = '';
+    let rest = '';
+    let takesNext = false;
+    for (let j = 1; j < a.length; j++) {
+      const ch = a[j]!;
+      if (ch >= '0' && ch <= '9') {
+        digits += ch;
+        continue;
+      }
+      if (WITH_ARG_SHORT.has(ch)) {
+        rest += a.slice(j);
+        takesNext = j === a.length - 1;
+        break;
+      }
+      rest += ch;
+    }
+    if (digits === '') out.push(a);
+    else {
+      if (rest !== '') out.push('-' + rest);
+      out.push('--context=' + digits);
+    }
+    if (takesNext && i + 1 < args.length) out.push(args[++i]!);
+  }
+  // Keep digit contexts from turning into values of a preceding '-e' etc.: handled above.
+  return out;
+}
+
+class Fatal extends Error {
+  constructor(message: string, readonly usage = false) {
+    super(message);
+  }
+}
+
+const USAGE = "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n";
+
+/** Byte string (latin1) of an argv string (UTF-8 text). */
+const bytesOf = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
+
+function parseContext(v: string): number {
+  if (!/^[ \t]*\+?[0-9]+$/.test(v)) throw new Fatal(`${v}: invalid context length argument`);
+  return Math.min(Number(v.trim()), Number.MAX_SAFE_INTEGER);
+}
+
+// ---- file name globs (fnmatch without FNM_PATHNAME / FNM_PERIOD) ----------------------
+
+function globToRegExp(glob: string): RegExp {
+  let re = '';
+  const esc = (c: string) => c.replace(/[\\^$.*+?()[\]{}|\/-]/g, '\\$&');
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '*') re += '[^]*';
+    else if (c === '?') re += '[^]';
+    else if (c === '\\' && i + 1 < glob.length) re += esc(glob[++i]!);
+    else if (c === '[') {
+      let j = i + 1;
+      let neg = false;
+      if (glob[j] === '!' || glob[j] === '^') {
+        neg = true;
+        j++;
+      }
+      let body = '';
+      let first = true;
+      let closed = false;
+      for (; j < glob.length; j++) {
+        const d = glob[j]!;
+        if (d === ']' && !first) {
+          closed = true;
+          break;
+        }
+        first = false;
+        if (d === '[' && glob[j + 1] === ':') {
+          const end = glob.indexOf(':]', j + 2);
+          if (end > 0) {
+            const cls = glob.slice(j + 2, end);
+            const map: Record<string, string> = { alpha: 'A-Za-z', digit: '0-9', alnum: '0-9A-Za-z', upper: 'A-Z', lower: 'a-z',
+              space: ' \\t\\n\\r\\f\\v', punct: '!-\\/:-@\\[-`{-~', xdigit: '0-9A-Fa-f', blank: ' \\t', cntrl: '\\x00-\\x1f\\x7f',
+              print: ' -~', graph: '!-~' };
+            body += map[cls] ?? '';
+            j = end + 1;
+            continue;
+          }
+        }
+        if (d === '-' && body !== '' && glob[j + 1] !== ']' && j + 1 < glob.length) {
+          body += '-';
+          continue;
+        }
+        body += esc(d);
+      }
+      if (!closed) re += '\\[';
+      else {
+        re += '[' + (neg ? '^' : '') + body + ']';
+        i = j;
+      }
+    } else re += esc(c);
+  }
+  return new RegExp('^(?:' + re + ')$');
+}
+
+interface FilterRule {
+  include: boolean;
+  re: RegExp;
+}
+
+/** gnulib exclude.c: anchored (basename) or any '/'-suffix (command-line names). */
+function globMatches(re: RegExp, name: string, anchored: boolean): boolean {
+  if (re.test(name)) return true;
+  if (anchored) return false;
+  for (let i = 0; i < name.length; i++) if (name[i] === '/' && name[i + 1] !== '/' && i + 1 < name.length && re.test(name.slice(i + 1))) return true;
+  return false;
+}
+
+/** Last matching --include/--exclude wins; none matching: excluded iff the first one was --include. */
+function excludedBy(rules: FilterRule[], name: string, anchored: boolean): boolean {
+  if (rules.length === 0) return false;
+  for (let i = rules.length - 1; i >= 0; i--) if (globMatches(rules[i]!.re, name, anchored)) return !rules[i]!.include;
+  return rules[0]!.include;
+}
+
+// ---- the matcher -------------------------------------------------------------------
+
+interface Matcher {
+  /** Global regex over a chunk of whole lines; null: test line by line. */
+  bufRe: RegExp | null;
+  /** Does this line (no terminator) match? */
+  test(line: string): boolean;
+  /** Successive leftmost-longest non-empty matches in the line, as [start, end) pairs. */
+  matches(line: string): number[];
+  none: boolean;
+}
+
+const WORD = '[0-9A-Za-z_]';
+
+function buildMatcher(patterns: string[], dialect: RegexDialect, o: { i: boolean; w: boolean; x: boolean; z: boolean }, warn: (m: string) => void): Matcher {
+  if (patterns.length === 0) {
+    return { bufRe: null, test: () => false, matches: () => [], none: true };
+  }
+  const wrapBuf = (src: string) => (o.x ? `(?<![^\\n])(?:${src})(?![^\\n])` : o.w ? `(?<!${WORD})(?:${src})(?!${WORD})` : src);
+  const wrapLine = (src: string) => (o.x ? `^(?:${src})$` : o.w ? `(?<!${WORD})(?:${src})(?!${WORD})` : src);
+  const lineRes: RegExp[] = [];
+  const bufSrc: string[] = [];
+  let flags = '';
+  let backrefs = false;
+  const seen = new Set<string>();
+  for (const p of patterns) {
+    const t = translateRegex(p, { dialect, ignoreCase: o.i, newline: o.z ? 'any' : 'line' });
+    for (const w of t.warnings) if (!seen.has(w)) {
+      seen.add(w);
+      warn(w);
+    }
+    lineRes.push(new RegExp(wrapLine(t.source), t.flags + 'g'));
+    if (t.hasBackrefs) backrefs = true;
+    flags = t.flags;
+    if (!o.z) {
+      const b = translateRegex(p, { dialect, ignoreCase: o.i, newline: 'line', multiline: true });
+      bufSrc.push(b.source);
+    }
+  }
+  const single = lineRes.length === 1;
+  const combinedLine = single ? lineRes[0]! : backrefs ? null : new RegExp(lineRes.map((r) => `(?:${r.source})`).join('|'), 'g');
+  let bufRe: RegExp | null = null;
+  if (!o.z && (single || !backrefs)) {
+    const joined = single ? bufSrc[0]! : bufSrc.map((s) => `(?:${s})`).join('|');
+    bufRe = new RegExp(wrapBuf(joined), flags + 'g');
+  }
+  const test = (line: string): boolean => {
+    if (combinedLine) {
+      combinedLine.lastIndex = 0;
+      return combinedLine.test(line);
+    }
+    for (const r of lineRes) {
+      r.lastIndex = 0;
+      if (r.test(line)) return true;
+    }
+    return false;
+  };
+  const matches = (line: string): number[] => {
+    const out: number[] = [];
+    let pos = 0;
+    while (pos <= line.length) {
+      let bs = -1;
+      let be = -1;
+      for (const r of lineRes) {
+        r.lastIndex = pos;
+        const m = r.exec(line);
+        if (!m) continue;
+        const e = m.index + m[0].length;
+        if (bs < 0 || m.index < bs || (m.index === bs && e > be)) {
+          bs = m.index;
+          be = e;
+        }
+      }
+      if (bs < 0) break;
+      if (be === bs) pos = bs + 1;
+      else {
+        out.push(bs, be);
+        pos = be;
+      }
+    }
+    return out;
+  };
+  return { bufRe, test, matches, none: false };
+}
+
+// ---- options -----------------------------------------------------------------------
+
+interface Opts {
+  invert: boolean;
+  count: boolean;
+  list: '' | 'l' | 'L';
+  quiet: boolean;
+  only: boolean;
+  lineNo: boolean;
+  byteOff: boolean;
+  tab: boolean;
+  nullName: boolean;
+  z: boolean;
+  before: number;
+  after: number;
+  maxCount: number;
+  binary: 'binary' | 'text' | 'without-match';
+  noMessages: boolean;
+  recurse: '' | 'r' | 'R';
+  groupSep: string | null;
+  label: string;
+  fileRules: FilterRule[];
+  dirRules: RegExp[];
+}
+
+class GrepRun {
+  private out: Buffer[] = [];
+  private outSize = 0;
+  /** Some group was printed (GNU's static `used`): group separators from then on. */
+  used = false;
+  errorSeen = false;
+  anySelected = false;
+  exitNow = false;
+  outFile: boolean | 'auto';
+  readonly eol: number;
+  readonly eolChar: string;
+  readonly ctxOn: boolean;
+  /** Matching lines are not printed (-c -l -L -q). */
+  readonly quietOut: boolean;
+  readonly visited = new Set<string>();
+
+  constructor(readonly ctx: CommandContext, readonly o: Opts, readonly m: Matcher, operandCount: number) {
+    this.eol = o.z ? 0 : 10;
+    this.eolChar = o.z ? '\0' : '\n';
+    this.ctxOn = o.before >= 0 || o.after >= 0;
+    this.quietOut = o.count || o.list !== '' || o.quiet;
+    const fname = ctx.opts.get('fname');
+    this.outFile = fname === 'H' ? true : fname === 'h' ? false : operandCount > 1 ? true : o.recurse ? 'auto' : false;
+  }
+
+  push(b: Buffer | string): void {
+    const buf = typeof b === 'string' ? Buffer.from(b, 'latin1') : b;
+    this.out.push(buf);
+    this.outSize += buf.length;
+  }
+
+  async flush(force = false): Promise<void> {
+    if (this.outSize === 0 || (!force && this.outSize < 65536)) return;
+    const data = this.out.length === 1 ? this.out[0]! : Buffer.concat(this.out);
+    this.out = [];
+    this.outSize = 0;
+    await this.ctx.stdout.write(data);
+  }
+
+  async message(msg: string): Promise<void> {
+    await this.flush(true);
+    await this.ctx.stderr.write(`grep: ${msg}\n`);
+  }
+
+  async fileError(name: string, e: unknown): Promise<void> {
+    if (!(e instanceof VfsError)) throw e;
+    this.errorSeen = true;
+    if (!this.o.noMessages) await this.message(`${name}: ${e.reason}`);
+  }
+
+  async operand(op: string, omitDotSlash: boolean): Promise<void> {
+    if (op === '-') {
+      await this.scan(this.ctx.stdin, this.o.label, 19);
+      return;
+    }
+    const fs = this.ctx.fs;
+    let st;
+    try {
+      st = fs.stat(op, this.ctx.cwd);
+    } catch (e) {
+      await this.fileError(op, e);
+      return;
+    }
+    if (st.isDirectory()) {
+      if (!omitDotSlash && this.o.dirRules.some((r) => globMatches(r, op, false))) return;
+      if (!this.o.recurse) {
+        await this.fileError(op, new VfsError('EISDIR', op));
+        return;
+      }
+      if (this.outFile === 'auto') this.outFile = true;
+      this.markVisited(st);
+      await this.walk(op, omitDotSlash ? '' : op);
+      return;
+    }
+    if (excludedBy(this.o.fileRules, op, false)) return;
+    await this.file(op, op, st.isFile() ? st.size : -1);
+  }
+
+  private markVisited(st: { dev: number; ino: number }): boolean {
+    const key = `${st.dev}:${st.ino}`;
+    if (this.visited.has(key)) return false;
+    this.visited.add(key);
+    return true;
+  }
+
+  private async walk(dir: string, display: string): Promise<void> {
+    const fs = this.ctx.fs;
+    let entries;
+    try {
+      entries = fs.readdir(dir, this.ctx.cwd);
+    } catch (e) {
+      await this.fileError(display || '.', e);
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const join = (base: string, name: string) => (base === '' ? name : /^\/+$/.test(base) ? '/' + name : base.replace(/\/+$/, '') + '/' + name);
+    for (const ent of entries) {
+      if (this.exitNow) return;
+      const path = join(dir, ent.name);
+      const disp = join(display, ent.name);
+      let type = ent.type;
+      let size = -1;
+      if (type === 'symlink') {
+        if (this.o.recurse !== 'R' || !fs.policy.followSymlinks) continue;
+        let st;
+        try {
+          st = fs.stat(path, this.ctx.cwd);
+        } catch {
+          continue; // outside the zone or dangling: not followed, not listed
+        }
+        type = st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other';
+        if (type === 'dir' && !this.markVisited(st)) continue;
+        size = st.size;
+      }
+      if (type === 'dir') {
+        if (this.o.dirRules.some((r) => r.test(ent.name))) continue;
+        if (ent.type === 'dir' && this.o.recurse === 'R') {
+          try {
+            if (!this.markVisited(fs.lstat(path, this.ctx.cwd))) continue;
+          } catch {
+            continue;
+          }
+        }
+        await this.walk(path, disp);
+      } else if (type === 'file') {
+        if (excludedBy(this.o.fileRules, ent.name, true)) continue;
+        await this.file(path, disp, size);
+      }
+    }
+  }
+
+  private async file(path: string, display: string, size: number): Promise<void> {
+    let width = 0;
+    if (this.o.tab) {
+      if (size < 0) {
+        try {
+          size = this.ctx.fs.stat(path, this.ctx.cwd).size;
+        } catch {
+          size = 0;
+        }
+      }
+      width = String(size).length;
+    }
+    try {
+      await this.scan(this.ctx.fs.readChunks(path, this.ctx.cwd), display, width);
+    } catch (e) {
+      await this.fileError(display, e);
+    }
+  }
+
+  /** Search one input; prints lines, counts, names. */
+  private async scan(src: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, name: string, width: number): Promise<void> {
+    const s = new Scan(this, name, this.o.tab ? width : 0);
+    await s.run(src);
+    const o = this.o;
+    const nlines = s.nlines;
+    if (nlines > 0) this.anySelected = true;
+    const showName = this.outFile === true;
+    const nameBytes = Buffer.from(name, 'utf8');
+    if (o.count && o.list === '' && !o.quiet) {
+      if (showName) {
+        this.push(nameBytes);
+        this.push(o.nullName ? '\0' : ':');
+      }
+      this.push(nlines + '\n');
+    }
+    if (!o.quiet && ((o.list === 'l' && nlines > 0) || (o.list === 'L' && nlines === 0))) {
+      this.push(nameBytes);
+      this.push(o.nullName ? '\0' : '\n');
+    }
+    if (s.binaryMatched) await this.message(`${name}: binary file matches`);
+    await this.flush();
+  }
+}
+
+/** One input being searched: GNU grep()'s state. */
+class Scan {
+  nlines = 0;
+  binaryMatched = false;
+  private outleft: number;
+  private pending = 0;
+  private done = false;
+  private binary = false;
+  private firstNull = -1;
+  private quiet: boolean;
+  private doneOnMatch: boolean;
+  private readonly nameHead: string;
+  private readonly showName: boolean;
+  // positions
+  private bufStart = 0;
+  private lastOut = -1;
+  private buf: Buffer = Buffer.alloc(0);
+  private s = '';
+  private nlCount = 0;
+  private nlPos = 0;
+  private ring: { abs: number; bytes: Buffer; lineNo: number }[] = [];
+
+  constructor(private readonly g: GrepRun, name: string, private readonly width: number) {
+    const o = g.o;
+    this.outleft = o.maxCount;
+    this.quiet = g.quietOut;
+    this.doneOnMatch = o.list !== '' || o.quiet;
+    this.showName = g.outFile === true;
+    this.nameHead = this.showName ? Buffer.from(name, 'utf8').toString('latin1') : '';
+  }
+
+  async run(src: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
+    const eol = this.g.eol;
+    let carry: Buffer | null = null;
+    for await (const chunk of src as AsyncIterable<Uint8Array>) {
+      let buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      if (carry) buf = Buffer.concat([carry, buf]);
+      const last = buf.lastIndexOf(eol);
+      if (last < 0) {
+        carry = buf === chunk ? Buffer.from(buf) : buf;
+        continue;
+      }
+      carry = last + 1 < buf.length ? Buffer.from(buf.subarray(last + 1)) : null;
+      this.chunk(buf.subarray(0, last + 1));
+      await this.g.flush();
+      if (this.done || this.g.exitNow) return this.finish();
+    }
+    if (carry && carry.length > 0) this.chunk(carry);
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.binary && !this.g.quietOut && this.nlines > this.firstNull) this.binaryMatched = true;
+  }
+
+  private chunk(buf: Buffer): void {
+    const o = this.g.o;
+    this.buf = buf;
+    this.nlPos = 0;
+    if (!this.binary && o.binary !== 'text' && !o.z && buf.indexOf(0) >= 0) {
+      if (o.binary === 'without-match') {
+        this.nlines = 0;
+        this.done = true;
+        return;
+      }
+      this.binary = true;
+      this.firstNull = this.nlines;
+      this.quiet = true;
+      if (!o.count) this.doneOnMatch = true;
+    }
+    let s = buf.toString('latin1');
+    if (this.binary) s = s.replace(/\0/g, '\n');
+    this.s = s;
+    const len = s.length;
+    if (this.outleft <= 0) {
+      if (!this.quiet && this.pending > 0) this.gap(0, len);
+      if (this.pending <= 0) this.done = true;
+    } else if (o.invert) {
+      let pos = 0;
+      while (pos < len && !this.stopped()) {
+        const m = this.next(pos);
+        const end = m ? m[0] : len;
+        while (pos < end && !this.stopped()) {
+          let le = s.indexOf(this.g.eolChar, pos);
+          if (le < 0) le = len;
+          this.selected(pos, le);
+          pos = le + 1;
+        }
+        if (this.stopped() || !m) break;
+        this.gap(m[0], m[1] + 1);
+        pos = m[1] + 1;
+      }
+      if (pos < len) this.gap(pos, len);
+    } else {
+      let pos = 0;
+      while (pos < len && !this.stopped()) {
+        const m = this.next(pos);
+        if (!m) break;
+        this.gap(pos, m[0]);
+        this.selected(m[0], m[1]);
+        pos = m[1] + 1;
+      }
+      if (pos < len) this.gap(pos, len);
+    }
+    if (this.outleft <= 0 && this.pending <= 0) this.done = true;
+    this.endChunk();
+    this.bufStart += buf.length;
+  }
+
+  private stopped(): boolean {
+    return this.done || this.outleft <= 0 || this.g.exitNow;
+  }
+
+  /** Next selected-by-pattern line at or after pos (a line start): [start, end of line). */
+  private next(pos: number): [number, number] | null {
+    const s = this.s;
+    const len = s.length;
+    const eolChar = this.g.eolChar;
+    const m = this.g.m;
+    if (m.none) return null;
+    const re = m.bufRe;
+    if (!re) {
+      while (pos < len) {
+        let le = s.indexOf(eolChar, pos);
+        if (le < 0) le = len;
+        if (m.test(s.slice(pos, le))) return [pos, le];
+        pos = le + 1;
+      }
+      return null;
+    }
+    for (;;) {
+      re.lastIndex = pos;
+      const hit = re.exec(s);
+      if (!hit) return null;
+      const idx = hit.index;
+      if (idx >= len && (len === 0 || s.charCodeAt(len - 1) === 10)) return null;
+      const ls = idx === 0 ? 0 : s.lastIndexOf('\n', idx - 1) + 1;
+      let le = s.indexOf('\n', idx);
+      if (le < 0) le = len;
+      if (idx + hit[0].length > le && !m.test(s.slice(ls, le))) {
+        // The match ran across a line end (e.g. \s took the newline): not a match of this line.
+        if (le >= len) return null;
+        pos = le + 1;
+        continue;
+      }
+      return [ls, le];
+    }
+  }
+
+  private lineNoAt(i: number): number {
+    const buf = this.buf;
+    const eol = this.g.eol;
+    let p = this.nlPos;
+    let n = this.nlCount;
+    while (p < i) {
+      const j = buf.indexOf(eol, p);
+      if (j < 0 || j >= i) break;
+      n++;
+      p = j + 1;
+    }
+    this.nlPos = p;
+    this.nlCount = n;
+    return n + 1;
+  }
+
+  private selected(ls: number, le: number): void {
+    this.nlines++;
+    this.outleft--;
+    if (this.g.o.quiet) {
+      this.g.exitNow = true;
+      return;
+    }
+    if (this.quiet) {
+      if (this.doneOnMatch) this.done = true;
+      return;
+    }
+    this.printBefore(ls);
+    this.printLine(ls, le, ':');
+    this.pending = Math.max(0, this.g.o.after);
+    this.g.used = true;
+  }
+
+  /** Non-selected lines in [from, to): trailing context of the previous selected line. */
+  private gap(from: number, to: number): void {
+    if (this.quiet) return;
+    const s = this.s;
+    while (this.pending > 0 && from < to) {
+      let le = s.indexOf(this.g.eolChar, from);
+      if (le < 0) le = s.length;
+      this.printLine(from, le, '-');
+      this.pending--;
+      from = le + 1;
+    }
+  }
+
+  private printBefore(ls: number): void {
+    const g = this.g;
+    const B = g.o.before;
+    const s = this.s;
+    const eolChar = g.eolChar;
+    const bound = this.lastOut >= this.bufStart ? this.lastOut - this.bufStart : 0;
+    let p = ls;
+    let k = 0;
+    while (k < B && p > bound) {
+      p = p - 1 === 0 ? 0 : s.lastIndexOf(eolChar, p - 2) + 1;
+      k++;
+    }
+    let fromRing: { abs: number; bytes: Buffer; lineNo: number }[] = [];
+    if (k < B && p === 0 && this.ring.length > 0) {
+      fromRing = this.ring.filter((r) => r.abs >= this.lastOut).slice(-(B - k));
+    }
+    const groupStart = fromRing.length > 0 ? fromRing[0]!.abs : this.bufStart + p;
+    if (g.ctxOn && g.used && groupStart !== this.lastOut && g.o.groupSep !== null) g.push(g.o.groupSep + '\n');
+    for (const r of fromRing) {
+      if (!g.o.only) {
+        g.push(this.head(r.abs, r.lineNo, '-', r.bytes.length > 1));
+        g.push(r.bytes);
+      }
+      this.lastOut = r.abs + r.bytes.length;
+    }
+    while (p < ls) {
+      const le = s.indexOf(eolChar, p);
+      this.printLine(p, le, '-');
+      p = le + 1;
+    }
+  }
+
+  private head(abs: number, lineNo: number, sep: string, nonEmpty: boolean): string {
+    const o = this.g.o;
+    let h = '';
+    if (this.showName) h += this.nameHead + (o.nullName ? '\0' : sep);
+    if (o.lineNo) h += String(lineNo).padStart(this.width) + sep;
+    if (o.byteOff) h += String(abs).padStart(this.width) + sep;
+    if (o.tab && h !== '' && nonEmpty) h += '\t';
+    return h;
+  }
+
+  private printLine(ls: number, le: number, sep: string): void {
+    const g = this.g;
+    const o = g.o;
+    const buf = this.buf;
+    const lineNo = o.lineNo ? this.lineNoAt(ls) : 0;
+    const eol = g.eolChar;
+    if (o.only) {
+      if (sep === ':') {
+        const line = this.s.slice(ls, le);
+        const ms = g.m.matches(line);
+        for (let i = 0; i < ms.length; i += 2) {
+          g.push(this.head(this.bufStart + ls + ms[i]!, lineNo, sep, true));
+          g.push(buf.subarray(ls + ms[i]!, ls + ms[i + 1]!));
+          g.push(eol);
+        }
+      }
+    } else {
+      g.push(this.head(this.bufStart + ls, lineNo, sep, le > ls));
+      g.push(buf.subarray(ls, le));
+      g.push(eol);
+    }
+    this.lastOut = this.bufStart + Math.min(le + 1, buf.length);
+  }
+
+  private endChunk(): void {
+    const o = this.g.o;
+    if (o.lineNo) this.lineNoAt(this.buf.length);
+    if (o.before <= 0 || this.quiet || this.done) return;
+    // Keep the last B lines not yet printed for the next chunk's leading context.
+    const s = this.s;
+    const eolChar = this.g.eolChar;
+    const bound = this.lastOut >= this.bufStart ? this.lastOut - this.bufStart : 0;
+    const lines: { abs: number; bytes: Buffer; lineNo: number }[] = [];
+    let end = s.length;
+    let n = this.nlCount;
+    while (lines.length < o.before && end > bound) {
+      const start = end - 1 === 0 ? 0 : s.lastIndexOf(eolChar, end - 2) + 1;
+      lines.unshift({ abs: this.bufStart + start, bytes: Buffer.from(this.buf.subarray(start, end)), lineNo: n });
+      n--;
+      end = start;
+    }
+    const keep = lines.length < o.before ? this.ring.filter((r) => r.abs >= this.lastOut) : [];
+    this.ring = [...keep, ...lines].slice(-o.before);
+  }
+}
+
+async function readPatternFile(ctx: CommandContext, file: string): Promise<string[]> {
+  let data: Buffer;
+  try {
+    data = file === '-' ? await ctx.stdin.readAll() : ctx.fs.readFile(file, ctx.cwd);
+  } catch (e) {
+    if (e instanceof VfsError) throw new Fatal(`${file}: ${e.reason}`);
+    throw e;
+  }
+  let text = data.toString('latin1');
+  if (text === '') return [];
+  if (text.endsWith('\n')) text = text.slice(0, -1);
+  return text.split('\n');
+}
+
+export default defineCommand({
+  name: 'grep',
+  aliases: ['egrep', 'fgrep'],
+  summary: 'Search for PATTERNS in each FILE.',
+  usage: 'PATTERNS [FILE]...',
+  mutates: false,
+  flags: FLAGS,
+  preprocess,
+  notes: "When FILE is '-', read standard input.  With no FILE, read '.' if\nrecursive, '-' otherwise.  With fewer than two FILEs, assume -h.\nExit status is 0 if any line is selected, 1 otherwise;\nif any error occurs and -q is not given, the exit status is 2.",
+  async run(ctx) {
+    try {
+      return await grep(ctx);
+    } catch (e) {
+      if (e instanceof Fatal) {
+        if (e.usage) await ctx.stderr.write(USAGE);
+        else await ctx.stderr.write(`grep: ${e.message}\n`);
+        return 2;
+      }
+      if (e instanceof RegexSyntaxError) {
+        await ctx.stderr.write(`grep: ${e.message}\n`);
+        return 2;
+      }
+      throw e;
+    }
+  },
+});
+
+async function grep(ctx: CommandContext): Promise<number> {
+  const opts = ctx.opts;
+  // Options in command-line order, as GNU checks them while parsing.
+  let matcher = ctx.name === 'egrep' ? 'E' : ctx.name === 'fgrep' ? 'F' : '';
+  let before = -1;
+  let after = -1;
+  let context = -1;
+  let maxCount = Number.MAX_SAFE_INTEGER;
+  let binary: Opts['binary'] = 'binary';
+  const patterns: string[] = [];
+  let patternGiven = false;
+  const fileRules: FilterRule[] = [];
+  const dirRules: RegExp[] = [];
+  for (const { key, value } of opts.order) {
+    switch (key) {
+      case 'matcher':
+        if (matcher !== '' && matcher !== value) throw new Fatal('conflicting matchers specified');
+        matcher = value;
+        break;
+      case 'A':
+        after = parseContext(value);
+        break;
+      case 'B':
+        before = parseContext(value);
+        break;
+      case 'C':
+        context = parseContext(value);
+        break;
+      case 'm': {
+        if (!/^[ \t]*[+-]?[0-9]+$/.test(value)) throw new Fatal('invalid max count');
+        const n = Number(value.trim());
+        maxCount = n < 0 ? Number.MAX_SAFE_INTEGER : n;
+        break;
+      }
+      case 'binary':
+        if (value !== 'binary' && value !== 'text' && value !== 'without-match') throw new Fatal('unknown binary-files type');
+        binary = value;
+        break;
+      case 'e':
+        patterns.push(...bytesOf(value).split('\n'));
+        patternGiven = true;
+        break;
+      case 'f':
+        patterns.push(...(await readPatternFile(ctx, value)));
+        patternGiven = true;
+        break;
+      case 'include':
+      case 'exclude':
+        fileRules.push({ include: key === 'include', re: globToRegExp(value) });
+        break;
+      case 'exclude-dir':
+        dirRules.push(globToRegExp(value));
+        break;
+      case 'color':
+        if (['always', 'yes', 'force'].includes(value.toLowerCase())) {
+          throw new Fatal(`--color=${value} is not supported: nosh never colors its output; use --color=never`);
+        }
+        if (!['', 'never', 'no', 'none', 'auto', 'tty', 'if-tty'].includes(value.toLowerCase())) throw new Fatal('', true);
+        break;
+    }
+  }
+  const operands = [...ctx.operands];
+  if (!patternGiven) {
+    if (operands.length === 0) throw new Fatal('', true);
+    patterns.push(...bytesOf(operands.shift()!).split('\n'));
+  }
+  if (after < 0) after = context;
+  if (before < 0) before = context;
+  const listV = opts.get('list');
+  const quiet = opts.has('q');
+  const o: Opts = {
+    invert: opts.has('v'),
+    count: opts.has('c'),
+    list: quiet ? '' : listV === 'l' ? 'l' : listV === 'L' ? 'L' : '',
+    quiet,
+    only: opts.has('o'),
+    lineNo: opts.has('n'),
+    byteOff: opts.has('b'),
+    tab: opts.has('T'),
+    nullName: opts.has('Z'),
+    z: opts.has('z'),
+    before,
+    after,
+    maxCount,
+    binary,
+    noMessages: opts.has('s'),
+    recurse: (opts.get('recurse') as 'r' | 'R' | undefined) ?? '',
+    groupSep: opts.get('sep') === '\0none' ? null : (opts.get('sep') ?? '--'),
+    label: opts.get('label') ?? '(standard input)',
+    fileRules,
+    dirRules,
+  };
+  const dialect: RegexDialect = matcher === 'E' ? 'extended' : matcher === 'F' ? 'fixed' : 'basic';
+  const warnings: string[] = [];
+  const m = buildMatcher(patterns, dialect, { i: opts.get('case') === 'i', w: opts.has('w'), x: opts.has('x'), z: o.z }, (w) => warnings.push(w));
+  for (const w of warnings) await ctx.stderr.write(`grep: ${w}\n`);
+  if (maxCount === 0) return 1;
+  const run = new GrepRun(ctx, o, m, operands.length);
+  const omitDotSlash = operands.length === 0 && o.recurse !== '';
+  const list = operands.length > 0 ? operands : [o.recurse ? '.' : '-'];
+  for (const op of list) {
+    await run.operand(op, omitDotSlash);
+    if (run.exitNow) break;
+  }
+  await run.flush(true);
+  if (run.exitNow) return 0;
+  if (run.errorSeen) return 2;
+  return run.anySelected ? 0 : 1;
+}
+
