@@ -66,6 +66,7 @@ export function buildTask(req: z.output<typeof ExecRequestSchema>, opts: z.outpu
 export function toEnvelope(res: TaskResponse, opts: z.output<typeof ExecOptionsSchema>, maxOutputBytes: number): Envelope<ExecData> {
   if (!res.ok) return { success: false, error: res.error };
   const r = res.result;
+  if (!r) return { success: false, error: { code: 'INTERNAL_ERROR', message: 'unexpected worker reply', details: {}, hint: '' } };
   const stdout = Buffer.from(r.stdout.buffer, r.stdout.byteOffset, r.stdout.byteLength);
   const data: ExecData = {
     exit_code: r.exitCode,

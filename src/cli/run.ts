@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createNosh, type Envelope, type ExecData, type NoshConfig } from '../index.js';
 import { repl } from './repl.js';
+import { serveRpc } from '../rpc/server.js';
 
 const USAGE = `nosh: a file workspace for AI agents (no shell, no child process)
 
@@ -9,6 +10,7 @@ Usage:
   nosh exec [--root DIR] [--cwd PATH] [--stdin-file FILE] [--timeout MS] [--json] 'COMMAND LINE'
   nosh exec [--root DIR] [options] -- CMD [ARG...]     (argv form: no globbing, args literal)
   nosh repl [--root DIR]                               (interactive prompt)
+  nosh serve [--root DIR]                              (JSON-RPC 2.0 over stdio, one message a line)
   nosh help                                            (this text)
 
 Without --root, nosh uses its default workspace ($NOSH_HOME/workspace, ~/.nosh/workspace).
@@ -30,6 +32,7 @@ export async function runCli(argv: string[]): Promise<number> {
   switch (sub) {
     case 'exec': return execCommand(rest);
     case 'repl': return replCommand(rest);
+    case 'serve': return serveCommand(rest);
     case undefined: case 'help': case '--help': case '-h':
       process.stdout.write(USAGE);
       return 0;
@@ -107,4 +110,25 @@ async function replCommand(args: string[]): Promise<number> {
   } finally {
     await nosh.close();
   }
+}
+
+async function serveCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { root: COMMON.root, help: COMMON.help }, strict: true });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const nosh = await createNosh(configFrom(values));
+  // SIGTERM: stop reading; calls already running (writes included) finish and answer.
+  const stop = () => process.stdin.destroy();
+  process.once('SIGTERM', stop);
+  try {
+    await serveRpc(nosh, process.stdin, process.stdout);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException)?.code !== 'ERR_STREAM_PREMATURE_CLOSE') throw e;
+  } finally {
+    process.off('SIGTERM', stop);
+    await nosh.close();
+  }
+  return 0;
 }

@@ -2,6 +2,7 @@ import { NoshError } from '../errors.js';
 import { Vfs, VfsError } from '../vfs/index.js';
 import { expandWords } from '../parse/index.js';
 import { runPipeline } from './pipeline.js';
+import { TOOLS } from '../tools/index.js';
 import type { TaskRequest, TaskResponse } from './task.js';
 
 /** Run one task: expand globs inside the zone, run the pipeline, turn every failure into data. */
@@ -11,6 +12,15 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promi
     const cwdRes = vfs.resolveExisting(req.cwd, '/', { followFinal: req.policy.followSymlinks });
     if (!cwdRes.stat.isDirectory()) throw new VfsError('ENOTDIR', req.cwd);
     const cwd = cwdRes.vpath;
+    if (req.tool) {
+      const tool = TOOLS.get(req.tool.name);
+      if (!tool) throw new NoshError('INVALID_ARGUMENT', `unknown tool '${req.tool.name}'`, '');
+      if (tool.mutates && req.policy.readonly) {
+        throw new NoshError('ZONE_READONLY', `${tool.name}: this zone is read-only`, 'Work on a copy in a writable zone (e.g. storage).');
+      }
+      const out = await tool.run({ fs: vfs, cwd, limits: req.limits, signal: signal ?? new AbortController().signal }, req.tool.args as never);
+      return { ok: true, tool: { data: out.data, message: out.message ?? 'ok', changes: vfs.changes } };
+    }
     const listDir = (dir: string) => {
       try {
         return vfs.readdir(dir, cwd).map((e) => ({ name: e.name, isDirectory: e.type === 'dir' }));

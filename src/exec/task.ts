@@ -11,6 +11,8 @@ export interface TaskRequest {
   cwd: string;
   /** Pipeline stages: words from the parser (globs still to expand) or literal argv. */
   stages: { words?: Word[]; argv?: string[] }[];
+  /** A typed tool call instead of a command line (args already validated). */
+  tool?: { name: string; args: unknown };
   stdin?: Uint8Array;
   limits: Limits;
   /** Write the last stage's stdout to this zone path instead of returning it. */
@@ -26,4 +28,13 @@ export interface TaskResult {
   changes: Change[];
 }
 
-export type TaskResponse = { ok: true; result: TaskResult } | { ok: false; error: ErrorBody };
+export interface ToolTaskResult {
+  data: unknown;
+  message: string;
+  changes: Change[];
+}
+
+export type TaskResponse =
+  | { ok: true; result: TaskResult; tool?: undefined }
+  | { ok: true; tool: ToolTaskResult; result?: undefined }
+  | { ok: false; error: ErrorBody };

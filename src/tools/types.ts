@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import type { Limits } from '../command/index.js';
+import type { Vfs } from '../vfs/index.js';
+
+/** What a typed file tool gets when it runs inside a worker. */
+export interface ToolContext {
+  fs: Vfs;
+  /** Virtual working directory for relative paths. */
+  cwd: string;
+  limits: Limits;
+  signal: AbortSignal;
+}
+
+export interface ToolResult {
+  data: unknown;
+  message?: string;
+}
+
+/**
+ * A typed file tool (read, write, edit, list...). Declared once: the same definition gives
+ * the JSON-RPC method, the MCP tool, the function-calling schema and the worker code.
+ */
+export interface ToolDef<S extends z.ZodType = z.ZodType> {
+  name: string;
+  /** Written for an LLM: what it does, when to use it, what it returns. */
+  description: string;
+  /** Arguments of the tool itself; zone/cwd/context parameters are added by the registry. */
+  input: S;
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean };
+  /** Refused up front in read-only zones and roles. */
+  mutates: boolean;
+  /** Runs in a worker; throws NoshError / VfsError for failures. */
+  run(ctx: ToolContext, args: z.output<S>): Promise<ToolResult> | ToolResult;
+}
+
+export function defineTool<S extends z.ZodType>(def: ToolDef<S>): ToolDef<S> {
+  return def;
+}
