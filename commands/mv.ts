@@ -1,5 +1,5 @@
 import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
-import { OperandError, isDotOrDotDot, lastComponent, planTargets, quoteAlways, reasonOf, sameFile } from '../src/command/fileops.js';
+import { OperandError, errnoOf, isDotOrDotDot, lastComponent, planTargets, quoteAlways, reasonOf, sameFile } from '../src/command/fileops.js';
 import { VfsError } from '../src/vfs/index.js';
 
 interface MvOptions {
@@ -60,7 +60,15 @@ async function moveOne(ctx: CommandContext, src: string, dst: string, o: MvOptio
   try {
     d = ctx.fs.resolve(dst, ctx.cwd);
   } catch (e) {
-    await cannotMove(reasonOf(e));
+    const errno = errnoOf(e);
+    if (/\/$/.test(dst) && (errno === 'ENOTDIR' || errno === 'ESYMLINK')) await ctx.warn(`cannot stat ${quoteAlways(dst)}: ${reasonOf(e)}`);
+    else await cannotMove(reasonOf(e));
+    return false;
+  }
+  if (/\/$/.test(dst) && (d.stat ? !d.stat.isDirectory() : !s.stat.isDirectory())) {
+    // 'DEST/' names a directory: never rename onto a file or a symbolic link spelled that way.
+    if (d.stat) await ctx.warn(`cannot stat ${quoteAlways(dst)}: ${new VfsError(d.stat.isSymbolicLink() ? 'ESYMLINK' : 'ENOTDIR', dst).reason}`);
+    else await cannotMove('Not a directory');
     return false;
   }
   if (d.stat && sameFile(d.stat, s.stat)) {

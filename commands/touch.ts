@@ -99,6 +99,10 @@ async function touchOne(ctx: CommandContext, file: string, o: TouchOptions): Pro
     }
   } catch (e) {
     if (!o.create && errnoOf(e) === 'ENOENT') return true;
+    if (/\/$/.test(file) && errnoOf(e) === 'ENOTDIR') {
+      await ctx.warn(`setting times of ${quoteAlways(file)}: Not a directory`);
+      return false;
+    }
     await ctx.warn(`cannot touch ${quoteAlways(file)}: ${reasonOf(e)}`);
     return false;
   }
