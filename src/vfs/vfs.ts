@@ -96,6 +96,10 @@ export class Vfs {
     if (cwd.includes('\0')) throw new VfsError('EINVAL', path);
     const queue = path.startsWith('/') ? [] : splitRaw(cwd);
     queue.push(...splitRaw(path));
+    // A trailing slash on a symlink means its directory, as for the kernel: the link is
+    // traversed (followed under the policy, else refused) instead of being acted on itself,
+    // so `mv f link/` cannot silently replace the link.
+    const slash = path.endsWith('/');
     const parts: string[] = [];
     let hops = 0;
     let stat: fs.Stats | null = this.lstatHost(this.rootHost, '/');
@@ -127,12 +131,13 @@ export class Vfs {
         stat = null;
         continue;
       }
-      if (st.isSymbolicLink() && (!isLast || opts.followFinal)) {
+      if (st.isSymbolicLink() && (!isLast || opts.followFinal || slash)) {
         if (!this.policy.followSymlinks) throw new VfsError('ESYMLINK', path);
         // A link hidden from readdir by its own name is not reachable through that name either.
         this.checkBlocked(parts, seg, false, path);
         if (++hops > MAX_SYMLINK_HOPS) throw new VfsError('ELOOP', path);
         const target = this.linkTargetParts(host, parts, path);
+        if (isLast && slash) target.push('.'); // the target must be a directory (else ENOTDIR)
         queue.splice(i + 1, 0, ...target);
         parts.length = 0;
         stat = this.lstatHost(this.rootHost, '/');

@@ -98,6 +98,23 @@ describe('symlinks not followed (default policy)', () => {
     assertOutsideUntouched();
   });
 
+  test('a trailing slash on a symlink means its directory: refused, never acting on the link itself', () => {
+    const vfs = z.vfs();
+    for (const l of ['abs-dir/', 'rel-dir/', 'in-dir/', 'abs-file/', 'dangling-out/']) {
+      expectVfsError(() => vfs.rename('inside.txt', l), 'ESYMLINK');
+      expectVfsError(() => vfs.unlink(l), 'ESYMLINK');
+      expectVfsError(() => vfs.readdir(l), 'ESYMLINK');
+      expectVfsError(() => vfs.writeFile(l, 'x'), 'ESYMLINK');
+      expect(fs.lstatSync(z.at(l.slice(0, -1))).isSymbolicLink()).toBe(true);
+    }
+    const follow = z.vfs({ followSymlinks: true });
+    expectVfsError(() => follow.rename('inside.txt', 'abs-dir/'), 'EESCAPE');
+    expectVfsError(() => follow.readFile('in-file/'), 'ENOTDIR');
+    expect(follow.resolve('in-dir/').vpath).toBe('/sub/deep');
+    expect(fs.readFileSync(z.at('inside.txt'), 'utf8')).toBe('inside\n');
+    assertOutsideUntouched();
+  });
+
   test('unlink removes the link only; chmod refuses links; utimes does not touch targets', () => {
     const vfs = z.vfs();
     const t0 = fs.statSync(path.join(z.base, 'outside/secret.txt')).mtimeMs;
