@@ -90,6 +90,8 @@ interface TouchOptions {
 }
 
 async function touchOne(ctx: CommandContext, file: string, o: TouchOptions): Promise<boolean> {
+  // GNU: '-' is standard output, whose times cannot matter here (it is a pipe): nothing to do.
+  if (file === '-') return true;
   let st;
   try {
     st = ctx.fs.resolve(file, ctx.cwd, { followFinal: ctx.fs.policy.followSymlinks }).stat;

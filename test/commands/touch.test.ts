@@ -47,9 +47,10 @@ describe('touch', () => {
     expect(Math.abs(times(z.at('f')).m - (Date.now() / 1000 - 86400))).toBeLessThan(5);
   });
 
-  test('-c creates nothing', async () => {
+  test("-c creates nothing; '-' is standard output, not a file", async () => {
     const z = zone();
     expect((await run(z.root, 'touch -c a b')).exitCode).toBe(0);
+    expect((await run(z.root, 'touch -')).exitCode).toBe(0);
     expect(fs.readdirSync(z.root)).toEqual([]);
   });
 
