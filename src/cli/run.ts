@@ -3,6 +3,9 @@ import { parseArgs } from 'node:util';
 import { createNosh, type Envelope, type ExecData, type NoshConfig } from '../index.js';
 import { repl } from './repl.js';
 import { serveRpc } from '../rpc/server.js';
+import { serveMcpStdio } from '../mcp/server.js';
+
+const VERSION = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const USAGE = `nosh: a file workspace for AI agents (no shell, no child process)
 
@@ -11,6 +14,7 @@ Usage:
   nosh exec [--root DIR] [options] -- CMD [ARG...]     (argv form: no globbing, args literal)
   nosh repl [--root DIR]                               (interactive prompt)
   nosh serve [--root DIR]                              (JSON-RPC 2.0 over stdio, one message a line)
+  nosh mcp [--root DIR]                                (MCP server over stdio)
   nosh help                                            (this text)
 
 Without --root, nosh uses its default workspace ($NOSH_HOME/workspace, ~/.nosh/workspace).
@@ -33,6 +37,7 @@ export async function runCli(argv: string[]): Promise<number> {
     case 'exec': return execCommand(rest);
     case 'repl': return replCommand(rest);
     case 'serve': return serveCommand(rest);
+    case 'mcp': return mcpCommand(rest);
     case undefined: case 'help': case '--help': case '-h':
       process.stdout.write(USAGE);
       return 0;
@@ -128,6 +133,21 @@ async function serveCommand(args: string[]): Promise<number> {
     if ((e as NodeJS.ErrnoException)?.code !== 'ERR_STREAM_PREMATURE_CLOSE') throw e;
   } finally {
     process.off('SIGTERM', stop);
+    await nosh.close();
+  }
+  return 0;
+}
+
+async function mcpCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { root: COMMON.root, help: COMMON.help }, strict: true });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const nosh = await createNosh(configFrom(values));
+  try {
+    await serveMcpStdio(nosh, VERSION);
+  } finally {
     await nosh.close();
   }
   return 0;
