@@ -1,0 +1,174 @@
+// grep behaviour the GNU fixtures cannot show: zone policy, regex safety, chunk boundaries.
+import * as v8 from 'node:v8';
+v8.setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { run, runArgv, tempDir } from '../helpers.js';
+
+const scratch = tempDir('nosh-grep-');
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+let n = 0;
+function zone(files: Record<string, string | Buffer>): string {
+  const root = path.join(scratch, `z${n++}`);
+  fs.mkdirSync(root, { recursive: true });
+  for (const [name, content] of Object.entries(files)) {
+    const p = path.join(root, name);
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, content);
+  }
+  return root;
+}
+
+describe('grep: catastrophic regexes finish', () => {
+  const line = 'a'.repeat(50_000) + '\n';
+  it("grep -E '(a|aa)*c' on a long line of a's", async () => {
+    const root = zone({ 'a.txt': line });
+    const t = Date.now();
+    const out = await run(root, "grep -E '(a|aa)*c' a.txt");
+    expect(out.exitCode).toBe(1);
+    expect(Date.now() - t).toBeLessThan(5000);
+  });
+  it("grep '\\(a*\\)*b' on a long line of a's", async () => {
+    const root = zone({ 'a.txt': line });
+    const t = Date.now();
+    const out = await run(root, "grep -c '\\(a*\\)*b' a.txt");
+    expect(out.stdout.toString()).toBe('0\n');
+    expect(Date.now() - t).toBeLessThan(5000);
+  });
+});
+
+describe('grep: zone policy', () => {
+  function withLinks(): string {
+    const base = path.join(scratch, `l${n++}`);
+    fs.mkdirSync(path.join(base, 'outside'), { recursive: true });
+    fs.writeFileSync(path.join(base, 'outside', 'secret.txt'), 'needle outside\n');
+    fs.writeFileSync(path.join(base, 'secret.txt'), 'needle outside\n');
+    const root = path.join(base, 'zone');
+    fs.mkdirSync(path.join(root, 'd'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'in.txt'), 'needle inside\n');
+    fs.writeFileSync(path.join(root, 'd', 'deep.txt'), 'needle deep\n');
+    fs.symlinkSync('../outside', path.join(root, 'outdir'));
+    fs.symlinkSync('../secret.txt', path.join(root, 'out.txt'));
+    fs.symlinkSync(path.join(base, 'secret.txt'), path.join(root, 'abs.txt'));
+    fs.symlinkSync('in.txt', path.join(root, 'inlink.txt'));
+    fs.symlinkSync('d', path.join(root, 'dlink'));
+    return root;
+  }
+
+  it('grep -r neither follows nor lists symlinks out of the zone', async () => {
+    const root = withLinks();
+    const out = await run(root, 'grep -r needle');
+    expect(out.stdout.toString()).toBe('d/deep.txt:needle deep\nin.txt:needle inside\n');
+    expect(out.stderr).toBe('');
+    expect(out.exitCode).toBe(0);
+  });
+
+  it('grep -R follows only links that stay inside, and only when the policy follows symlinks', async () => {
+    const root = withLinks();
+    const plain = await run(root, 'grep -R needle');
+    expect(plain.stdout.toString()).toBe('d/deep.txt:needle deep\nin.txt:needle inside\n');
+    const follow = await run(root, 'grep -R needle', { policy: { followSymlinks: true } });
+    expect(follow.stdout.toString()).toBe('d/deep.txt:needle deep\ndlink/deep.txt:needle deep\nin.txt:needle inside\ninlink.txt:needle inside\n');
+    expect(follow.stdout.toString()).not.toContain('outside');
+    expect(follow.stderr).toBe('');
+  });
+
+  it('a symlink operand pointing out of the zone is refused, never read', async () => {
+    const root = withLinks();
+    const out = await run(root, 'grep -r needle out.txt outdir abs.txt', { policy: { followSymlinks: true } });
+    expect(out.stdout.toString()).toBe('');
+    expect(out.exitCode).toBe(2);
+    expect(out.stderr).not.toContain('needle');
+    expect(out.stderr.split('\n').filter(Boolean)).toHaveLength(3);
+  });
+
+  it('a blocked .env never appears in grep -r results and cannot be searched by name', async () => {
+    const root = zone({ '.env': 'SECRET=1\n', 'a.txt': 'SECRET in a\n', 'sub/.env': 'SECRET=2\n' });
+    const policy = { blockedPatterns: ['.env'] };
+    const rec = await run(root, 'grep -r SECRET', { policy });
+    expect(rec.stdout.toString()).toBe('a.txt:SECRET in a\n');
+    expect(rec.exitCode).toBe(0);
+    const listed = await run(root, 'grep -rL nothing', { policy });
+    expect(listed.stdout.toString()).toBe('a.txt\n');
+    const direct = await run(root, 'grep SECRET .env', { policy });
+    expect(direct.stdout.toString()).toBe('');
+    expect(direct.stderr).toBe('grep: .env: Permission denied (blocked by zone policy)\n');
+    expect(direct.exitCode).toBe(2);
+    const viaF = await run(root, 'grep -f .env a.txt', { policy });
+    expect(viaF.exitCode).toBe(2);
+    expect(viaF.stdout.toString()).toBe('');
+  });
+});
+
+describe('grep: chunk boundaries (files larger than one 256 KiB chunk)', () => {
+  // 120 000 lines of varying length, a match every 997 lines: matches and context fall on
+  // chunk boundaries somewhere.
+  const lines: string[] = [];
+  for (let i = 1; i <= 120_000; i++) lines.push(i % 997 === 0 ? `hit ${i} ${'x'.repeat(i % 50)}` : `line ${i} ${'y'.repeat(i % 37)}`);
+  const text = lines.join('\n') + '\n';
+  const offsets: number[] = [];
+  let off = 0;
+  for (const l of lines) {
+    offsets.push(off);
+    off += l.length + 1;
+  }
+  const hits = lines.map((l, i) => (l.startsWith('hit') ? i : -1)).filter((i) => i >= 0);
+  const root = zone({ 'big.txt': text });
+
+  it('-c and -n count across chunks', async () => {
+    expect((await run(root, 'grep -c hit big.txt')).stdout.toString()).toBe(`${hits.length}\n`);
+    expect((await run(root, 'grep -vc hit big.txt')).stdout.toString()).toBe(`${lines.length - hits.length}\n`);
+    const want = hits.map((i) => `${i + 1}:${offsets[i]}:${lines[i]}\n`).join('');
+    expect((await run(root, 'grep -nb hit big.txt')).stdout.toString()).toBe(want);
+    expect((await run(root, "grep -n '^line 120000 ' big.txt")).stdout.toString()).toBe(`120000:${lines[119_999]}\n`);
+  });
+
+  it('-C context and separators across chunks', async () => {
+    const want: string[] = [];
+    let last = -1;
+    for (const h of hits) {
+      const from = Math.max(h - 3, last + 1);
+      if (last >= 0 && from > last + 1) want.push('--\n');
+      for (let i = from; i <= Math.min(h + 3, lines.length - 1); i++) want.push(`${i + 1}${i === h ? ':' : '-'}${lines[i]}\n`);
+      last = Math.min(h + 3, lines.length - 1);
+    }
+    expect((await run(root, 'grep -n -C3 hit big.txt')).stdout.toString()).toBe(want.join(''));
+  });
+
+  it('-m stops early; -o -b give match offsets', async () => {
+    expect((await run(root, 'grep -m2 -n hit big.txt')).stdout.toString()).toBe(hits.slice(0, 2).map((i) => `${i + 1}:${lines[i]}\n`).join(''));
+    const out = await runArgv(root, ['grep', '-ob', 'hit [0-9]*', 'big.txt']);
+    expect(out.stdout.toString()).toBe(hits.map((i) => `${offsets[i]}:hit ${i + 1}\n`).join(''));
+  });
+
+  it('a very long line without a newline at the end', async () => {
+    const r = zone({ 'long.txt': 'z'.repeat(700_000) + 'needle' + 'z'.repeat(10) });
+    const out = await run(r, 'grep -c needle long.txt');
+    expect(out.stdout.toString()).toBe('1\n');
+    const o = await run(r, 'grep -ob needle long.txt');
+    expect(o.stdout.toString()).toBe('700000:needle\n');
+  });
+});
+
+describe('grep: misc', () => {
+  it('egrep and fgrep select their matcher from the invoked name', async () => {
+    const root = zone({ 'a.txt': 'a|b\nab\nb\n' });
+    expect((await run(root, "egrep 'a|b' a.txt")).stdout.toString()).toBe('a|b\nab\nb\n');
+    expect((await run(root, "fgrep 'a|b' a.txt")).stdout.toString()).toBe('a|b\n');
+  });
+
+  it('--color=always is refused with a clear message', async () => {
+    const root = zone({ 'a.txt': 'a\n' });
+    const out = await run(root, 'grep --color=always a a.txt');
+    expect(out.exitCode).toBe(2);
+    expect(out.stderr).toContain('--color=never');
+  });
+
+  it('a match ending at a newline via \\s is not taken across lines', async () => {
+    const root = zone({ 'a.txt': 'end\nstart\n' });
+    const out = await run(root, "grep -c 'd\\s*s' a.txt");
+    expect(out.stdout.toString()).toBe('0\n');
+  });
+});
