@@ -27,7 +27,7 @@ export default defineCommand({
       squeeze: o.has('s'),
     };
     const plain = fmt.number === 'none' && !fmt.ends && !fmt.tabs && !fmt.nonprinting && !fmt.squeeze;
-    const state: LineState = { lineNo: 0, blankRun: 0, atLineStart: true };
+    const state: LineState = { lineNo: 0, blankRun: 0, atLineStart: true, pendingCR: false };
     let status = 0;
     for (const operand of inputOperands(ctx.operands)) {
       try {
@@ -41,6 +41,7 @@ export default defineCommand({
         status = 1;
       }
     }
+    if (!plain) await finishStream(ctx, state);
     return status;
   },
 });
@@ -58,18 +59,33 @@ interface LineState {
   lineNo: number;
   blankRun: number;
   atLineStart: boolean;
+  /** A CR seen with -E, held until the next byte shows whether it ends a line (CR LF shows as ^M$). */
+  pendingCR: boolean;
 }
 
+const OUT_SIZE = 64 * 1024;
+
 async function formatStream(ctx: CommandContext, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, fmt: Format, st: LineState): Promise<void> {
-  const out: number[] = [];
+  // Worst case per input byte is 4 bytes (M-^X) plus a line number prefix.
+  let out = Buffer.allocUnsafe(OUT_SIZE + 64);
+  let n = 0;
   const flush = async () => {
-    if (out.length > 0) {
-      await ctx.stdout.write(Buffer.from(out));
-      out.length = 0;
+    if (n > 0) {
+      await ctx.stdout.write(out.subarray(0, n));
+      out = Buffer.allocUnsafe(OUT_SIZE + 64);
+      n = 0;
     }
   };
   for await (const chunk of source as AsyncIterable<Uint8Array>) {
-    for (const byte of chunk) {
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i]!;
+      if (st.pendingCR) {
+        st.pendingCR = false;
+        if (byte === 0x0a) {
+          out[n++] = 0x5e;
+          out[n++] = 0x4d;
+        } else out[n++] = 0x0d;
+      }
       if (st.atLineStart) {
         const blank = byte === 0x0a;
         if (blank) {
@@ -77,33 +93,49 @@ async function formatStream(ctx: CommandContext, source: AsyncIterable<Uint8Arra
           if (fmt.squeeze && st.blankRun > 1) continue;
         } else st.blankRun = 0;
         if (fmt.number === 'all' || (fmt.number === 'nonblank' && !blank)) {
-          for (const c of Buffer.from(`${String(++st.lineNo).padStart(6)}\t`)) out.push(c);
+          n += out.write(`${String(++st.lineNo).padStart(6)}\t`, n, 'latin1');
         }
         st.atLineStart = false;
       }
       if (byte === 0x0a) {
-        if (fmt.ends) out.push(0x24);
-        out.push(0x0a);
+        if (fmt.ends) out[n++] = 0x24;
+        out[n++] = 0x0a;
         st.atLineStart = true;
       } else if (byte === 0x09) {
-        if (fmt.tabs) out.push(0x5e, 0x49);
-        else out.push(byte);
+        if (fmt.tabs) {
+          out[n++] = 0x5e;
+          out[n++] = 0x49;
+        } else out[n++] = byte;
+      } else if (byte === 0x0d && fmt.ends && !fmt.nonprinting) {
+        st.pendingCR = true;
       } else if (fmt.nonprinting) {
-        pushNonprinting(out, byte);
-      } else out.push(byte);
-      if (out.length >= 65536) await flush();
+        n = putNonprinting(out, n, byte);
+      } else out[n++] = byte;
+      if (n >= OUT_SIZE) await flush();
     }
   }
   await flush();
 }
 
+/** The CR still held at the very end of the input is output as it is. */
+async function finishStream(ctx: CommandContext, st: LineState): Promise<void> {
+  if (st.pendingCR) await ctx.stdout.write(Buffer.from([0x0d]));
+  st.pendingCR = false;
+}
+
 /** cat -v notation: ^X for controls, ^? for DEL, M- prefix for bytes >= 128. */
-function pushNonprinting(out: number[], byte: number): void {
+function putNonprinting(out: Buffer, n: number, byte: number): number {
   if (byte >= 128) {
-    out.push(0x4d, 0x2d);
+    out[n++] = 0x4d;
+    out[n++] = 0x2d;
     byte -= 128;
   }
-  if (byte < 32) out.push(0x5e, byte + 64);
-  else if (byte === 127) out.push(0x5e, 0x3f);
-  else out.push(byte);
+  if (byte < 32) {
+    out[n++] = 0x5e;
+    out[n++] = byte + 64;
+  } else if (byte === 127) {
+    out[n++] = 0x5e;
+    out[n++] = 0x3f;
+  } else out[n++] = byte;
+  return n;
 }

@@ -22,13 +22,20 @@ export function toBytes(data: Uint8Array | string): Uint8Array {
 
 /** Input over bytes already in memory (the request's stdin). */
 export function bufferInput(data: Uint8Array | undefined): Input {
-  const buf = data ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.alloc(0);
+  let buf = data ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.alloc(0);
+  // Read once, like a real stdin: a second '-' operand (cat - -) sees end of input.
+  const take = () => {
+    const b = buf;
+    buf = Buffer.alloc(0);
+    return b;
+  };
   return {
     async *[Symbol.asyncIterator]() {
-      if (buf.length > 0) yield buf;
+      const b = take();
+      if (b.length > 0) yield b;
     },
     async readAll() {
-      return buf;
+      return take();
     },
   };
 }

@@ -1,0 +1,146 @@
+import { defineCommand, type CommandContext } from '../src/command/index.js';
+import { parseCount } from '../src/command/gnu-number.js';
+import {
+  argvError, asBuffer, fileChunks, findDigitOption, headerName, LastUnits, quoteAlways, openOperand, reportArgvError,
+} from '../src/command/head-tail.js';
+
+export default defineCommand({
+  name: 'head',
+  summary: 'Print the first 10 lines of each FILE to standard output. With more than one FILE, precede each with a header giving the file name. With no FILE, or when FILE is -, read standard input.',
+  usage: '[FILE]...',
+  mutates: false,
+  flags: [
+    { key: 'c', short: 'c', long: 'bytes', kind: 'string', arg: '[-]NUM', help: 'print the first NUM bytes of each file; with the leading \'-\', print all but the last NUM bytes of each file' },
+    { key: 'n', short: 'n', long: 'lines', kind: 'string', arg: '[-]NUM', help: 'print the first NUM lines instead of the first 10; with the leading \'-\', print all but the last NUM lines of each file' },
+    { key: 'q', short: 'q', long: 'quiet', value: 'never', help: 'never print headers giving file names' },
+    { key: 'q', long: 'silent', value: 'never', help: 'same as --quiet' },
+    { key: 'q', short: 'v', long: 'verbose', value: 'always', help: 'always print headers giving file names' },
+    { key: 'z', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
+  ],
+  notes: 'NUM may have a multiplier suffix: b 512, kB 1000, K 1024, MB 1000*1000, M 1024*1024, GB, G, T, P, E, Z, Y (also KiB, MiB...).',
+  preprocess,
+  async run(ctx) {
+    const bad = await reportArgvError(ctx);
+    if (bad !== undefined) return bad;
+    let unit: 'lines' | 'bytes' = 'lines';
+    let count = 10;
+    let elide = false;
+    for (const o of ctx.opts.order) {
+      if (o.key !== 'c' && o.key !== 'n') continue;
+      unit = o.key === 'n' ? 'lines' : 'bytes';
+      let v = o.value;
+      elide = v.startsWith('-');
+      if (elide) v = v.slice(1);
+      const r = parseCount(v, unit === 'lines' ? 'invalid number of lines' : 'invalid number of bytes');
+      if ('error' in r) {
+        await ctx.warn(r.error);
+        return 1;
+      }
+      count = r.value;
+    }
+    const sep = ctx.opts.has('z') ? 0 : 0x0a;
+    const operands = ctx.operands.length === 0 ? ['-'] : ctx.operands;
+    const mode = ctx.opts.get('q') ?? (operands.length > 1 ? 'always' : 'never');
+    let first = true;
+    let status = 0;
+    for (const operand of operands) {
+      const opened = await openOperand(ctx, operand);
+      if (opened === null) {
+        status = 1;
+        continue;
+      }
+      if (mode === 'always') {
+        await ctx.stdout.write(`${first ? '' : '\n'}==> ${headerName(operand)} <==\n`);
+        first = false;
+      }
+      if (opened === 'unreadable') {
+        await ctx.warn(`error reading ${quoteAlways(operand)}: Is a directory`);
+        status = 1;
+        continue;
+      }
+      const source = opened.kind === 'file' ? fileChunks(opened.reader, 0) : ctx.stdin;
+      try {
+        if (elide) await headElide(ctx, source, count, unit, sep);
+        else await headFirst(ctx, source, count, unit, sep);
+      } finally {
+        if (opened.kind === 'file') opened.reader.close();
+      }
+    }
+    return status;
+  },
+});
+
+type Source = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+
+/** The first `count` lines or bytes; stops reading as soon as they are out. */
+async function headFirst(ctx: CommandContext, source: Source, count: number, unit: 'lines' | 'bytes', sep: number): Promise<void> {
+  let left = count;
+  if (left === 0) return;
+  for await (const chunk of source as AsyncIterable<Uint8Array>) {
+    const buf = asBuffer(chunk);
+    if (unit === 'bytes') {
+      if (buf.length >= left) {
+        await ctx.stdout.write(buf.subarray(0, left));
+        return;
+      }
+      left -= buf.length;
+      await ctx.stdout.write(buf);
+      continue;
+    }
+    let at = -1;
+    while (left > 0) {
+      at = buf.indexOf(sep, at + 1);
+      if (at < 0) break;
+      left--;
+    }
+    if (left === 0) {
+      await ctx.stdout.write(buf.subarray(0, at + 1));
+      return;
+    }
+    await ctx.stdout.write(buf);
+  }
+}
+
+/** All but the last `count` lines or bytes (head -n -N, head -c -N). */
+async function headElide(ctx: CommandContext, source: Source, count: number, unit: 'lines' | 'bytes', sep: number): Promise<void> {
+  const ring = new LastUnits(count, unit, sep);
+  for await (const chunk of source as AsyncIterable<Uint8Array>) {
+    const front = ring.push(chunk);
+    if (front.length > 0) await ctx.stdout.write(Buffer.concat(front));
+  }
+  const { front } = ring.finish();
+  if (front.length > 0) await ctx.stdout.write(Buffer.concat(front));
+}
+
+/**
+ * GNU head's obsolete form, only as the first argument: -NUM[bkm][clqvz]... ('head -5',
+ * 'head -3c'). Digits met later by getopt are an error, as in GNU.
+ */
+function preprocess(args: string[]): string[] {
+  let rest = args;
+  const out: string[] = [];
+  const a = args[0];
+  if (a !== undefined && /^-[0-9]/.test(a)) {
+    const m = /^-([0-9]+)(.*)$/.exec(a)!;
+    let lines = true;
+    let mult = '';
+    for (const ch of m[2]!) {
+      if (ch === 'c') {
+        lines = false;
+        mult = '';
+      } else if (ch === 'b' || ch === 'k' || ch === 'm') {
+        lines = false;
+        mult = ch;
+      } else if (ch === 'l') lines = true;
+      else if (ch === 'q') out.push('-q');
+      else if (ch === 'v') out.push('-v');
+      else if (ch === 'z') out.push('-z');
+      else return argvError(`invalid trailing option -- ${ch}`, true);
+    }
+    out.unshift(lines ? '-n' : '-c', m[1]! + mult);
+    rest = args.slice(1);
+  }
+  const digit = findDigitOption(rest, 'cn', ['bytes', 'lines'], 'cnqvz', ['bytes', 'lines', 'quiet', 'silent', 'verbose', 'zero-terminated', 'help']);
+  if (digit !== undefined) return argvError(`invalid trailing option -- ${digit}`, true);
+  return [...out, ...rest];
+}

@@ -1,0 +1,212 @@
+import { defineCommand, type CommandContext } from '../src/command/index.js';
+import { gnuQuote, parseCount, xstrtoumax } from '../src/command/gnu-number.js';
+import {
+  argvError, asBuffer, fileChunks, findDigitOption, headerName, LastUnits, quoteAlways, openOperand, reportArgvError,
+} from '../src/command/head-tail.js';
+import type { RandomReader } from '../src/vfs/index.js';
+
+export default defineCommand({
+  name: 'tail',
+  summary: 'Print the last 10 lines of each FILE to standard output. With more than one FILE, precede each with a header giving the file name. With no FILE, or when FILE is -, read standard input. (No --follow: nosh runs each command to completion.)',
+  usage: '[FILE]...',
+  mutates: false,
+  flags: [
+    { key: 'c', short: 'c', long: 'bytes', kind: 'string', arg: '[+]NUM', help: 'output the last NUM bytes; or use -c +NUM to output starting with byte NUM of each file' },
+    { key: 'n', short: 'n', long: 'lines', kind: 'string', arg: '[+]NUM', help: 'output the last NUM lines, instead of the last 10; or use -n +NUM to skip NUM-1 lines at the start' },
+    { key: 'q', short: 'q', long: 'quiet', value: 'never', help: 'never output headers giving file names' },
+    { key: 'q', long: 'silent', value: 'never', help: 'same as --quiet' },
+    { key: 'q', short: 'v', long: 'verbose', value: 'always', help: 'always output headers giving file names' },
+    { key: 'z', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
+  ],
+  notes: 'NUM may have a multiplier suffix: b 512, kB 1000, K 1024, MB 1000*1000, M 1024*1024, GB, G, T, P, E, Z, Y (also KiB, MiB...).',
+  preprocess,
+  async run(ctx) {
+    const bad = await reportArgvError(ctx);
+    if (bad !== undefined) return bad;
+    let unit: 'lines' | 'bytes' = 'lines';
+    let count = 10;
+    let fromStart = false;
+    for (const o of ctx.opts.order) {
+      if (o.key !== 'c' && o.key !== 'n') continue;
+      unit = o.key === 'n' ? 'lines' : 'bytes';
+      let v = o.value;
+      // As in GNU tail, a '+' once given stays in force for later -n/-c.
+      if (v.startsWith('+')) fromStart = true;
+      else if (v.startsWith('-')) v = v.slice(1);
+      const r = parseCount(v, unit === 'lines' ? 'invalid number of lines' : 'invalid number of bytes');
+      if ('error' in r) {
+        await ctx.warn(r.error);
+        return 1;
+      }
+      count = r.value;
+    }
+    // Nothing can be output: GNU does not even open the files (no headers, no errors).
+    if (count === 0 && !fromStart) return 0;
+    if (fromStart && count > 0) count--; // +N starts at item N: skip N-1 (+0 is +1)
+    const sep = ctx.opts.has('z') ? 0 : 0x0a;
+    const operands = ctx.operands.length === 0 ? ['-'] : ctx.operands;
+    const mode = ctx.opts.get('q') ?? (operands.length > 1 ? 'always' : 'never');
+    let first = true;
+    let status = 0;
+    for (const operand of operands) {
+      const opened = await openOperand(ctx, operand);
+      if (opened === null) {
+        status = 1;
+        continue;
+      }
+      if (mode === 'always') {
+        await ctx.stdout.write(`${first ? '' : '\n'}==> ${headerName(operand)} <==\n`);
+        first = false;
+      }
+      if (opened === 'unreadable') {
+        await ctx.warn(`error reading ${quoteAlways(operand)}: Is a directory`);
+        status = 1;
+        continue;
+      }
+      if (opened.kind === 'stdin') {
+        if (fromStart) await skipThenCopy(ctx, ctx.stdin, count, unit, sep);
+        else await lastOfStream(ctx, ctx.stdin, count, unit, sep);
+        continue;
+      }
+      const reader = opened.reader;
+      try {
+        if (fromStart) {
+          if (unit === 'bytes') {
+            if (Number.isFinite(count)) await copy(ctx, fileChunks(reader, count));
+          } else await skipThenCopy(ctx, fileChunks(reader, 0), count, unit, sep);
+        } else {
+          const start = unit === 'bytes' ? Math.max(0, reader.size - count) : lastLinesStart(reader, count, sep);
+          await copy(ctx, fileChunks(reader, start));
+        }
+      } finally {
+        reader.close();
+      }
+    }
+    return status;
+  },
+});
+
+type Source = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+
+async function copy(ctx: CommandContext, source: Source): Promise<void> {
+  for await (const chunk of source as AsyncIterable<Uint8Array>) await ctx.stdout.write(chunk);
+}
+
+/** tail -n +N / -c +N: drop the first `skip` units, copy the rest as it comes. */
+async function skipThenCopy(ctx: CommandContext, source: Source, skip: number, unit: 'lines' | 'bytes', sep: number): Promise<void> {
+  let left = skip;
+  for await (const chunk of source as AsyncIterable<Uint8Array>) {
+    let buf = asBuffer(chunk);
+    if (left > 0) {
+      if (unit === 'bytes') {
+        if (buf.length <= left) {
+          left -= buf.length;
+          continue;
+        }
+        buf = buf.subarray(left);
+        left = 0;
+      } else {
+        let at = -1;
+        while (left > 0) {
+          at = buf.indexOf(sep, at + 1);
+          if (at < 0) break;
+          left--;
+        }
+        if (left > 0) continue;
+        buf = buf.subarray(at + 1);
+      }
+    }
+    if (buf.length > 0) await ctx.stdout.write(buf);
+  }
+}
+
+/** The last N units of a stream (stdin, a pipe): only those are held in memory. */
+async function lastOfStream(ctx: CommandContext, source: Source, count: number, unit: 'lines' | 'bytes', sep: number): Promise<void> {
+  const ring = new LastUnits(count, unit, sep);
+  for await (const chunk of source as AsyncIterable<Uint8Array>) ring.push(chunk);
+  const { kept } = ring.finish();
+  if (kept.length > 0) await ctx.stdout.write(Buffer.concat(kept));
+}
+
+/** Where the last `n` lines of a file start, reading backwards from its end. */
+function lastLinesStart(reader: RandomReader, n: number, sep: number): number {
+  const size = reader.size;
+  if (n === 0) return size;
+  const CHUNK = 64 * 1024;
+  let needed = n;
+  let pos = size;
+  let last = true;
+  const buf = Buffer.allocUnsafe(CHUNK);
+  while (pos > 0) {
+    const len = Math.min(CHUNK, pos);
+    const start = pos - len;
+    const got = reader.readAt(buf, start, len);
+    let i = got - 1;
+    // The terminator of the last line does not start a line.
+    if (last && got === len && buf[len - 1] === sep) i--;
+    last = false;
+    while (i >= 0) {
+      i = buf.lastIndexOf(sep, i);
+      if (i < 0) break;
+      if (--needed === 0) return start + i + 1;
+      i--;
+    }
+    pos = start;
+  }
+  return 0;
+}
+
+/**
+ * GNU tail's obsolete forms, recognised only as the first argument and when at most one
+ * file follows: -NUM[bcl][f], +NUM[bcl][f] ('tail -3', 'tail +2', 'tail -c'...).
+ * -f (follow) is not supported, so '-3f' ends as the usage error for -f.
+ */
+function preprocess(args: string[]): string[] {
+  const ob = obsolete(args);
+  if (ob) return ob;
+  const digit = findDigitOption(args, 'cn', ['bytes', 'lines'], 'cnqvz', ['bytes', 'lines', 'quiet', 'silent', 'verbose', 'zero-terminated', 'help']);
+  if (digit !== undefined) return argvError(`option used in invalid context -- ${digit}`, false);
+  return args;
+}
+
+function obsolete(args: string[]): string[] | null {
+  const n = args.length;
+  const second = args[1];
+  const ok = n === 1
+    || (n === 2 && !(second!.startsWith('-') && second!.length > 1))
+    || ((n === 2 || n === 3) && second === '--');
+  if (!ok) return null;
+  const a = args[0]!;
+  let p: string;
+  let fromStart: boolean;
+  if (a.startsWith('+')) {
+    fromStart = true;
+    p = a.slice(1);
+  } else if (a.startsWith('-')) {
+    p = a.slice(1);
+    if (!p[p[0] === 'c' ? 1 : 0]) return null; // '-' is stdin, '-c' wants its value
+    fromStart = false;
+  } else return null;
+  const digits = /^[0-9]*/.exec(p)![0];
+  let rest = p.slice(digits.length);
+  let lines = true;
+  let defaultCount = 10n;
+  if (rest[0] === 'b') defaultCount *= 512n;
+  if (rest[0] === 'b' || rest[0] === 'c') lines = false;
+  if (rest[0] === 'b' || rest[0] === 'c' || rest[0] === 'l') rest = rest.slice(1);
+  let forever = false;
+  if (rest[0] === 'f') {
+    forever = true;
+    rest = rest.slice(1);
+  }
+  if (rest !== '') return null;
+  let count = defaultCount;
+  if (digits !== '') {
+    const r = xstrtoumax(p, 'b');
+    if (r.err !== 'ok' && r.err !== 'suffix') return argvError(`invalid number: ${gnuQuote(a)}: Numerical result out of range`, false);
+    count = r.value;
+  }
+  const out = [lines ? '-n' : '-c', (fromStart ? '+' : '') + count.toString()];
+  if (forever) out.push('-f');
+  return [...out, ...args.slice(1)];
+}
