@@ -10,7 +10,23 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const scratch = tempDir('nosh-gnu-');
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
-interface Case { cmd: string; nosh?: string; stdin?: string; cwd?: string; tree?: Record<string, unknown>; ignore_stderr?: boolean; deviation?: string }
+interface Case {
+  cmd: string; nosh?: string; stdin?: string; cwd?: string; tree?: Record<string, unknown>; ignore_stderr?: boolean; deviation?: string;
+  /** Compare stdout as a sorted list of lines (output order follows readdir order on the recording machine). */
+  sort_lines?: boolean;
+  /** A regex (flags gm) whose matches become '#' on both sides before comparing (inode numbers). */
+  mask?: string;
+}
+
+function normalize(s: string, c: Case): string {
+  if (c.mask !== undefined) s = s.replace(new RegExp(c.mask, 'gm'), '#');
+  if (c.sort_lines) {
+    const parts = s.split('\n');
+    const last = parts.pop()!;
+    s = [...parts.sort(), last].join('\n');
+  }
+  return s;
+}
 interface Expected { cmd: string; exit: number; stdout?: string; stdout_base64?: string; stderr: string; tree_after?: string[] }
 
 let n = 0;
@@ -30,7 +46,7 @@ for (const file of fs.readdirSync(path.join(here, 'cases')).filter((f) => f.ends
         const out = await run(root, c.nosh ?? c.cmd, { cwd: '/' + (c.cwd ?? ''), stdin: c.stdin ?? '' });
         expect(out.error).toBeUndefined();
         const want = exp.stdout_base64 !== undefined ? Buffer.from(exp.stdout_base64, 'base64') : Buffer.from(exp.stdout ?? '');
-        expect(out.stdout.toString('latin1')).toBe(want.toString('latin1'));
+        expect(normalize(out.stdout.toString('latin1'), c)).toBe(normalize(want.toString('latin1'), c));
         expect(out.exitCode).toBe(exp.exit);
         if (!c.ignore_stderr && !suite.ignore_stderr) expect(out.stderr).toBe(exp.stderr.replace(/^bash: line \d+: /gm, 'nosh: '));
         if (exp.tree_after) expect(snapshotTree(root)).toEqual(exp.tree_after);

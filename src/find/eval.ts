@@ -1,0 +1,255 @@
+/**
+ * The walk: one starting point at a time, directories read with ctx.fs.readdir (blocked
+ * entries never appear) and sorted by name in byte order (GNU uses readdir order, which
+ * is not reproducible; see the fixtures). Nothing is stat-ed unless a predicate asks:
+ * readdir already gives the type. Depth-first recursion keeps one directory listing per
+ * level in memory; output is batched and flushed in large chunks.
+ */
+import type { Stats } from 'node:fs';
+import type { CommandContext } from '../command/index.js';
+import { VfsError, type DirEntry } from '../vfs/index.js';
+import { linkTargetStat } from '../command/listing.js';
+import { bytesOf, localeQuote, LsWidths, lsLine } from './printf.js';
+import { Quit, type Entry, type EvalContext, type Node } from './types.js';
+import type { FindPlan } from './parse.js';
+
+const FLUSH_AT = 64 * 1024;
+
+function typeOfStats(st: Stats): DirEntry['type'] {
+  if (st.isFile()) return 'file';
+  if (st.isDirectory()) return 'dir';
+  if (st.isSymbolicLink()) return 'symlink';
+  return 'other';
+}
+
+const byName = (a: DirEntry, b: DirEntry) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+export class Walker implements EvalContext {
+  status = 0;
+  readonly now: number;
+  private buf = '';
+  private errs: string[] = [];
+  private pruned = false;
+  private quit = false;
+  private readonly widths = new LsWidths();
+  /** Directories being walked under -L (dev:ino), to stop at file system loops. */
+  private readonly ancestors = new Map<string, string>();
+
+  constructor(private readonly ctx: CommandContext, private readonly plan: FindPlan, nowMs: number) {
+    this.now = nowMs / 1000;
+  }
+
+  // ---- EvalContext --------------------------------------------------------------------
+
+  stat(e: Entry): Stats | null {
+    if (e.st !== undefined) return e.st;
+    try {
+      e.st = this.followHere(e) ? this.ctx.fs.stat(e.path, this.ctx.cwd) : this.ctx.fs.lstat(e.path, this.ctx.cwd);
+    } catch (err) {
+      if (this.followHere(e)) {
+        // A dangling link (or one leaving the zone) under -L is the link itself.
+        try {
+          e.st = this.ctx.fs.lstat(e.path, this.ctx.cwd);
+          return e.st;
+        } catch { /* report below */ }
+      }
+      this.warn(`${localeQuote(e.path)}: ${reason(err)}`, true);
+      e.st = null;
+    }
+    return e.st;
+  }
+
+  private followHere(e: Entry): boolean {
+    return this.plan.follow === 'L' || (this.plan.follow === 'H' && e.depth === 0);
+  }
+
+  typeOf(e: Entry): string | null {
+    if (e.type !== null && !(e.type === 'symlink' && this.followHere(e))) return e.type;
+    const st = this.stat(e);
+    if (st === null) return null;
+    e.type = typeOfStats(st);
+    return e.type;
+  }
+
+  out(bytes: string): void {
+    this.buf += bytes;
+  }
+
+  warn(msg: string, fail = true): void {
+    this.errs.push(msg);
+    if (fail) this.status = 1;
+  }
+
+  prune(): void {
+    this.pruned = true;
+  }
+
+  isEmpty(e: Entry): boolean {
+    const ty = this.typeOf(e);
+    if (ty === 'dir') {
+      try {
+        return this.ctx.fs.readdir(e.path, this.ctx.cwd).length === 0;
+      } catch (err) {
+        this.warn(`${localeQuote(e.path)}: ${reason(err)}`);
+        return false;
+      }
+    }
+    if (ty === 'file') return this.stat(e)?.size === 0;
+    return false;
+  }
+
+  remove(e: Entry): boolean {
+    if (e.path === '.') return true;
+    try {
+      if (this.typeOf(e) === 'dir') this.ctx.fs.rmdir(e.path, this.ctx.cwd);
+      else this.ctx.fs.unlink(e.path, this.ctx.cwd);
+      return true;
+    } catch (err) {
+      this.warn(`cannot delete ${localeQuote(e.path)}: ${reason(err)}`);
+      return false;
+    }
+  }
+
+  linkTarget(e: Entry): string | null {
+    try {
+      return bytesOf(this.ctx.fs.readlink(e.path, this.ctx.cwd));
+    } catch (err) {
+      this.warn(`${localeQuote(e.path)}: ${reason(err)}`);
+      return null;
+    }
+  }
+
+  followStat(e: Entry): Stats | null {
+    return linkTargetStat(this.ctx.fs, e.path, this.ctx.cwd);
+  }
+
+  lsLine(e: Entry): string | null {
+    const st = this.stat(e);
+    if (st === null) return null;
+    const link = st.isSymbolicLink() ? this.linkTarget(e) : null;
+    return lsLine(e.bytes, st, link, this.widths, Math.floor(this.now));
+  }
+
+  // ---- the walk -----------------------------------------------------------------------
+
+  async run(): Promise<number> {
+    for (const w of this.plan.warnings) this.warn(w, false);
+    try {
+      for (const p of this.plan.paths) {
+        await this.visitRoot(p);
+        if (this.quit) break;
+      }
+    } finally {
+      await this.flush(true);
+    }
+    return this.status;
+  }
+
+  private async visitRoot(path: string): Promise<void> {
+    const bytes = bytesOf(path);
+    const e: Entry = { path, bytes, root: bytes, depth: 0, type: null };
+    try {
+      e.st = this.followHere(e) ? this.ctx.fs.stat(path, this.ctx.cwd) : this.ctx.fs.lstat(path, this.ctx.cwd);
+    } catch (err) {
+      let handled = false;
+      if (this.followHere(e) && err instanceof VfsError && err.errno !== 'ENOENT' && err.errno !== 'EBLOCKED') {
+        try {
+          e.st = this.ctx.fs.lstat(path, this.ctx.cwd);
+          handled = true;
+        } catch { /* reported below */ }
+      }
+      if (!handled) {
+        this.warn(`${localeQuote(path)}: ${reason(err)}`);
+        await this.flush(false);
+        return;
+      }
+    }
+    e.type = typeOfStats(e.st!);
+    await this.visit(e);
+  }
+
+  private async visit(e: Entry): Promise<void> {
+    const plan = this.plan;
+    this.pruned = false;
+    if (!plan.depthFirst && e.depth >= plan.mindepth) this.evaluate(e);
+    if (this.quit) return;
+    const descend = !this.pruned || plan.depthFirst;
+    if (descend && e.depth < plan.maxdepth && this.typeOf(e) === 'dir') await this.walkDir(e);
+    if (this.quit) return;
+    if (plan.depthFirst && e.depth >= plan.mindepth) this.evaluate(e);
+    if (this.buf.length >= FLUSH_AT || this.errs.length > 0) await this.flush(false);
+  }
+
+  private async walkDir(e: Entry): Promise<void> {
+    let key: string | null = null;
+    if (this.plan.follow !== 'P') {
+      const st = this.stat(e);
+      if (st) {
+        key = `${st.dev}:${st.ino}`;
+        const first = this.ancestors.get(key);
+        if (first !== undefined) {
+          this.warn(`File system loop detected; ${localeQuote(e.path)} is part of the same file system loop as ${localeQuote(first)}.`);
+          return;
+        }
+        this.ancestors.set(key, e.path);
+      }
+    }
+    let list: DirEntry[];
+    try {
+      list = this.ctx.fs.readdir(e.path, this.ctx.cwd);
+    } catch (err) {
+      this.warn(`${localeQuote(e.path)}: ${reason(err)}`);
+      if (key) this.ancestors.delete(key);
+      return;
+    }
+    list.sort(byName);
+    const prefix = e.path.endsWith('/') ? e.path : e.path + '/';
+    const bprefix = e.bytes.endsWith('/') ? e.bytes : e.bytes + '/';
+    for (const d of list) {
+      if (this.ctx.signal.aborted) throw new Error('aborted');
+      const child: Entry = { path: prefix + d.name, bytes: bprefix + bytesOf(d.name), root: e.root, depth: e.depth + 1, type: d.type };
+      await this.visit(child);
+      if (this.quit) break;
+    }
+    if (key) this.ancestors.delete(key);
+  }
+
+  private evaluate(e: Entry): void {
+    try {
+      evalNode(this.plan.expr, e, this);
+    } catch (err) {
+      if (err instanceof Quit) this.quit = true;
+      else throw err;
+    }
+  }
+
+  private async flush(final: boolean): Promise<void> {
+    if (this.buf.length > 0 && (final || this.buf.length >= FLUSH_AT || this.errs.length > 0)) {
+      const chunk = Buffer.from(this.buf, 'latin1');
+      this.buf = '';
+      await this.ctx.stdout.write(chunk);
+    }
+    if (this.errs.length > 0) {
+      const errs = this.errs;
+      this.errs = [];
+      for (const m of errs) await this.ctx.warn(m);
+    }
+  }
+}
+
+export function evalNode(n: Node, e: Entry, c: EvalContext): boolean {
+  switch (n.kind) {
+    case 'pred': return n.fn(e, c);
+    case 'and': return evalNode(n.left, e, c) && evalNode(n.right, e, c);
+    case 'or': return evalNode(n.left, e, c) || evalNode(n.right, e, c);
+    case 'comma':
+      evalNode(n.left, e, c);
+      return evalNode(n.right, e, c);
+    case 'not': return !evalNode(n.expr, e, c);
+  }
+}
+
+function reason(err: unknown): string {
+  if (err instanceof VfsError) return err.reason;
+  throw err;
+}

@@ -1,0 +1,91 @@
+/**
+ * find -regex / -iregex through the project's regex module (src/regex).
+ *
+ * GNU find matches the WHOLE path (re_match must consume it all), so the translated
+ * pattern is anchored at both ends. Dialects (-regextype):
+ *   posix-basic, posix-minimal-basic, ed, sed   -> BRE, sed flavour (RE_SYNTAX_POSIX_BASIC)
+ *   grep                                        -> BRE, grep flavour
+ *   posix-extended, awk, posix-awk, gnu-awk     -> ERE, sed flavour (POSIX_EXTENDED; the awk
+ *                                                  variants differ from it only in details
+ *                                                  find users do not meet: \ escapes in lists)
+ *   egrep, posix-egrep                          -> ERE, grep flavour
+ *   emacs, findutils-default (the default)      -> rewritten to the nearest GNU BRE:
+ *       `+` `?` are operators (become `\+` `\?`), `\+` `\?` `\{` `\}` are literals,
+ *       `{` `}` are literals (no intervals), `\( \) \| \1..\9 \w \W \< \> \b \B \` \'`
+ *       keep their meaning. Deviation: emacs syntax has no `[[:class:]]`; nosh reads
+ *       such a bracket as a class where glibc would read the characters `[ : a l ...`.
+ * `.` and negated lists match a newline in a file name (RE_DOT_NEWLINE).
+ */
+import { compileRegex, RegexSyntaxError, type RegexOptions } from '../regex/index.js';
+
+export const REGEX_TYPES = [
+  'findutils-default', 'ed', 'emacs', 'gnu-awk', 'grep', 'posix-awk', 'awk', 'posix-basic',
+  'posix-egrep', 'egrep', 'posix-extended', 'posix-minimal-basic', 'sed',
+];
+
+/** Rewrite an emacs-syntax regex as the equivalent GNU BRE. */
+export function emacsToBasic(p: string): string {
+  let out = '';
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i]!;
+    if (c === '\\') {
+      const d = p[i + 1];
+      i++;
+      if (d === undefined) out += '\\';
+      else if (d === '+' || d === '?' || d === '{' || d === '}') out += d;
+      else out += '\\' + d;
+    } else if (c === '+' || c === '?') out += '\\' + c;
+    else if (c === '[') {
+      // Copy a bracket expression verbatim (']' first is a member).
+      let j = i + 1;
+      if (p[j] === '^') j++;
+      if (p[j] === ']') j++;
+      while (j < p.length && p[j] !== ']') {
+        if (p[j] === '[' && (p[j + 1] === ':' || p[j + 1] === '.' || p[j + 1] === '=')) {
+          const close = p.indexOf(p[j + 1]! + ']', j + 2);
+          j = close < 0 ? j + 1 : close + 2;
+        } else j++;
+      }
+      out += p.slice(i, j + 1);
+      i = j;
+    } else out += c;
+  }
+  return out;
+}
+
+export class FindRegexError extends Error {}
+
+export function compileFindRegex(pattern: string, type: string, ignoreCase: boolean): RegExp {
+  let opts: RegexOptions;
+  let src = pattern;
+  switch (type) {
+    case 'emacs':
+    case 'findutils-default':
+      src = emacsToBasic(pattern);
+      opts = { dialect: 'basic', flavor: 'grep' };
+      break;
+    case 'grep':
+      opts = { dialect: 'basic', flavor: 'grep' };
+      break;
+    case 'egrep':
+    case 'posix-egrep':
+      opts = { dialect: 'extended', flavor: 'grep' };
+      break;
+    case 'posix-extended':
+    case 'awk':
+    case 'posix-awk':
+    case 'gnu-awk':
+      opts = { dialect: 'extended', flavor: 'sed' };
+      break;
+    default:
+      opts = { dialect: 'basic', flavor: 'sed' };
+  }
+  let re: RegExp;
+  try {
+    re = compileRegex(src, { ...opts, ignoreCase, newline: 'any' });
+  } catch (e) {
+    if (e instanceof RegexSyntaxError) throw new FindRegexError(e.message);
+    throw e;
+  }
+  return new RegExp(`^(?:${re.source})$`, re.flags);
+}

@@ -1,0 +1,53 @@
+import type { Stats } from 'node:fs';
+import type { DirEntry } from '../vfs/index.js';
+
+/** One file met by the walk. */
+export interface Entry {
+  /** Path as printed and as given to the Vfs (relative to the cwd): './a/b', 'd//x', '/x'. */
+  path: string;
+  /** The path as a byte string (latin1), for matching and output. */
+  bytes: string;
+  /** The starting point it was found under (byte string), for %H and %P. */
+  root: string;
+  depth: number;
+  /** Type from readdir or lstat; null when unknown yet. */
+  type: DirEntry['type'] | null;
+  /** lstat (or stat under -L), fetched lazily; null when it failed. */
+  st?: Stats | null;
+}
+
+/** What predicates may ask of the walker. All synchronous. */
+export interface EvalContext {
+  stat(e: Entry): Stats | null;
+  /** Type of the entry: file, dir, symlink or other (stat only when readdir did not say). */
+  typeOf(e: Entry): string | null;
+  /** Append output bytes (byte string). */
+  out(bytes: string): void;
+  /** A diagnostic after "find: " (sets exit status 1 when `fail`). */
+  warn(msg: string, fail?: boolean): void;
+  prune(): void;
+  isEmpty(e: Entry): boolean;
+  remove(e: Entry): boolean;
+  linkTarget(e: Entry): string | null;
+  /** Stat of what a symlink points to (inside the zone), null when it cannot be followed. */
+  followStat(e: Entry): Stats | null;
+  lsLine(e: Entry): string | null;
+  /** Start of the run, seconds (float) */
+  readonly now: number;
+}
+
+export class Quit extends Error {}
+
+export type PredFn = (e: Entry, ctx: EvalContext) => boolean;
+
+export type Node =
+  | { kind: 'and' | 'or' | 'comma'; left: Node; right: Node }
+  | { kind: 'not'; expr: Node }
+  | { kind: 'pred'; name: string; fn: PredFn };
+
+/** A command-line error: printed as "find: message", exit `status`. */
+export class FindError extends Error {
+  constructor(message: string, readonly status = 1) {
+    super(message);
+  }
+}
