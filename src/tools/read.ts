@@ -1,7 +1,11 @@
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { NoshError } from '../errors.js';
-import { defineTool } from './types.js';
+import { defineTool, type ToolContext, type ToolResult } from './types.js';
+import { readCapped } from './common.js';
+
+/** Largest file `parse` reads whole. */
+const PARSE_CAP = 20 * 1024 * 1024;
 
 const Input = z.object({
   path: z.string().min(1).describe('File path inside the zone (/ is the zone root).'),
@@ -10,16 +14,28 @@ const Input = z.object({
   line_numbers: z.boolean().optional().describe('Prefix each line with its number and a tab, as cat -n.'),
   max_bytes: z.number().int().min(1).max(5_000_000).optional().describe('Cap on returned bytes (default: the output limit).'),
   encoding: z.enum(['utf-8', 'latin1', 'base64']).optional().describe('How to return the bytes (base64 for binary files).'),
+  head: z.number().int().min(1).optional().describe('Return only the first N lines (instead of offset/limit).'),
+  tail: z.number().int().min(1).optional().describe('Return only the last N lines (instead of offset/limit).'),
+  parse: z.enum(['json']).optional().describe("Parse the whole file and return the value as `parsed` ('json'); fails with INVALID_ARGUMENT on bad JSON."),
 }).strict();
+
+export type ReadArgs = z.output<typeof Input>;
 
 export default defineTool({
   name: 'read',
-  description: 'Read a file. Text by line range (offset/limit, 1-based), optionally numbered; binary as base64. ' +
-    'Returns content, the line range returned, total_lines when known, and truncated when cut by max_bytes.',
+  description: 'Read a file. Text by line range (offset/limit, 1-based) or the first/last N lines (head/tail), optionally numbered; ' +
+    'binary as base64; parse: "json" returns the parsed value. Returns content, start_line/end_line, total_lines, ' +
+    'and truncated when cut by max_bytes (then continue with the offset given in the message).',
   input: Input,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   mutates: false,
-  run(ctx, args) {
+  run: readFile,
+});
+
+export function readFile(ctx: ToolContext, args: ReadArgs): ToolResult {
+    const sel = [args.head !== undefined, args.tail !== undefined, args.offset !== undefined || args.limit !== undefined].filter(Boolean).length;
+    if (sel > 1) throw new NoshError('INVALID_ARGUMENT', 'read: give only one of head, tail, or offset/limit', 'Use head: N for the first lines, tail: N for the last, offset/limit for a range.');
+    if (args.parse === 'json') return parseJson(ctx, args);
     const cap = args.max_bytes ?? ctx.limits.maxOutputBytes;
     const encoding = args.encoding ?? 'utf-8';
     if (encoding === 'base64') {
@@ -27,8 +43,10 @@ export default defineTool({
       const cut = buf.subarray(0, cap);
       return { data: { path: args.path, encoding, content: cut.toString('base64'), size: buf.length, truncated: cut.length < buf.length } };
     }
+    if (args.tail !== undefined) return readTail(ctx, args, args.tail, cap, encoding);
     const first = args.offset ?? 1;
-    const last = args.limit !== undefined ? first + args.limit - 1 : Infinity;
+    const count = args.limit ?? args.head;
+    const last = count !== undefined ? first + count - 1 : Infinity;
     const out: string[] = [];
     let bytes = 0;
     let lineNo = 0;
@@ -65,5 +83,73 @@ export default defineTool({
       },
       message: truncated ? `cut at ${cap} bytes: continue with offset ${first + returned}` : 'ok',
     };
-  },
-});
+}
+
+function parseJson(ctx: ToolContext, args: ReadArgs): ToolResult {
+  const buf = readCapped(ctx.fs, args.path, ctx.cwd, PARSE_CAP, 'parse');
+  let text = buf.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  try {
+    return { data: { path: args.path, parsed: JSON.parse(text) as unknown, size: buf.length } };
+  } catch (e) {
+    const msg = (e as Error).message;
+    const pos = /position (\d+)/.exec(msg);
+    const details: Record<string, unknown> = { path: args.path, parser: msg };
+    let where = '';
+    if (pos) {
+      const before = text.slice(0, Number(pos[1]));
+      const line = before.split('\n').length;
+      details.line = line;
+      details.column = Number(pos[1]) - before.lastIndexOf('\n');
+      where = ` at line ${line}`;
+    }
+    throw new NoshError('INVALID_ARGUMENT', `${args.path}: not valid JSON${where}: ${msg}`,
+      'Read it without parse to see the text, then fix it with edit.', details);
+  }
+}
+
+/** The last N lines, streaming: memory holds at most N lines. */
+function readTail(ctx: ToolContext, args: ReadArgs, n: number, cap: number, encoding: string): ToolResult {
+  const ring: string[] = [];
+  let lineNo = 0;
+  let carry = '';
+  const decoder = new StringDecoder(encoding === 'latin1' ? 'latin1' : 'utf8');
+  const push = (line: string) => {
+    lineNo++;
+    ring.push(line);
+    if (ring.length > n) ring.shift();
+  };
+  for (const chunk of ctx.fs.readChunks(args.path, ctx.cwd)) {
+    const text = carry + decoder.write(chunk);
+    let start = 0;
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', start)) {
+      push(text.slice(start, i + 1));
+      start = i + 1;
+    }
+    carry = text.slice(start);
+    if (ctx.signal.aborted) throw new NoshError('CANCELLED', 'read cancelled');
+  }
+  carry += decoder.end();
+  if (carry !== '') push(carry);
+  const first = lineNo - ring.length + 1;
+  // Keep the end of the file when the cap cuts: drop lines from the front.
+  const out: string[] = [];
+  let bytes = 0;
+  let truncated = false;
+  for (let k = ring.length - 1; k >= 0; k--) {
+    const text = args.line_numbers ? `${String(first + k).padStart(6)}\t${ring[k]}` : ring[k]!;
+    const size = Buffer.byteLength(text);
+    if (bytes + size > cap) { truncated = true; break; }
+    out.unshift(text);
+    bytes += size;
+  }
+  const start = lineNo - out.length + 1;
+  return {
+    data: {
+      path: args.path, encoding, content: out.join(''),
+      start_line: out.length > 0 ? start : null, end_line: out.length > 0 ? lineNo : null,
+      total_lines: lineNo, truncated,
+    },
+    message: truncated ? `cut at ${cap} bytes: earlier lines with offset/limit` : 'ok',
+  };
+}

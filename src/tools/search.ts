@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import { NoshError } from '../errors.js';
+import { translateRegex, RegexSyntaxError } from '../regex/index.js';
+import { defineTool, type ToolContext } from './types.js';
+import { Glob, joinV, walk } from './common.js';
+
+/** Longest line text returned (characters); longer lines are cut with an ellipsis. */
+const LINE_CAP = 500;
+
+const Input = z.object({
+  pattern: z.string().min(1).describe('What to look for: a POSIX extended regex (grep -E syntax) unless literal is true.'),
+  path: z.string().min(1).optional().describe('File or folder to search (default: the working directory; folders are searched recursively).'),
+  literal: z.boolean().optional().describe('Treat pattern as plain text, not a regex.'),
+  ignore_case: z.boolean().optional().describe('Match without regard to ASCII case.'),
+  context: z.number().int().min(0).max(50).optional().describe('Lines of context before and after each match (default 0).'),
+  include: z.array(z.string().min(1)).optional().describe("Only files matching one of these globs, e.g. ['*.ts', 'src/**']."),
+  exclude: z.array(z.string().min(1)).optional().describe("Skip files and folders matching these globs, e.g. ['node_modules', '*.min.js']."),
+  hidden: z.boolean().optional().describe('Also search names starting with a dot (default false).'),
+  max_results: z.number().int().min(1).max(100_000).optional().describe('Stop after this many matching lines in total (default: the zone search limit).'),
+  max_per_file: z.number().int().min(1).optional().describe('At most this many matching lines per file.'),
+  timeout_ms: z.number().int().min(1).max(300_000).optional().describe('Stop searching after this long and return what was found (truncated: true).'),
+}).strict();
+
+interface Line { line: number; text: string }
+interface Match extends Line { path: string; before?: Line[]; after?: Line[] }
+
+export default defineTool({
+  name: 'search',
+  description: 'Search file contents for a regex (POSIX ERE, as grep -E) or literal text, in one file or recursively in a ' +
+    'folder. Returns matching lines with path, line number and optional context lines; include/exclude globs, ignore_case, ' +
+    'caps on total and per-file matches (truncated tells when a cap or timeout_ms stopped it). Binary files are skipped.',
+  input: Input,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  mutates: false,
+  run(ctx, args) {
+    const re = compile(args.pattern, !!args.literal, !!args.ignore_case);
+    const base = ctx.fs.resolveExisting(args.path ?? '.', ctx.cwd, { followFinal: ctx.fs.policy.followSymlinks });
+    const include = new Glob(args.include ?? []);
+    const exclude = new Glob(args.exclude ?? []);
+    const cap = args.max_results ?? ctx.limits.maxResults;
+    const deadline = args.timeout_ms !== undefined ? Date.now() + args.timeout_ms : Infinity;
+    const state = { matches: [] as Match[], files: 0, filesMatched: 0, binary: 0, bytes: 0, stop: '' as '' | 'results' | 'output' | 'timeout' };
+    const searchOne = (path: string) => {
+      state.files++;
+      searchFile(ctx, path, re, args.context ?? 0, args.max_per_file ?? Infinity, cap, deadline, state);
+    };
+    if (!base.stat.isDirectory()) searchOne(base.vpath);
+    else {
+      walk(ctx.fs, base.vpath, '/', {
+        maxDepth: Infinity,
+        hidden: !!args.hidden,
+        signal: ctx.signal,
+        prune: (e) => exclude.matches(e.rel),
+        visit(e) {
+          if (e.type !== 'file' || exclude.matches(e.rel)) return;
+          if (!include.empty && !include.matches(e.rel)) return;
+          try {
+            searchOne(joinV(base.vpath, e.rel));
+          } catch (err) {
+            if (err instanceof NoshError) throw err;
+            // A file that vanished or cannot be opened is skipped, as grep -s.
+          }
+          if (state.stop) return false;
+        },
+      });
+    }
+    const truncated = state.stop !== '';
+    const why = state.stop === 'results' ? `stopped at ${cap} matches (raise max_results or narrow the search)`
+      : state.stop === 'output' ? 'stopped at the output limit (narrow the search or use include)'
+      : state.stop === 'timeout' ? 'stopped by timeout_ms' : '';
+    return {
+      data: {
+        matches: state.matches, count: state.matches.length, files_searched: state.files, files_matched: state.filesMatched,
+        binary_files_skipped: state.binary, truncated,
+      },
+      message: `${state.matches.length} matching lines in ${state.filesMatched} files` + (why ? `; ${why}` : ''),
+    };
+  },
+});
+
+function compile(pattern: string, literal: boolean, ignoreCase: boolean): RegExp {
+  // Patterns and lines are byte strings (latin1): one char per byte, as the regex module expects.
+  const bytes = Buffer.from(pattern, 'utf8').toString('latin1');
+  try {
+    const t = translateRegex(bytes, { dialect: literal ? 'fixed' : 'extended', ignoreCase });
+    return new RegExp(t.source, t.flags.replace(/[gy]/g, ''));
+  } catch (e) {
+    if (e instanceof RegexSyntaxError || e instanceof SyntaxError) {
+      throw new NoshError('INVALID_ARGUMENT', `search: bad regex: ${(e as Error).message}`,
+        'The pattern is a POSIX extended regex (as grep -E): escape ( ) [ ] { } . * + ? | with \\, or set literal: true.', { pattern });
+    }
+    throw e;
+  }
+}
+
+function show(byteLine: string): string {
+  const text = Buffer.from(byteLine, 'latin1').toString('utf8');
+  return text.length > LINE_CAP ? text.slice(0, LINE_CAP) + '…' : text;
+}
+
+function searchFile(
+  ctx: ToolContext, path: string, re: RegExp, context: number, perFile: number, cap: number, deadline: number,
+  state: { matches: Match[]; filesMatched: number; binary: number; bytes: number; stop: string },
+): void {
+  const before: Line[] = [];
+  const pending: Match[] = [];
+  let lineNo = 0;
+  let inFile = 0;
+  let carry = '';
+  let first = true;
+  let done = false;
+  const onLine = (raw: string): void => {
+    lineNo++;
+    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    const isMatch = !state.stop && inFile < perFile && re.test(text);
+    if (isMatch) {
+      const m: Match = { path, line: lineNo, text: show(text) };
+      if (context > 0) {
+        m.before = before.slice();
+        m.after = [];
+      }
+      pending.length = 0; // the previous match's after-context ends at this match
+      if (context > 0) pending.push(m);
+      state.matches.push(m);
+      state.bytes += m.text.length + path.length + 32;
+      if (inFile === 0) state.filesMatched++;
+      inFile++;
+      before.length = 0;
+      if (state.matches.length >= cap) state.stop = 'results';
+      else if (state.bytes > ctx.limits.maxOutputBytes) state.stop = 'output';
+    } else if (context > 0) {
+      const l = { line: lineNo, text: show(text) };
+      const p = pending[0];
+      if (p) {
+        p.after!.push(l);
+        state.bytes += l.text.length + 16;
+        if (p.after!.length >= context) pending.length = 0;
+      }
+      before.push(l);
+      if (before.length > context) before.shift();
+    }
+    if ((state.stop || inFile >= perFile) && pending.length === 0) done = true;
+  };
+  for (const chunk of ctx.fs.readChunks(path)) {
+    if (first) {
+      first = false;
+      if (chunk.subarray(0, 8192).includes(0)) {
+        state.binary++;
+        return;
+      }
+    }
+    const s = carry + chunk.toString('latin1');
+    let start = 0;
+    for (let i = s.indexOf('\n'); i >= 0 && !done; i = s.indexOf('\n', start)) {
+      onLine(s.slice(start, i));
+      start = i + 1;
+    }
+    if (done) return;
+    carry = s.slice(start);
+    if (ctx.signal.aborted) throw new NoshError('CANCELLED', 'search cancelled');
+    if (Date.now() > deadline) {
+      state.stop = 'timeout';
+      return;
+    }
+  }
+  if (carry !== '' && !done) onLine(carry);
+  if (Date.now() > deadline && !state.stop) state.stop = 'timeout';
+}
