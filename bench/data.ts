@@ -23,7 +23,7 @@ export interface DataSizes {
 }
 
 export const FULL_SIZES: DataSizes = { smallTreeFiles: 1000, bigTreeFiles: 20_000, bigFileBytes: 100 * 1024 * 1024, csvBytes: 10 * 1024 * 1024 };
-export const QUICK_SIZES: DataSizes = { smallTreeFiles: 1000, bigTreeFiles: 2_000, bigFileBytes: 10 * 1024 * 1024, csvBytes: 2 * 1024 * 1024 };
+export const QUICK_SIZES: DataSizes = { smallTreeFiles: 1000, bigTreeFiles: 2_000, bigFileBytes: 2 * 1024 * 1024, csvBytes: 2 * 1024 * 1024 };
 
 /** Paths inside the data root, as every system sees them (the root is `/`). */
 export const P = {

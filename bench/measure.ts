@@ -36,6 +36,28 @@ export function summarise(values: number[], unit: Stats['unit'] = 'ns'): Stats {
 
 /** Time `fn` sequentially: one call at a time, never overlapping. */
 export async function measure(fn: () => Promise<unknown>, o: MeasureOptions): Promise<Stats> {
+  return summarise(await samples(fn, o));
+}
+
+/**
+ * Several systems measured in turns (rounds of each in turn), so that a burst of load on a
+ * shared machine falls on all of them rather than on whichever was being measured then.
+ */
+export async function measureInterleaved(fns: (() => Promise<unknown>)[], opts: MeasureOptions[], rounds = 5): Promise<Stats[]> {
+  const all: number[][] = fns.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, fn] of fns.entries()) {
+      const o = opts[i]!;
+      const want = Math.ceil(o.samples / rounds);
+      all[i]!.push(...await samples(fn, {
+        warmup: r === 0 ? o.warmup : Math.min(3, o.warmup), samples: want, budgetMs: o.budgetMs / rounds, minSamples: 1,
+      }));
+    }
+  }
+  return all.map((s) => summarise(s));
+}
+
+async function samples(fn: () => Promise<unknown>, o: MeasureOptions): Promise<number[]> {
   // Warm-up: at most a third of the budget, so slow systems do not spend it all here.
   const warmEnd = process.hrtime.bigint() + BigInt(Math.round((o.budgetMs / 3) * 1e6));
   for (let i = 0; i < o.warmup; i++) {
@@ -52,36 +74,31 @@ export async function measure(fn: () => Promise<unknown>, o: MeasureOptions): Pr
     times.push(Number(t1 - t0));
     if (t1 > deadline && times.length >= minSamples) break;
   }
-  return summarise(times);
+  return times;
 }
 
 /**
- * Throughput: `callers` loops call `fn` back to back for `durationMs`; returns completed
- * calls per second (one sample per 250 ms window, so the figures have a spread too).
+ * Throughput: `callers` loops call `fn` back to back for `durationMs` after `warmupMs`;
+ * returns completed calls per second, one figure per 250 ms window. Time is read with
+ * hrtime in the loops, not with timers: an in-memory system may never yield to the event loop.
  */
 export async function throughput(fn: () => Promise<unknown>, callers: number, durationMs: number, warmupMs: number): Promise<Stats> {
-  let count = 0;
-  let stop = false;
+  const ms = () => Number(process.hrtime.bigint()) / 1e6;
+  const t0 = ms();
+  const start = t0 + warmupMs;
+  const end = start + durationMs;
+  const windowMs = 250;
+  const counts = new Array<number>(Math.ceil(durationMs / windowMs)).fill(0);
   const loops = Array.from({ length: callers }, async () => {
-    while (!stop) {
+    for (;;) {
       await fn();
-      count++;
+      const now = ms();
+      if (now >= end) return;
+      if (now >= start) counts[Math.floor((now - start) / windowMs)]!++;
     }
   });
-  await sleep(warmupMs);
-  const windows: number[] = [];
-  const windowMs = 250;
-  const end = Date.now() + durationMs;
-  while (Date.now() < end) {
-    const c0 = count;
-    const t0 = process.hrtime.bigint();
-    await sleep(windowMs);
-    const dt = Number(process.hrtime.bigint() - t0) / 1e9;
-    windows.push((count - c0) / dt);
-  }
-  stop = true;
   await Promise.all(loops);
-  return summarise(windows, 'ops/s');
+  return summarise(counts.map((c) => c / (windowMs / 1000)), 'ops/s');
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -191,9 +191,12 @@ async function main(): Promise<number> {
 
   const results: ScenarioResult[] = [];
   for (const [i, s] of chosen.entries()) {
-    process.stderr.write(`[${i + 1}/${chosen.length}] ${s.id}: ${s.title}\n`);
+    process.stderr.write(`[${i + 1}/${chosen.length}] ${s.id}\n`);
+    const ts = Date.now();
     try {
-      results.push(await s.run(ctx));
+      const r = await s.run(ctx);
+      r.seconds = (Date.now() - ts) / 1000;
+      results.push(r);
     } catch (e) {
       results.push({ id: s.id, group: s.group, title: s.title, better: 'lower', cells: [], note: `error: ${(e as Error).message}` });
       process.stderr.write(`  ! ${s.id} failed: ${(e as Error).stack}\n`);

@@ -12,7 +12,7 @@ const mb = (b: number) => `${Math.round(b / 1048576)} MB`;
 
 function big(id: string, title: (ctx: Ctx) => string, cmd: Cmd): Scenario {
   return {
-    id, group: 'bigfile', title: title({ data: { sizes: { bigFileBytes: 100 * 1048576, csvBytes: 10 * 1048576 } } } as Ctx),
+    id, group: 'bigfile', title: title({ data: { sizes: { bigFileBytes: 100 * 1048576, csvBytes: 10 * 1048576 } } } as Ctx).replace(/\(\d+ MB\)/, '(big file)'),
     run: (ctx) => runCommandScenario(ctx, {
       id, group: 'bigfile', title: title(ctx), cmd, systems: SYSTEMS, opts: () => ctx.profile.big,
     }),

@@ -64,6 +64,11 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 /** The text of a tool result; nosh may answer with an envelope in JSON. */
 function textOf(res: any): string {
   const t = (res?.content ?? []).filter((c: any) => c.type === 'text').map((c: any) => c.text).join('\n');
+  try {
+    const env = JSON.parse(t);
+    if (typeof env?.data?.content === 'string') return env.data.content;
+    if (env?.data !== undefined) return JSON.stringify(env.data);
+  } catch { /* plain text */ }
   return t;
 }
 

@@ -74,10 +74,10 @@ export const startupScenarios: Scenario[] = [
       const cwd = join(ctx.data.root, P.lat);
       const cells: Cell[] = [];
       ctx.progress('startup/cli: nosh exec');
-      const nosh = await repeat(ctx.profile.startupRuns * 2, () => spawnMs(process.execPath, [NOSH_CLI, 'exec', '--root', cwd, `cat ${P.small}`], cwd));
+      const nosh = await repeat(ctx.profile.startupRuns, () => spawnMs(process.execPath, [NOSH_CLI, 'exec', '--root', cwd, `cat ${P.small}`], cwd));
       cells.push(nosh ? { system: 'nosh', label: 'nosh exec', status: 'ok', stats: summarise(nosh) }
         : { system: 'nosh', label: 'nosh exec', status: 'error', note: 'error: nosh exec failed' });
-      const gnu = await repeat(ctx.profile.startupRuns * 2, () => spawnMs('cat', [P.small], cwd));
+      const gnu = await repeat(ctx.profile.startupRuns * 3, () => spawnMs('cat', [P.small], cwd));
       cells.push(gnu ? { system: 'gnu', label: 'GNU spawn', status: 'ok', stats: summarise(gnu) }
         : { system: 'gnu', label: 'GNU spawn', status: 'error', note: 'error' });
       return { id: 'startup/cli', group: 'startup', title: this.title, better: 'lower', cells };
