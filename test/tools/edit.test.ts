@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workspace, type Ws } from './setup.js';
+
+let ws: Ws;
+beforeAll(async () => { ws = await workspace(); });
+afterAll(async () => { await ws.close(); });
+
+describe('edit', () => {
+  it('replaces text that matches exactly once and returns the diff', async () => {
+    ws.put('a.txt', 'one\ntwo\nthree\n');
+    const r = await ws.call('edit', { path: 'a.txt', edits: [{ old_text: 'two', new_text: 'TWO' }] });
+    expect(r.success).toBe(true);
+    expect(ws.get('a.txt')).toBe('one\nTWO\nthree\n');
+    expect(r.data.diff).toContain('-two\n+TWO');
+    expect(r.data.diff).toContain('--- /a.txt');
+    expect(r.data).toMatchObject({ changed: true, dry_run: false, replacements: 1, line_endings: 'lf', final_newline: true });
+  });
+
+  it('zero matches: INVALID_ARGUMENT with matches 0, file unchanged', async () => {
+    ws.put('z.txt', 'alpha\n');
+    const r = await ws.call('edit', { path: 'z.txt', edits: [{ old_text: 'beta', new_text: 'x' }] });
+    expect(r.success).toBe(false);
+    expect(r.error.code).toBe('INVALID_ARGUMENT');
+    expect(r.error.details.matches).toBe(0);
+    expect(r.error.message).toContain('not found');
+    expect(ws.get('z.txt')).toBe('alpha\n');
+  });
+
+  it('zero matches that differ only in whitespace say so in the hint', async () => {
+    ws.put('ws.txt', 'if (x) {\n\treturn 1;\n}\n');
+    const r = await ws.call('edit', { path: 'ws.txt', edits: [{ old_text: 'if (x) {\n    return 1;', new_text: 'y' }] });
+    expect(r.error.hint).toMatch(/whitespace/);
+  });
+
+  it('several matches: the error says how many and on which lines', async () => {
+    ws.put('m.txt', 'x = 1\ny = 2\nx = 1\nz\nx = 1\n');
+    const r = await ws.call('edit', { path: 'm.txt', edits: [{ old_text: 'x = 1', new_text: 'x = 9' }] });
+    expect(r.success).toBe(false);
+    expect(r.error.code).toBe('INVALID_ARGUMENT');
+    expect(r.error.message).toContain('matches 3 times');
+    expect(r.error.details).toMatchObject({ matches: 3, lines: [1, 3, 5] });
+    expect(r.error.hint).toContain('replace_all');
+    expect(ws.get('m.txt')).toBe('x = 1\ny = 2\nx = 1\nz\nx = 1\n');
+  });
+
+  it('replace_all replaces every match', async () => {
+    ws.put('ra.txt', 'a-a-a\n');
+    const r = await ws.call('edit', { path: 'ra.txt', edits: [{ old_text: 'a', new_text: '$&b', replace_all: true }] });
+    expect(r.data.replacements).toBe(3);
+    expect(ws.get('ra.txt')).toBe('$&b-$&b-$&b\n');
+  });
+
+  it('several edits apply in order; a failing second edit leaves the file unchanged', async () => {
+    ws.put('multi.txt', 'red\ngreen\nblue\n');
+    const bad = await ws.call('edit', { path: 'multi.txt', edits: [
+      { old_text: 'red', new_text: 'RED' },
+      { old_text: 'purple', new_text: 'x' },
+    ] });
+    expect(bad.success).toBe(false);
+    expect(bad.error.message).toContain('edit 2 of 2');
+    expect(bad.error.details.edit).toBe(2);
+    expect(ws.get('multi.txt')).toBe('red\ngreen\nblue\n');
+    const good = await ws.call('edit', { path: 'multi.txt', edits: [
+      { old_text: 'red', new_text: 'RED' },
+      { old_text: 'RED\ngreen', new_text: 'RED\nGREEN' },
+      { insert_after_line: 3, text: 'black' },
+    ] });
+    expect(good.success).toBe(true);
+    expect(ws.get('multi.txt')).toBe('RED\nGREEN\nblue\nblack\n');
+  });
+
+  it('dry_run returns the diff and leaves the file unchanged', async () => {
+    ws.put('dry.txt', 'keep\n');
+    const r = await ws.call('edit', { path: 'dry.txt', dry_run: true, edits: [{ old_text: 'keep', new_text: 'change' }] });
+    expect(r.success).toBe(true);
+    expect(r.data.dry_run).toBe(true);
+    expect(r.data.diff).toContain('-keep\n+change');
+    expect(ws.get('dry.txt')).toBe('keep\n');
+  });
+
+  it('CRLF files: old_text written with \\n matches, and CRLF is kept', async () => {
+    ws.put('crlf.txt', 'one\r\ntwo\r\nthree\r\n');
+    const r = await ws.call('edit', { path: 'crlf.txt', edits: [
+      { old_text: 'one\ntwo', new_text: 'one\nTWO\n2b' },
+      { insert_after_line: 0, text: 'zero' },
+    ] });
+    expect(r.success).toBe(true);
+    expect(r.data.line_endings).toBe('crlf');
+    expect(ws.get('crlf.txt')).toBe('zero\r\none\r\nTWO\r\n2b\r\nthree\r\n');
+  });
+
+  it('CRLF files: old_text written with \\r\\n matches too', async () => {
+    ws.put('crlf2.txt', 'a\r\nb\r\n');
+    const r = await ws.call('edit', { path: 'crlf2.txt', edits: [{ old_text: 'a\r\nb', new_text: 'A\r\nB' }] });
+    expect(r.success).toBe(true);
+    expect(ws.get('crlf2.txt')).toBe('A\r\nB\r\n');
+  });
+
+  it('a file without a final newline stays without one', async () => {
+    ws.put('nofinal.txt', 'first\nlast');
+    await ws.call('edit', { path: 'nofinal.txt', edits: [{ old_text: 'last', new_text: 'LAST' }] });
+    expect(ws.get('nofinal.txt')).toBe('first\nLAST');
+    const r = await ws.call('edit', { path: 'nofinal.txt', edits: [{ insert_after_line: 2, text: 'after' }, { insert_after_line: 1, text: 'mid\n' }] });
+    expect(r.data.final_newline).toBe(false);
+    expect(ws.get('nofinal.txt')).toBe('first\nmid\nLAST\nafter');
+  });
+
+  it('insert past the end is refused with the line count', async () => {
+    ws.put('short.txt', 'a\nb\n');
+    const r = await ws.call('edit', { path: 'short.txt', edits: [{ insert_after_line: 5, text: 'x' }] });
+    expect(r.error.code).toBe('INVALID_ARGUMENT');
+    expect(r.error.details.lines).toBe(2);
+  });
+
+  it('keeps the file mode and refuses bad arguments', async () => {
+    ws.put('mode.sh', 'echo hi\n');
+    (await import('node:fs')).chmodSync(`${ws.root}/mode.sh`, 0o755);
+    await ws.call('edit', { path: 'mode.sh', edits: [{ old_text: 'hi', new_text: 'ho' }] });
+    expect((await ws.call('stat', { path: 'mode.sh' })).data.mode).toBe('0755');
+    const empty = await ws.call('edit', { path: 'mode.sh', edits: [{ old_text: '', new_text: 'x' }] });
+    expect(empty.error.code).toBe('INVALID_ARGUMENT');
+    const none = await ws.call('edit', { path: 'mode.sh', edits: [] });
+    expect(none.error.code).toBe('INVALID_ARGUMENT');
+  });
+
+  it('a missing file suggests close names', async () => {
+    ws.put('config.json', '{}');
+    const r = await ws.call('edit', { path: 'confg.json', edits: [{ old_text: 'a', new_text: 'b' }] });
+    expect(r.error.code).toBe('FILE_NOT_FOUND');
+    expect(r.error.hint).toContain('config.json');
+    expect(r.error.details.suggestions).toContain('config.json');
+  });
+});
