@@ -23,12 +23,52 @@ export const PolicySchema = z.object({
   pipes: z.boolean().optional(),
 }).strict();
 
+export const MountSchema = z.object({
+  /** Zone name the mount is addressed by. */
+  name: z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, 'mount names are lower-case letters, digits, _ and -'),
+  /** Host folder. */
+  path: z.string().min(1),
+  readonly: z.boolean().default(true),
+  allowedExtensions: z.array(z.string()).nullable().optional(),
+  blockedPatterns: z.array(z.string()).optional(),
+  followSymlinks: z.boolean().optional(),
+  maxFileSize: z.number().int().positive().optional(),
+}).strict();
+
+export const QuotasSchema = z.object({
+  userMb: z.number().positive().default(1000),
+  groupMb: z.number().positive().default(2000),
+  sessionMb: z.number().positive().default(100),
+}).strict();
+
+export const ZonePoliciesSchema = z.object({
+  uploads: PolicySchema.optional(),
+  storage: PolicySchema.optional(),
+  documents: PolicySchema.optional(),
+  output: PolicySchema.optional(),
+  share: PolicySchema.optional(),
+  group: PolicySchema.optional(),
+  session: PolicySchema.optional(),
+}).strict();
+
 export const ConfigSchema = z.object({
-  /** Default zone root for calls that name none (a host folder). */
+  /** The storage folder holding users/, groups/, share/, sessions/ (default $NOSH_HOME or ~/.nosh). */
+  base: z.string().optional(),
+  /** One-mount shortcut: this host folder is the zone 'root' and the default zone. */
   root: z.string().optional(),
-  /** Policy of the root zone. */
+  /** Policy of the 'root' zone. */
   policy: PolicySchema.default({}),
+  /** Policy overrides per zone kind. */
+  zones: ZonePoliciesSchema.default({}),
+  mounts: z.array(MountSchema).default([]),
   limits: LimitsSchema.default(LimitsSchema.parse({})),
+  quotas: QuotasSchema.default(QuotasSchema.parse({})),
+  /** Group id -> member user ids (the default membership provider). */
+  groups: z.record(z.string(), z.array(z.string())).default({}),
+  /** Seconds after its last use when maintenance removes a session zone. */
+  sessionTtlSeconds: z.number().int().positive().default(24 * 3600),
+  /** User for calls without a context (single-user setups and the CLI). */
+  defaultUser: z.string().default('default'),
   /** Worker threads (default: cores). */
   threads: z.number().int().min(1).max(256).optional(),
 }).strict();

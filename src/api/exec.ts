@@ -5,11 +5,14 @@ import type { LimitsConfig } from '../config.js';
 import { parseCommandLine } from '../parse/index.js';
 import type { TaskRequest, TaskResponse } from '../exec/index.js';
 import type { ZonePolicy } from '../vfs/index.js';
+import { ContextSchema } from '../zones/context.js';
+import type { QuotaHandle } from '../zones/quota.js';
 
 export const ExecRequestSchema = z.object({
   /** Host folder to use as the zone root (library callers only). */
   root: z.string().min(1).optional(),
   zone: z.string().min(1).optional(),
+  context: ContextSchema.optional(),
   cwd: z.string().default('/'),
   /** A command line: tokenized, checked for metacharacters, globs expanded in the zone. */
   command: z.string().optional(),
@@ -42,7 +45,7 @@ export interface ExecData {
 
 /** Build the worker task for one exec call (zone already resolved to a root and policy). */
 export function buildTask(req: z.output<typeof ExecRequestSchema>, opts: z.output<typeof ExecOptionsSchema>,
-  root: string, policy: ZonePolicy, limits: LimitsConfig): TaskRequest {
+  root: string, policy: ZonePolicy, limits: LimitsConfig, quota?: QuotaHandle): TaskRequest {
   let stages: TaskRequest['stages'];
   if (req.cmd !== undefined) {
     if (req.command !== undefined) throw new NoshError('INVALID_ARGUMENT', 'give either command or cmd/args, not both', 'Use command for a command line, cmd+args for literal argv.');
@@ -56,7 +59,7 @@ export function buildTask(req: z.output<typeof ExecRequestSchema>, opts: z.outpu
   }
   const stdin = typeof opts.stdin === 'string' ? Buffer.from(opts.stdin, 'utf8') : opts.stdin;
   return {
-    root, policy, cwd: req.cwd, stages, stdin,
+    root, policy, quota, cwd: req.cwd, stages, stdin,
     limits: { maxOutputBytes: opts.maxOutputBytes ?? limits.maxOutputBytes, maxResults: limits.maxResults, maxBufferBytes: limits.maxBufferBytes },
     stdoutFile: opts.stdoutFile,
   };

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { TOOLS } from '../tools/index.js';
+import { ContextSchema } from '../zones/context.js';
 
 /** Parameters every method takes: where to run. */
 export const ZoneParams = {
-  zone: z.string().min(1).optional().describe('Zone to work in (default: the configured root).'),
+  zone: z.string().min(1).optional().describe('Zone to work in: storage (default), documents, uploads, output, share, group:<id>, session:<id>, or a mount.'),
+  context: ContextSchema.optional().describe('Who is calling: user, conversation, session, groups, role.'),
   cwd: z.string().optional().describe('Working directory inside the zone (default /).'),
 };
 

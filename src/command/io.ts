@@ -1,4 +1,5 @@
 import type { Input, Output } from './types.js';
+import { checkMemory } from '../pool/memory.js';
 
 /** Thrown into a writer when its reader has gone (like SIGPIPE): the stage stops quietly. */
 export class BrokenPipe extends Error {
@@ -122,6 +123,7 @@ export class Pipe implements Output, Input {
     for (;;) {
       const chunk = this.queue.shift();
       if (chunk) {
+        checkMemory();
         this.buffered -= chunk.length;
         if (this.buffered < HIGH_WATER) this.wake('writer');
         yield chunk;

@@ -2,13 +2,16 @@ import { NoshError } from '../errors.js';
 import { Vfs, VfsError } from '../vfs/index.js';
 import { expandWords } from '../parse/index.js';
 import { runPipeline } from './pipeline.js';
+import { collectGarbage, setMemoryBudget } from '../pool/memory.js';
 import { TOOLS } from '../tools/index.js';
 import type { TaskRequest, TaskResponse } from './task.js';
 
 /** Run one task: expand globs inside the zone, run the pipeline, turn every failure into data. */
 export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promise<TaskResponse> {
   try {
-    const vfs = new Vfs(req.root, req.policy);
+    if (req.memoryMb) setMemoryBudget(req.memoryMb);
+    const quota = req.quota && { counters: new BigInt64Array(req.quota.sab), index: req.quota.index, limit: req.quota.limit, name: req.quota.name };
+    const vfs = new Vfs(req.root, req.policy, quota);
     const cwdRes = vfs.resolveExisting(req.cwd, '/', { followFinal: req.policy.followSymlinks });
     if (!cwdRes.stat.isDirectory()) throw new VfsError('ENOTDIR', req.cwd);
     const cwd = cwdRes.vpath;
@@ -46,6 +49,7 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promi
       throw e;
     }
   } catch (e) {
+    if (e instanceof NoshError && e.code === 'MEMORY_LIMIT') collectGarbage();
     return { ok: false, error: errorBody(e) };
   }
 }
@@ -72,6 +76,7 @@ export function hintFor(errno: string): string {
     case 'ESYMLINK': case 'EESCAPE': return 'Symbolic links are not followed out of the zone; use the real path.';
     case 'EBLOCKED': case 'EEXT': return 'This file is blocked by the zone policy and cannot be read or listed.';
     case 'EFBIG': return 'The file would exceed the maximum file size of this zone.';
+    case 'EDQUOT': return 'The quota is full: delete files you no longer need (see stats for usage), or write less.';
     default: return '';
   }
 }

@@ -2,12 +2,15 @@ import type { ErrorBody } from '../errors.js';
 import type { Limits } from '../command/index.js';
 import type { Change, ZonePolicy } from '../vfs/index.js';
 import type { Word } from '../parse/index.js';
+import type { QuotaHandle } from '../zones/quota.js';
 
 /** What the main thread sends to a worker: plain data, structured-cloned. */
 export interface TaskRequest {
   /** Host path of the zone root (never shown to anyone). */
   root: string;
   policy: ZonePolicy;
+  /** Shared usage counter of the zone's quota. */
+  quota?: QuotaHandle;
   cwd: string;
   /** Pipeline stages: words from the parser (globs still to expand) or literal argv. */
   stages: { words?: Word[]; argv?: string[] }[];
@@ -15,6 +18,8 @@ export interface TaskRequest {
   tool?: { name: string; args: unknown };
   stdin?: Uint8Array;
   limits: Limits;
+  /** Heap + Buffer budget of the worker, MB (checked where bytes flow). */
+  memoryMb?: number;
   /** Write the last stage's stdout to this zone path instead of returning it. */
   stdoutFile?: string;
 }

@@ -47,7 +47,7 @@ export class WorkerPool {
     const onCancel = () => ac.abort();
     cancel?.addEventListener('abort', onCancel, { once: true });
     try {
-      return (await this.piscina.run(task, { signal: ac.signal })) as TaskResponse;
+      return (await this.piscina.run({ ...task, memoryMb: this.memoryMb }, { signal: ac.signal })) as TaskResponse;
     } catch (e) {
       if (timedOut) {
         return failure(new NoshError('TIMEOUT', `command timed out after ${timeoutMs} ms`,

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { VfsError, fromNodeError } from './errors.js';
+import { checkMemory } from '../pool/memory.js';
 import { BlockMatcher, extensionOf, type ZonePolicy } from './policy.js';
 import { MAX_NAME_BYTES, MAX_PATH_BYTES, splitVirtual } from './paths.js';
 
@@ -78,7 +79,11 @@ export class Vfs {
   private readonly blocked: BlockMatcher;
   private readonly rootIdentity: { dev: number; ino: number };
 
-  constructor(root: string, policy: ZonePolicy) {
+  /** Shared usage counter of the quota this zone counts against (absent: no quota). */
+  readonly quota: QuotaCounter | undefined;
+
+  constructor(root: string, policy: ZonePolicy, quota?: QuotaCounter) {
+    this.quota = quota;
     this.rootHost = fs.realpathSync(root);
     const st = fs.statSync(this.rootHost);
     if (!st.isDirectory()) throw new Error('zone root is not a directory');
@@ -427,6 +432,23 @@ export class Vfs {
   /** Called by AtomicWriter after a successful rename. */
   recordChange(change: Change): void {
     this.changes.push(change);
+    if (change.delta < 0) this.releaseQuota(-change.delta);
+  }
+
+  /** Reserve bytes of quota before writing them; EDQUOT (QUOTA_EXCEEDED) if it would pass the limit. */
+  reserveQuota(bytes: number, path: string): void {
+    const q = this.quota;
+    if (!q || bytes <= 0) return;
+    const after = Atomics.add(q.counters, q.index, BigInt(bytes)) + BigInt(bytes);
+    if (after > BigInt(q.limit)) {
+      Atomics.sub(q.counters, q.index, BigInt(bytes));
+      throw new VfsError('EDQUOT', path, { quota: q.name, used: Number(after) - bytes, limit: q.limit, requested: bytes });
+    }
+  }
+
+  releaseQuota(bytes: number): void {
+    const q = this.quota;
+    if (q && bytes > 0) Atomics.sub(q.counters, q.index, BigInt(bytes));
   }
 
   mkdir(path: string, cwd = '/', mode = 0o777): void {
@@ -537,12 +559,28 @@ export class Vfs {
   }
 }
 
+/**
+ * A quota's usage lives in shared memory, so every worker sees and updates the same number:
+ * growth is reserved with an atomic add before the bytes are written, and given back when
+ * the write is aborted or something is removed. Concurrent writers can never pass the limit.
+ */
+export interface QuotaCounter {
+  counters: BigInt64Array;
+  index: number;
+  limit: number;
+  /** Name of the quota for messages (user, group, session). */
+  name: string;
+}
+
 /** A write in progress: temp file + fsync + rename on commit; abort removes the temp. */
 export class AtomicWriter {
   private fd: number;
   private readonly tmp: string;
   private size = 0;
   private done = false;
+  private committed = false;
+  /** Quota reserved so far for growth beyond the old size. */
+  private reserved = 0;
   private readonly oldSize: number;
 
   constructor(private readonly vfs: Vfs, private readonly target: Resolved, private readonly path: string, opts: WriteOptions) {
@@ -585,6 +623,16 @@ export class AtomicWriter {
       this.abort();
       throw new VfsError('EFBIG', this.path, { limit: this.vfs.policy.maxFileSize });
     }
+    const need = Math.max(0, this.size + chunk.length - this.oldSize) - this.reserved;
+    if (need > 0) {
+      try {
+        this.vfs.reserveQuota(need, this.path);
+      } catch (e) {
+        this.abort();
+        throw e;
+      }
+      this.reserved += need;
+    }
     let off = 0;
     while (off < chunk.length) off += fs.writeSync(this.fd, chunk, off, chunk.length - off);
     this.size += chunk.length;
@@ -597,6 +645,7 @@ export class AtomicWriter {
       fs.closeSync(this.fd);
       this.done = true;
       fs.renameSync(this.tmp, this.target.host);
+      this.committed = true;
     } catch (e) {
       this.abort();
       throw fromNodeError(e, this.path);
@@ -605,6 +654,10 @@ export class AtomicWriter {
   }
 
   abort(): void {
+    if (!this.committed && this.reserved > 0) {
+      this.vfs.releaseQuota(this.reserved);
+      this.reserved = 0;
+    }
     if (!this.done) {
       this.done = true;
       try { fs.closeSync(this.fd); } catch { /* already closed */ }
@@ -624,6 +677,7 @@ export function* readFdChunks(fd: number, chunkSize: number): Generator<Buffer> 
       throw e;
     }
     if (n === 0) return;
+    checkMemory();
     yield n === chunkSize ? buf : buf.subarray(0, n);
   }
 }

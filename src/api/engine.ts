@@ -1,0 +1,121 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import type { ResolvedConfig } from '../config.js';
+import { NoshError, ok, type Envelope } from '../errors.js';
+import { WorkerPool } from '../pool/index.js';
+import { TOOLS } from '../tools/index.js';
+import { ContextSchema, type Context } from '../zones/context.js';
+import { Workspace, type GroupProvider, type Zone } from '../zones/workspace.js';
+import { defaultPolicy, DEFAULT_BLOCKED_PATTERNS } from '../vfs/index.js';
+import { ExecOptionsSchema, ExecRequestSchema, buildTask, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
+import { ExecParams, listMethods, type MethodInfo } from './methods.js';
+
+export interface CallOptions {
+  /** Abort the call (the worker running it is stopped). */
+  signal?: AbortSignal;
+}
+
+/** The engine behind the library API, RPC and MCP: zones, pool, methods. */
+export class Engine {
+  readonly workspace: Workspace;
+  private readonly pool: WorkerPool;
+  private closed = false;
+
+  constructor(readonly config: ResolvedConfig, groupProvider?: GroupProvider) {
+    this.workspace = new Workspace(config, groupProvider);
+    this.pool = new WorkerPool({ threads: config.threads, memoryMb: config.limits.memoryMb });
+  }
+
+  private get limits() {
+    const l = this.config.limits;
+    return { maxOutputBytes: l.maxOutputBytes, maxResults: l.maxResults, maxBufferBytes: l.maxBufferBytes };
+  }
+
+  /** The zone of a request: an explicit host root (library only) or a named zone for the context. */
+  private async zoneOf(req: { root?: string; zone?: string; context?: Context }): Promise<Zone> {
+    if (req.root !== undefined) {
+      if (req.zone !== undefined) throw new NoshError('INVALID_ARGUMENT', 'give root or zone, not both', '');
+      return { name: 'root', kind: 'root', root: req.root, versioned: false,
+        policy: defaultPolicy({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, maxFileSize: this.config.limits.maxFileSize, ...clean(this.config.policy) }) };
+    }
+    const zone = await this.workspace.resolve(req.zone, req.context ?? {});
+    if (zone.kind === 'storage' && this.config.root === undefined) seedWelcome(zone.root);
+    return zone;
+  }
+
+  async exec(rawReq: ExecRequest, rawOpts: ExecOptions & CallOptions = {}): Promise<Envelope<ExecData>> {
+    if (this.closed) return closedEnvelope();
+    try {
+      const { signal, ...rest } = rawOpts;
+      const req = ExecRequestSchema.parse(rawReq);
+      const opts = ExecOptionsSchema.parse(rest);
+      const zone = await this.zoneOf(req);
+      const task = buildTask(req, opts, zone.root, zone.policy, this.config.limits, zone.quota);
+      const res = await this.pool.run(task, opts.timeoutMs ?? this.config.limits.timeoutMs, signal);
+      return toEnvelope(res, opts, task.limits.maxOutputBytes);
+    } catch (e) {
+      return envelopeOfError(e);
+    }
+  }
+
+  /** Call any registry method by name with JSON params (what RPC and MCP use). */
+  async call(method: string, params: unknown, opts: CallOptions = {}): Promise<Envelope<unknown>> {
+    if (this.closed) return closedEnvelope();
+    try {
+      if (method === 'exec') {
+        const p = ExecParams.parse(params ?? {});
+        return await this.exec(
+          { zone: p.zone, context: p.context, cwd: p.cwd, command: p.command, cmd: p.cmd, args: p.args },
+          { stdin: p.stdin, timeoutMs: p.timeout_ms, maxOutputBytes: p.max_output_bytes, stdoutFile: p.stdout_file, signal: opts.signal },
+        );
+      }
+      const tool = TOOLS.get(method);
+      if (tool) {
+        const { zone, cwd, context, ...args } = (params ?? {}) as { zone?: string; cwd?: string; context?: unknown };
+        const parsed = tool.input.parse(args);
+        const z0 = await this.zoneOf({ zone, context: ContextSchema.optional().parse(context) });
+        const res = await this.pool.run({ root: z0.root, policy: z0.policy, quota: z0.quota, cwd: cwd ?? '/', stages: [], tool: { name: method, args: parsed }, limits: this.limits },
+          this.config.limits.timeoutMs, opts.signal);
+        if (!res.ok) return { success: false, error: res.error };
+        return ok(res.tool!.data, res.tool!.message);
+      }
+      return envelopeOfError(new NoshError('INVALID_ARGUMENT', `unknown method '${method}'`,
+        `Methods: ${listMethods().map((m) => m.name).join(', ')}.`));
+    } catch (e) {
+      return envelopeOfError(e);
+    }
+  }
+
+  methods(): MethodInfo[] {
+    return listMethods();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.pool.close();
+  }
+}
+
+function closedEnvelope() {
+  return envelopeOfError(new NoshError('INTERNAL_ERROR', 'nosh is closed', 'Create a new instance.'));
+}
+
+function clean<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+const seeded = new Set<string>();
+
+/** A new personal storage gets a short welcome file, so a first `ls` shows something useful. */
+function seedWelcome(root: string): void {
+  if (seeded.has(root)) return;
+  seeded.add(root);
+  const file = path.join(root, 'README.txt');
+  try {
+    if (fs.readdirSync(root).length === 0) {
+      fs.writeFileSync(file, 'This is your nosh workspace.\nTry: ls -la, cat README.txt, echo hello | wc -c\n');
+    }
+  } catch { /* best effort */ }
+}
+

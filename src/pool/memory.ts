@@ -1,0 +1,40 @@
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { NoshError } from '../errors.js';
+
+/**
+ * The worker's heap limit (resourceLimits) does not count Buffers, which live outside the
+ * V8 heap. So the places every byte passes through (file chunks, pipes) also check the
+ * isolate's heap plus external memory against the same budget: a command that buffers
+ * without bound ends with MEMORY_LIMIT instead of growing the host process.
+ */
+let budget = Infinity;
+let budgetMb = 0;
+
+export function setMemoryBudget(mb: number): void {
+  budgetMb = mb;
+  budget = mb * 1024 * 1024;
+}
+
+export function checkMemory(): void {
+  if (budget === Infinity) return;
+  const s = getHeapStatistics() as ReturnType<typeof getHeapStatistics> & { external_memory?: number };
+  if (s.used_heap_size + (s.external_memory ?? 0) > budget) {
+    throw new NoshError('MEMORY_LIMIT', `command exceeded the worker memory limit of ${budgetMb} MB`,
+      'Stream instead of loading everything: process smaller files or ranges, or pipe through head.', { memory_mb: budgetMb });
+  }
+}
+
+let gc: (() => void) | undefined;
+
+/**
+ * After a task hit the budget its garbage must go before the next task runs in this worker,
+ * or the next one would be refused too. V8 exposes gc() only behind a flag, set on demand.
+ */
+export function collectGarbage(): void {
+  if (!gc) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+  }
+  gc();
+}

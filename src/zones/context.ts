@@ -1,0 +1,20 @@
+import { z } from 'zod';
+
+export const ROLES = ['developer', 'generalist', 'critic'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Who is calling: every method takes it. Ids are validated when a zone needs them. */
+export const ContextSchema = z.object({
+  user: z.string().optional().describe('User id (default: the configured default user).'),
+  conversation: z.string().optional().describe('Conversation id (for the uploads zone).'),
+  session: z.string().optional().describe('Session id (for the session zone).'),
+  groups: z.array(z.string()).optional().describe('Groups the user belongs to, as asserted by the runtime.'),
+  role: z.enum(ROLES).optional().describe('developer may write; generalist and critic are read-only.'),
+}).strict();
+
+export type Context = z.output<typeof ContextSchema>;
+
+/** Roles that may change files. */
+export function roleMayWrite(role: Role | undefined): boolean {
+  return role === undefined || role === 'developer';
+}

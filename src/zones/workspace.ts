@@ -1,0 +1,152 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { NoshError } from '../errors.js';
+import type { ResolvedConfig } from '../config.js';
+import { DEFAULT_BLOCKED_PATTERNS, defaultPolicy, type ZonePolicy } from '../vfs/index.js';
+import { roleMayWrite, type Context } from './context.js';
+import { validateId } from './ids.js';
+import { QuotaLedger, type QuotaHandle } from './quota.js';
+
+export type ZoneKind = 'root' | 'uploads' | 'storage' | 'documents' | 'output' | 'share' | 'group' | 'session' | 'mount';
+
+/** A zone resolved for one call: where it is, what it allows, what quota it counts against. */
+export interface Zone {
+  name: string;
+  kind: ZoneKind;
+  /** Host folder (never shown). */
+  root: string;
+  policy: ZonePolicy;
+  quota?: QuotaHandle;
+  /** Versioned zones (documents, groups) commit each change: hook for the versioning issue. */
+  versioned: boolean;
+}
+
+/** Resolves zone names for a context: ids validated, folders created on first use, policies and quotas applied. */
+export type GroupProvider = (user: string) => string[] | Promise<string[]>;
+
+const MB = 1024 * 1024;
+export const BUILTIN_ZONES = ['uploads', 'storage', 'documents', 'output', 'share'] as const;
+
+export class Workspace {
+  readonly base: string;
+  readonly quotas = new QuotaLedger();
+
+  constructor(private readonly cfg: ResolvedConfig, private readonly groupProvider?: GroupProvider) {
+    this.base = path.resolve(cfg.base ?? defaultHomeDir());
+    for (const m of cfg.mounts) {
+      if ((BUILTIN_ZONES as readonly string[]).includes(m.name) || m.name === 'root') {
+        throw new NoshError('INVALID_ARGUMENT', `mount name '${m.name}' is a built-in zone name`, 'Choose another name for the mount.');
+      }
+    }
+  }
+
+  /** The zone a call names (or the default one) for this context. */
+  async resolve(zoneName: string | undefined, ctx: Context): Promise<Zone> {
+    const name = zoneName ?? (this.cfg.root !== undefined ? 'root' : 'storage');
+    const zone = await this.locate(name, ctx);
+    if (!roleMayWrite(ctx.role)) zone.policy = { ...zone.policy, readonly: true, allowDelete: false };
+    return zone;
+  }
+
+  private policyFor(kind: keyof ResolvedConfig['zones'], base: Partial<ZonePolicy> = {}): ZonePolicy {
+    return defaultPolicy({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, maxFileSize: this.cfg.limits.maxFileSize, ...base, ...clean(this.cfg.zones[kind] ?? {}) });
+  }
+
+  userOf(ctx: Context): string {
+    return validateId('user', ctx.user ?? this.cfg.defaultUser);
+  }
+
+  private userQuota(user: string): QuotaHandle {
+    return this.quotas.handle(`user:${user}`, this.cfg.quotas.userMb * MB, [this.dir('users', user)]);
+  }
+
+  private async locate(name: string, ctx: Context): Promise<Zone> {
+    if (name === 'root') {
+      if (this.cfg.root === undefined) throw unknownZone(name, this.zoneNames());
+      return { name, kind: 'root', root: this.cfg.root, versioned: false,
+        policy: defaultPolicy({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, maxFileSize: this.cfg.limits.maxFileSize, ...clean(this.cfg.policy) }) };
+    }
+    const colon = name.indexOf(':');
+    const kind = colon < 0 ? name : name.slice(0, colon);
+    const arg = colon < 0 ? undefined : name.slice(colon + 1);
+    switch (kind) {
+      case 'uploads': {
+        const user = this.userOf(ctx);
+        if (ctx.conversation === undefined) {
+          throw new NoshError('MISSING_PARAMETER', 'the uploads zone needs a conversation id in the context', 'Pass context.conversation.');
+        }
+        const conv = validateId('conversation', ctx.conversation);
+        return { name, kind, root: this.ensure('users', user, 'Uploads', conv), quota: this.userQuota(user), versioned: false,
+          policy: this.policyFor('uploads', { readonly: true, allowDelete: true }) };
+      }
+      case 'storage': case 'documents': case 'output': {
+        const user = this.userOf(ctx);
+        const sub = kind === 'storage' ? ['Storage'] : kind === 'documents' ? ['Documents'] : ['Storage', 'output'];
+        return { name, kind, root: this.ensure('users', user, ...sub), quota: this.userQuota(user), versioned: kind === 'documents',
+          policy: this.policyFor(kind) };
+      }
+      case 'share':
+        return { name, kind, root: this.ensure('share'), versioned: false, policy: this.policyFor('share'),
+          quota: this.quotas.handle('share', this.cfg.quotas.groupMb * MB, [this.dir('share')]) };
+      case 'group': {
+        const id = validateId('group', arg);
+        const user = this.userOf(ctx);
+        if (!(await this.isMember(user, id, ctx))) {
+          throw new NoshError('GROUP_ACCESS_DENIED', `user '${user}' is not a member of group '${id}'`,
+            'Use a group you belong to, or ask an administrator to add you.', { group: id });
+        }
+        return { name, kind, root: this.ensure('groups', id), versioned: true, policy: this.policyFor('group'),
+          quota: this.quotas.handle(`group:${id}`, this.cfg.quotas.groupMb * MB, [this.dir('groups', id)]) };
+      }
+      case 'session': {
+        const id = validateId('session', arg ?? ctx.session);
+        const root = this.ensure('sessions', id);
+        const now = Date.now() / 1000;
+        fs.utimesSync(root, now, now); // last use, for the TTL
+        return { name: `session:${id}`, kind, root, versioned: false, policy: this.policyFor('session'),
+          quota: this.quotas.handle(`session:${id}`, this.cfg.quotas.sessionMb * MB, [root]) };
+      }
+      default: {
+        const m = this.cfg.mounts.find((x) => x.name === name);
+        if (!m) throw unknownZone(name, this.zoneNames());
+        return { name, kind: 'mount', root: m.path, versioned: false, policy: defaultPolicy({
+          readonly: m.readonly, allowDelete: false, blockedPatterns: m.blockedPatterns ?? DEFAULT_BLOCKED_PATTERNS,
+          allowedExtensions: m.allowedExtensions?.map((e) => e.toLowerCase()) ?? null,
+          followSymlinks: m.followSymlinks ?? false, maxFileSize: m.maxFileSize ?? this.cfg.limits.maxFileSize,
+        }) };
+      }
+    }
+  }
+
+  async isMember(user: string, group: string, ctx: Context): Promise<boolean> {
+    if (ctx.groups) return ctx.groups.includes(group);
+    if (this.groupProvider) return (await this.groupProvider(user)).includes(group);
+    return (this.cfg.groups[group] ?? []).includes(user);
+  }
+
+  zoneNames(): string[] {
+    return [...(this.cfg.root !== undefined ? ['root'] : []), ...BUILTIN_ZONES, 'group:<id>', 'session:<id>', ...this.cfg.mounts.map((m) => m.name)];
+  }
+
+  dir(...parts: string[]): string {
+    return path.join(this.base, ...parts);
+  }
+
+  private ensure(...parts: string[]): string {
+    const p = this.dir(...parts);
+    fs.mkdirSync(p, { recursive: true });
+    return p;
+  }
+}
+
+function unknownZone(name: string, names: string[]): NoshError {
+  return new NoshError('INVALID_ZONE', `unknown zone '${name}'`, `Zones: ${names.join(', ')}.`, { zone: name });
+}
+
+function clean<T extends object>(o: T): Partial<ZonePolicy> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<ZonePolicy>;
+}
+
+export function defaultHomeDir(): string {
+  return process.env.NOSH_HOME || path.join(process.env.HOME || '/tmp', '.nosh');
+}
