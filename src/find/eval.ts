@@ -208,7 +208,12 @@ export class Walker implements EvalContext {
     for (const d of list) {
       if (this.ctx.signal.aborted) throw new Error('aborted');
       const child: Entry = { path: prefix + d.name, bytes: bprefix + bytesOf(d.name), root: e.root, depth: e.depth + 1, type: d.type };
-      await this.visit(child);
+      if (d.type === 'dir' || (d.type === 'symlink' && this.plan.follow === 'L')) await this.visit(child);
+      else {
+        // A leaf: no recursion, no await unless there is output or a diagnostic to pass on.
+        if (child.depth >= this.plan.mindepth) this.evaluate(child);
+        if (this.buf.length >= FLUSH_AT || this.errs.length > 0) await this.flush(false);
+      }
       if (this.quit) break;
     }
     if (key) this.ancestors.delete(key);

@@ -518,5 +518,17 @@ export class VersionRequest extends Error {}
 
 /** Does this argv delete files? (the command's `mutates`) */
 export function findMutates(args: string[]): boolean {
-  return args.includes('-delete');
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '-delete') return true;
+    if (TAKES_ARG.has(args[i]!)) i++;
+  }
+  return false;
 }
+
+/** Predicates whose next argument is theirs (so `-name -delete` deletes nothing). */
+const TAKES_ARG = new Set([
+  '-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-lname', '-ilname', '-regex', '-iregex',
+  '-regextype', '-type', '-xtype', '-size', '-mtime', '-atime', '-ctime', '-mmin', '-amin', '-cmin', '-newer',
+  '-anewer', '-cnewer', '-perm', '-inum', '-links', '-uid', '-gid', '-samefile', '-printf', '-maxdepth',
+  '-mindepth', '-D', '-fprint', '-fprint0', '-fls', '-user', '-group', '-used', '-fstype', '-context',
+]);
