@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
 import { quoteAlways } from '../src/command/fileops.js';
 import {
-  devMajor, devMinor, fileTypeName, fullTime, lookupGroup, lookupUser, modeString, timeOf, type TimeSpec,
+  devMajor, devMinor, fileTypeName, fullTime, lookupGroup, lookupUser, modeString, timeOf, timeOfNs, type TimeSpec,
 } from '../src/command/format.js';
 import { linkText } from '../src/command/listing.js';
 import { VfsError } from '../src/vfs/index.js';
@@ -73,7 +73,9 @@ export default defineCommand({
         continue;
       }
       const fmt = format ?? (st.isCharacterDevice() || st.isBlockDevice() ? DEFAULT_DEVICE_FORMAT : DEFAULT_FORMAT);
-      const r = render(ctx, fmt, escapes, { name, st, quoteN: format !== null });
+      let ns: Subject['ns'];
+      try { ns = ctx.fs.timesNs(name, ctx.cwd, deref); } catch { ns = undefined; }
+      const r = render(ctx, fmt, escapes, { name, st, ns, quoteN: format !== null });
       text += r.text;
       if (newline && !r.invalid) text += '\n';
       if (r.badEscapes.length) {
@@ -95,6 +97,8 @@ export default defineCommand({
 interface Subject {
   name: string;
   st: Stats;
+  /** Exact times, when the entry could be read again with nanoseconds. */
+  ns?: { atime: bigint; mtime: bigint; ctime: bigint; birthtime: bigint };
   /** %N quotes names (user formats); the built-in format prints them literally. */
   quoteN: boolean;
 }
@@ -229,16 +233,20 @@ function directiveValue(ctx: CommandContext, key: string, spec: Spec, s: Subject
     case 'Lr': return int(spec, devMinor(st.rdev), false);
     case 't': return int(spec, devMajor(st.rdev), false, 16);
     case 'T': return int(spec, devMinor(st.rdev), false, 16);
-    case 'x': return str(spec, fullTime(timeOf(st.atimeMs)));
-    case 'y': return str(spec, fullTime(timeOf(st.mtimeMs)));
-    case 'z': return str(spec, fullTime(timeOf(st.ctimeMs)));
-    case 'w': return str(spec, hasBirth(st) ? fullTime(timeOf(st.birthtimeMs)) : '-');
-    case 'X': return epoch(spec, timeOf(st.atimeMs));
-    case 'Y': return epoch(spec, timeOf(st.mtimeMs));
-    case 'Z': return epoch(spec, timeOf(st.ctimeMs));
-    case 'W': return epoch(spec, hasBirth(st) ? timeOf(st.birthtimeMs) : { sec: 0, nsec: 0 });
+    case 'x': return str(spec, fullTime(tOf(s, 'atime')));
+    case 'y': return str(spec, fullTime(tOf(s, 'mtime')));
+    case 'z': return str(spec, fullTime(tOf(s, 'ctime')));
+    case 'w': return str(spec, hasBirth(st) ? fullTime(tOf(s, 'birthtime')) : '-');
+    case 'X': return epoch(spec, tOf(s, 'atime'));
+    case 'Y': return epoch(spec, tOf(s, 'mtime'));
+    case 'Z': return epoch(spec, tOf(s, 'ctime'));
+    case 'W': return epoch(spec, hasBirth(st) ? tOf(s, 'birthtime') : { sec: 0, nsec: 0 });
     default: return '?';
   }
+}
+
+function tOf(s: Subject, field: 'atime' | 'mtime' | 'ctime' | 'birthtime'): TimeSpec {
+  return s.ns ? timeOfNs(s.ns[field]) : timeOf(s.st[`${field}Ms`]);
 }
 
 function hasBirth(st: Stats): boolean {

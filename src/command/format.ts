@@ -112,6 +112,13 @@ export function timeOf(ms: number): TimeSpec {
   return { sec, nsec };
 }
 
+/** Exact seconds and nanoseconds from a bigint nanosecond time. */
+export function timeOfNs(ns: bigint): TimeSpec {
+  const sec = ns / 1_000_000_000n;
+  const rem = ns - sec * 1_000_000_000n;
+  return rem < 0n ? { sec: Number(sec) - 1, nsec: Number(rem + 1_000_000_000n) } : { sec: Number(sec), nsec: Number(rem) };
+}
+
 export function mtimeOf(st: Stats): TimeSpec {
   return timeOf(st.mtimeMs);
 }

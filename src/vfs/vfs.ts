@@ -243,6 +243,18 @@ export class Vfs {
     return r.stat;
   }
 
+  /** Times in nanoseconds (stat, ls --full-time): the Stats doubles lose the last digits. */
+  timesNs(path: string, cwd = '/', follow = false): { atime: bigint; mtime: bigint; ctime: bigint; birthtime: bigint } {
+    const r = this.resolveExisting(path, cwd, { followFinal: follow && this.policy.followSymlinks });
+    try {
+      const b = fs.lstatSync(r.host, { bigint: true });
+      if (b.ino !== BigInt(r.stat.ino) || b.dev !== BigInt(r.stat.dev)) throw new VfsError('EESCAPE', path);
+      return { atime: b.atimeNs, mtime: b.mtimeNs, ctime: b.ctimeNs, birthtime: b.birthtimeNs };
+    } catch (e) {
+      throw e instanceof VfsError ? e : fromNodeError(e, path);
+    }
+  }
+
   exists(path: string, cwd = '/'): boolean {
     try {
       return this.resolve(path, cwd).stat !== null;
