@@ -37,16 +37,16 @@ export function checkAborted(ctx: ToolContext, what: string): void {
 
 /** mkdir -p inside the zone; returns the virtual paths created. */
 export function mkdirParents(vfs: Vfs, path: string, cwd: string): string[] {
-  const r = vfs.resolve(path, cwd);
   const created: string[] = [];
-  let cur = '';
-  for (const part of r.parts) {
-    cur += '/' + part;
-    const st = vfs.resolve(cur, '/').stat;
-    if (st === null) {
-      vfs.mkdir(cur, '/');
-      created.push(cur);
-    } else if (!st.isDirectory()) {
+  let prefix = path.startsWith('/') ? '/' : '';
+  for (const seg of path.split('/').filter((s) => s !== '')) {
+    prefix = prefix === '' ? seg : prefix.endsWith('/') ? prefix + seg : `${prefix}/${seg}`;
+    if (seg === '.' || seg === '..') continue;
+    const r = vfs.resolve(prefix, cwd);
+    if (r.stat === null) {
+      vfs.mkdir(prefix, cwd);
+      created.push(r.vpath);
+    } else if (!r.stat.isDirectory()) {
       throw new VfsError('ENOTDIR', path);
     }
   }

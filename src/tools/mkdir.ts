@@ -16,11 +16,12 @@ export default defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   mutates: true,
   run(ctx, args) {
-    const r = ctx.fs.resolve(args.path, ctx.cwd);
     if (args.parents) {
       const created = mkdirParents(ctx.fs, args.path, ctx.cwd);
+      const r = ctx.fs.resolve(args.path, ctx.cwd);
       return { data: { path: r.vpath, created }, message: created.length ? `created ${created.join(', ')}` : `${r.vpath} already exists` };
     }
+    const r = ctx.fs.resolve(args.path, ctx.cwd);
     if (r.stat) {
       throw new NoshError('FILE_EXISTS', `mkdir: ${r.vpath} exists${r.stat.isDirectory() ? '' : ' (not a folder)'}`,
         r.stat.isDirectory() ? 'It is already there; set parents: true to accept an existing folder.' : 'Choose another name.', { path: r.vpath });

@@ -92,18 +92,18 @@ function parseJson(ctx: ToolContext, args: ReadArgs): ToolResult {
   try {
     return { data: { path: args.path, parsed: JSON.parse(text) as unknown, size: buf.length } };
   } catch (e) {
-    const msg = (e as Error).message;
-    const pos = /position (\d+)/.exec(msg);
+    const msg = (e as Error).message.replace(/\s+/g, ' ').slice(0, 200);
     const details: Record<string, unknown> = { path: args.path, parser: msg };
     let where = '';
-    if (pos) {
-      const before = text.slice(0, Number(pos[1]));
+    const at = jsonErrorOffset(text);
+    if (at !== null) {
+      const before = text.slice(0, at);
       const line = before.split('\n').length;
       details.line = line;
-      details.column = Number(pos[1]) - before.lastIndexOf('\n');
-      where = ` at line ${line}`;
+      details.column = at - before.lastIndexOf('\n');
+      where = ` at line ${line} column ${String(details.column)}`;
     }
-    throw new NoshError('INVALID_ARGUMENT', `${args.path}: not valid JSON${where}: ${msg}`,
+    throw new NoshError('INVALID_ARGUMENT', `${args.path}: not valid JSON${where}`,
       'Read it without parse to see the text, then fix it with edit.', details);
   }
 }
@@ -152,4 +152,72 @@ function readTail(ctx: ToolContext, args: ReadArgs, n: number, cap: number, enco
     },
     message: truncated ? `cut at ${cap} bytes: earlier lines with offset/limit` : 'ok',
   };
+}
+
+/** Offset of the first JSON syntax error (JSON.parse does not always say where). */
+export function jsonErrorOffset(t: string): number | null {
+  let i = 0;
+  const ws = () => { while (i < t.length && ' \t\n\r'.includes(t[i]!)) i++; };
+  const fail = (): never => { throw i; };
+  const lit = (w: string) => { if (t.startsWith(w, i)) i += w.length; else fail(); };
+  const str = () => {
+    i++;
+    while (i < t.length && t[i] !== '"') {
+      if (t.charCodeAt(i) < 0x20) fail();
+      if (t[i] === '\\') {
+        i++;
+        if (t[i] === 'u') { if (!/^[0-9a-fA-F]{4}$/.test(t.slice(i + 1, i + 5))) fail(); i += 4; }
+        else if (!'"\\/bfnrt'.includes(t[i] ?? 'x')) fail();
+      }
+      i++;
+    }
+    if (i >= t.length) fail();
+    i++;
+  };
+  const num = () => {
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(t.slice(i, i + 400));
+    if (!m || m[0] === '' || m[0] === '-') fail();
+    i += m![0].length;
+  };
+  const value = (depth: number): void => {
+    if (depth > 5000) fail();
+    ws();
+    const c = t[i];
+    if (c === '{') {
+      i++; ws();
+      if (t[i] === '}') { i++; return; }
+      for (;;) {
+        ws();
+        if (t[i] !== '"') fail();
+        str(); ws();
+        if (t[i] !== ':') fail();
+        i++;
+        value(depth + 1); ws();
+        if (t[i] === ',') { i++; continue; }
+        if (t[i] === '}') { i++; return; }
+        fail();
+      }
+    } else if (c === '[') {
+      i++; ws();
+      if (t[i] === ']') { i++; return; }
+      for (;;) {
+        value(depth + 1); ws();
+        if (t[i] === ',') { i++; continue; }
+        if (t[i] === ']') { i++; return; }
+        fail();
+      }
+    } else if (c === '"') str();
+    else if (c === 't') lit('true');
+    else if (c === 'f') lit('false');
+    else if (c === 'n') lit('null');
+    else if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) num();
+    else fail();
+  };
+  try {
+    value(0);
+    ws();
+    return i < t.length ? i : null;
+  } catch (e) {
+    return typeof e === 'number' ? e : null;
+  }
 }
