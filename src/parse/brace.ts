@@ -14,7 +14,7 @@ const INT_MAX = 2n ** 31n - 1n;
 const INTMAX_MAX = 2n ** 63n - 1n;
 const INTMAX_MIN = -(2n ** 63n);
 
-interface Ctx { maxWords: number; steps: number }
+interface Ctx { maxWords: number; limit: number; steps: number }
 
 function tooBig(what: string, hint: string): never {
   throw new NoshError('INVALID_ARGUMENT', `brace expansion ${what}`, hint);
@@ -68,7 +68,7 @@ function product(a: string[], b: string[], ctx: Ctx): string[] {
 }
 
 function checkSize(words: number, chars: number, ctx: Ctx): void {
-  if (words > ctx.maxWords) tooBig(`would produce more than ${ctx.maxWords} words`, 'use a smaller range or fewer alternatives, or split the work into several calls');
+  if (words > ctx.maxWords) tooBig(`would make the command line longer than ${ctx.limit} words`, 'use a smaller range or fewer alternatives, or split the work into several calls');
   if (chars > MAX_CHARS) tooBig(`would produce more than ${MAX_CHARS} characters`, 'use a smaller range or fewer alternatives');
 }
 
@@ -221,10 +221,11 @@ function zeroPad(n: bigint, width: number): string {
 }
 
 /**
- * Brace-expands one raw (still quoted) word. maxWords bounds the number of results.
- * A word without braces, or without any ',' or '..', is returned as is without scanning.
+ * Brace-expands one raw (still quoted) word. maxWords bounds the number of results;
+ * lineLimit is the limit of the whole line, for the message. A word without braces,
+ * or without any ',' or '..', is returned as is without scanning.
  */
-export function braceExpand(raw: string, maxWords: number): string[] {
+export function braceExpand(raw: string, maxWords: number, lineLimit = maxWords): string[] {
   if (!raw.includes('{') || !raw.includes('}') || (!raw.includes(',') && !raw.includes('..'))) return [raw];
-  return expand(raw, { maxWords, steps: 0 }, 0);
+  return expand(raw, { maxWords, limit: lineLimit, steps: 0 }, 0);
 }

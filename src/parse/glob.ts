@@ -29,6 +29,7 @@ const MM_OPTS: MinimatchOptions = {
  * followed later in the same path component by `]` — bash's unquoted_glob_pattern_p.
  */
 export function hasGlobMagic(p: string): boolean {
+  if (!/[*?[]/.test(p)) return false;
   let open = false;
   for (let i = 0; i < p.length; i++) {
     const c = p[i];

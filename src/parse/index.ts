@@ -36,7 +36,7 @@ export function parseCommandLine(line: string, opts: ParseOptions = {}): ParsedL
         throw new NoshError('INVALID_ARGUMENT', `the command line has more than ${maxWords} words`,
           'use a smaller brace expansion, or split the work into several calls');
       }
-      const expanded = braceExpand(raw, maxWords - total);
+      const expanded = braceExpand(raw, maxWords - total, maxWords);
       total += expanded.length;
       for (const e of expanded) {
         const w = unquoteWord(e);

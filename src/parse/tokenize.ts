@@ -64,6 +64,7 @@ function removeContinuations(line: string): string {
   if (!line.includes('\\\n')) return line;
   let out = '';
   let quote = '';
+  let escaped = -1; // length of out just after an escaped char
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (quote === "'") { if (c === "'") quote = ''; out += c; continue; }
@@ -71,6 +72,14 @@ function removeContinuations(line: string): string {
       if (line[i + 1] === '\n') { i++; continue; }
       out += c + (line[i + 1] ?? '');
       i++;
+      escaped = out.length;
+      continue;
+    }
+    if (c === '#' && !quote && escaped !== out.length && /[ \t\n;&|()<>]/.test(out[out.length - 1] ?? ' ')) {
+      // a comment runs to the newline and has no continuation
+      const nl = line.indexOf('\n', i);
+      out += nl < 0 ? line.slice(i) : line.slice(i, nl);
+      i = nl < 0 ? line.length : nl - 1;
       continue;
     }
     if (c === '"') quote = quote ? '' : '"';
@@ -79,6 +88,8 @@ function removeContinuations(line: string): string {
   }
   return out;
 }
+
+const LINE_SPECIAL = /[ \t'"\\$|;&<>()`\n\r\0]/g;
 
 export interface SplitLine { line: string; stages: string[][] }
 
@@ -96,7 +107,12 @@ export function splitLine(input: string, pipes: boolean): SplitLine {
   while (i < n) {
     const c = line[i];
     if (c === ' ' || c === '\t') { endWord(i); i++; continue; }
-    if (c === '#' && start < 0) break; // comment to end of line
+    if (c === '#' && start < 0) { // a comment, up to a newline (which is then rejected)
+      const nl = line.indexOf('\n', i);
+      if (nl < 0) break;
+      i = nl;
+      continue;
+    }
     switch (c) {
       case "'": {
         const j = line.indexOf("'", i + 1);
@@ -159,7 +175,7 @@ export function splitLine(input: string, pipes: boolean): SplitLine {
     }
     if (c === '\0') invalid(`NUL character at position ${i + 1}`, 'remove the NUL character', { position: i + 1 });
     if (start < 0) start = i;
-    i++;
+    i = nextSpecial(LINE_SPECIAL, line, i + 1); // skip a run of ordinary characters
   }
   endWord(i);
   if (stages[stages.length - 1].length === 0) {
@@ -169,52 +185,73 @@ export function splitLine(input: string, pipes: boolean): SplitLine {
   return { line, stages };
 }
 
-const GLOB_SPECIAL = '*?[]\\-!^';
+const GLOB_SPECIAL = /[*?[\]\\!^-]/g;
+const UNQUOTED_SPECIAL = /['"\\$`]/g;
+const DQ_SPECIAL = /["\\$`]/g;
+
+function nextSpecial(re: RegExp, s: string, from: number): number {
+  re.lastIndex = from;
+  const m = re.exec(s);
+  return m ? m.index : s.length;
+}
 
 /**
  * Quote removal of one raw word (after brace expansion). Returns null for an unquoted
  * word that became empty (bash drops it, e.g. the empty half of `{a,}`).
+ * The glob form escapes quoted `* ? [ ] \` and also `- ! ^` (special inside brackets).
  */
 export function unquoteWord(raw: string): Word | null {
-  let value = '';
-  let glob = '';
+  const value: string[] = [];
+  const glob: string[] = [];
   let quoted = false;
-  const lit = (ch: string): void => { value += ch; glob += GLOB_SPECIAL.includes(ch) ? '\\' + ch : ch; };
+  const lit = (s: string): void => { value.push(s); glob.push(s.replace(GLOB_SPECIAL, '\\$&')); };
+  const plain = (s: string): void => { value.push(s); glob.push(s); };
   // A `$` that brace expansion put next to a name (`{$,a}b`) would expand in bash. After
   // brace expansion bash reads $' and $" literally, as inside double quotes.
-  const checkDollar = (i: number): void => {
+  const check = (i: number): void => {
+    if (raw[i] === '`') rejectAt(raw, i, "'`' (formed by brace expansion)", HINT_SUBST);
     const k = dollarKind(raw, i, true);
     if (k) rejectAt(raw, i, `${k[0]} (formed by brace expansion)`, k[1]);
   };
-  for (let i = 0; i < raw.length; i++) {
+  let i = 0;
+  while (i < raw.length) {
     const c = raw[i];
     if (c === "'") {
       quoted = true;
-      let j = raw.indexOf("'", i + 1);
-      if (j < 0) j = raw.length;
-      for (let k = i + 1; k < j; k++) lit(raw[k]);
-      i = j;
+      const j = raw.indexOf("'", i + 1);
+      const end = j < 0 ? raw.length : j;
+      lit(raw.slice(i + 1, end));
+      i = end + 1;
     } else if (c === '"') {
       quoted = true;
       let j = i + 1;
-      for (; j < raw.length && raw[j] !== '"'; j++) {
-        const d = raw[j];
-        if (d === '\\' && '"\\$`'.includes(raw[j + 1] ?? '')) { lit(raw[j + 1]); j++; continue; }
-        if (d === '$') checkDollar(j);
-        if (d === '`') rejectAt(raw, j, "'`' (formed by brace expansion)", HINT_SUBST);
-        lit(d);
+      while (j < raw.length && raw[j] !== '"') {
+        const k = nextSpecial(DQ_SPECIAL, raw, j);
+        lit(raw.slice(j, k));
+        j = k;
+        if (raw[j] === '\\') {
+          const n = raw[j + 1];
+          if (n !== undefined && '"\\$`'.includes(n)) { lit(n); j += 2; } else { lit('\\'); j++; }
+        } else if (raw[j] === '$' || raw[j] === '`') {
+          check(j);
+          lit(raw[j]);
+          j++;
+        }
       }
-      i = j;
+      i = j + 1;
     } else if (c === '\\') {
       quoted = true;
-      if (i + 1 < raw.length) lit(raw[++i]);
+      if (i + 1 < raw.length) lit(raw[i + 1]);
+      i += 2;
     } else {
-      if (c === '$') checkDollar(i);
-      if (c === '`') rejectAt(raw, i, "'`' (formed by brace expansion)", HINT_SUBST);
-      value += c;
-      glob += c;
+      if (c === '$' || c === '`') check(i);
+      const k = nextSpecial(UNQUOTED_SPECIAL, raw, i + 1);
+      plain(raw.slice(i, k));
+      i = k;
     }
   }
-  if (value === '' && !quoted) return null;
-  return value.length > 0 && hasGlobMagic(glob) ? { value, glob } : { value };
+  const v = value.join('');
+  if (v === '' && !quoted) return null;
+  const g = glob.join('');
+  return v.length > 0 && hasGlobMagic(g) ? { value: v, glob: g } : { value: v };
 }
