@@ -104,7 +104,12 @@ function refusal(ctx: ToolContext, e: unknown, path: string): Verdict {
     case 'ESYMLINK': return no('PATH_ESCAPE', 'the path goes through a symlink and this zone does not follow symlinks');
     case 'EESCAPE': return no('PATH_ESCAPE', 'the path goes through a symlink that points outside the zone');
     case 'ELOOP': return no('PATH_ESCAPE', 'too many levels of symlinks');
-    case 'ENOENT': return missing(ctx, path);
+    case 'ENOENT': {
+      // A missing folder on the way: a blocked name further on is still the answer.
+      const pattern = blockingPattern(ctx, path);
+      if (pattern) return no('BLOCKED_PATH', `the name matches the blocked pattern '${pattern}' of this zone`);
+      return missing(ctx, path);
+    }
     case 'ENOTDIR': return no('NOT_A_DIRECTORY', 'a component of the path is a file, not a folder');
     case 'ENAMETOOLONG': return no('INVALID_ARGUMENT', 'the path or a name in it is too long');
     case 'EINVAL': return no('INVALID_ARGUMENT', 'the path contains a NUL byte or is invalid');

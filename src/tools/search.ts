@@ -12,7 +12,7 @@ const Input = z.object({
   path: z.string().min(1).optional().describe('File or folder to search (default: the working directory; folders are searched recursively).'),
   literal: z.boolean().optional().describe('Treat pattern as plain text, not a regex.'),
   ignore_case: z.boolean().optional().describe('Match without regard to ASCII case.'),
-  context: z.number().int().min(0).max(50).optional().describe('Lines of context before and after each match (default 0).'),
+  context_lines: z.number().int().min(0).max(50).optional().describe('Lines of context before and after each match (default 0).'),
   include: z.array(z.string().min(1)).optional().describe("Only files matching one of these globs, e.g. ['*.ts', 'src/**']."),
   exclude: z.array(z.string().min(1)).optional().describe("Skip files and folders matching these globs, e.g. ['node_modules', '*.min.js']."),
   hidden: z.boolean().optional().describe('Also search names starting with a dot (default false).'),
@@ -42,7 +42,7 @@ export default defineTool({
     const state = { matches: [] as Match[], files: 0, filesMatched: 0, binary: 0, bytes: 0, stop: '' as '' | 'results' | 'output' | 'timeout' };
     const searchOne = (path: string) => {
       state.files++;
-      searchFile(ctx, path, re, args.context ?? 0, args.max_per_file ?? Infinity, cap, deadline, state);
+      searchFile(ctx, path, re, args.context_lines ?? 0, args.max_per_file ?? Infinity, cap, deadline, state);
     };
     if (!base.stat.isDirectory()) searchOne(base.vpath);
     else {
