@@ -4,6 +4,7 @@ import { createNosh, type Envelope, type ExecData, type NoshConfig } from '../in
 import { repl } from './repl.js';
 import { serveRpc } from '../rpc/server.js';
 import { serveMcpStdio } from '../mcp/server.js';
+import { runSchemas } from './schemas.js';
 
 const VERSION = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -15,6 +16,7 @@ Usage:
   nosh repl [--root DIR]                               (interactive prompt)
   nosh serve [--root DIR]                              (JSON-RPC 2.0 over stdio, one message a line)
   nosh mcp [--root DIR]                                (MCP server over stdio)
+  nosh schemas [--format openai|anthropic|jsonschema]  (tool definitions for function calling)
   nosh help                                            (this text)
 
 Without --root, nosh uses its default workspace ($NOSH_HOME/workspace, ~/.nosh/workspace).
@@ -38,6 +40,7 @@ export async function runCli(argv: string[]): Promise<number> {
     case 'repl': return replCommand(rest);
     case 'serve': return serveCommand(rest);
     case 'mcp': return mcpCommand(rest);
+    case 'schemas': return runSchemas(rest);
     case undefined: case 'help': case '--help': case '-h':
       process.stdout.write(USAGE);
       return 0;
