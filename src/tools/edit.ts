@@ -61,7 +61,7 @@ export default defineTool({
             { path: vpath, edit: i + 1, matches: 0 });
         }
         if (at.length > 1 && !edit.replace_all) {
-          const lines = at.map((p) => lineOf(work, p));
+          const lines = [...new Set(at.map((p) => lineOf(work, p)))];
           throw new NoshError('INVALID_ARGUMENT', `${label}: old_text matches ${at.length} times in ${vpath} (lines ${lines.slice(0, 20).join(', ')}${lines.length > 20 ? ', ...' : ''})`,
             'Include more surrounding lines in old_text so it matches once, or set replace_all: true to replace every match.' + (i > 0 ? ' Line numbers count after the earlier edits.' : ''),
             { path: vpath, edit: i + 1, matches: at.length, lines });
