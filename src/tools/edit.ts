@@ -61,7 +61,7 @@ export default defineTool({
             { path: vpath, edit: i + 1, matches: 0 });
         }
         if (at.length > 1 && !edit.replace_all) {
-          const lines = [...new Set(at.map((p) => lineOf(work, p)))];
+          const lines = linesOf(work, at);
           throw new NoshError('INVALID_ARGUMENT', `${label}: old_text matches ${at.length} times in ${vpath} (lines ${lines.slice(0, 20).join(', ')}${lines.length > 20 ? ', ...' : ''})`,
             'Include more surrounding lines in old_text so it matches once, or set replace_all: true to replace every match.' + (i > 0 ? ' Line numbers count after the earlier edits.' : ''),
             { path: vpath, edit: i + 1, matches: at.length, lines });
@@ -100,10 +100,19 @@ function occurrences(s: string, sub: string): number[] {
   return out;
 }
 
-function lineOf(s: string, pos: number): number {
-  let n = 1;
-  for (let i = s.indexOf('\n'); i >= 0 && i < pos; i = s.indexOf('\n', i + 1)) n++;
-  return n;
+/** Distinct line numbers of sorted offsets, in one pass. */
+function linesOf(s: string, offsets: number[]): number[] {
+  const out: number[] = [];
+  let line = 1;
+  let nl = s.indexOf('\n');
+  for (const pos of offsets) {
+    while (nl >= 0 && nl < pos) {
+      line++;
+      nl = s.indexOf('\n', nl + 1);
+    }
+    if (out[out.length - 1] !== line) out.push(line);
+  }
+  return out;
 }
 
 function notFoundHint(work: string, old: string, eol: string, index: number): string {
