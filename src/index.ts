@@ -26,8 +26,8 @@ export interface Nosh {
   exec(req: ExecRequest, opts?: ExecOptions & CallOptions): Promise<Envelope<ExecData>>;
   /** Call any method of the registry by name with JSON params (what RPC and MCP use). */
   call(method: string, params: unknown, opts?: CallOptions): Promise<Envelope<unknown>>;
-  /** The methods this instance serves. */
-  methods(): MethodInfo[];
+  /** The methods this instance serves (a read-only role sees fewer). */
+  methods(role?: import('./zones/context.js').Role): MethodInfo[];
   /** The effective configuration. */
   readonly config: ResolvedConfig;
   /** Stop the workers. */
@@ -45,7 +45,7 @@ export async function createNosh(config: NoshConfig = {}, opts: CreateOptions = 
     config: engine.config,
     exec: (req, o) => engine.exec(req, o),
     call: (m, p, o) => engine.call(m, p, o),
-    methods: () => engine.methods(),
+    methods: (role) => engine.methods(role),
     close: () => engine.close(),
   };
 }

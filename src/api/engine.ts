@@ -10,6 +10,8 @@ import { Workspace, type GroupProvider, type Zone } from '../zones/workspace.js'
 import { defaultPolicy, DEFAULT_BLOCKED_PATTERNS } from '../vfs/index.js';
 import { ExecOptionsSchema, ExecRequestSchema, buildTask, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
 import { ExecParams, listMethods, type MethodInfo } from './methods.js';
+import { HOST_METHODS, type HostEngine } from './host.js';
+import type { Role } from '../zones/context.js';
 
 export interface CallOptions {
   /** Abort the call (the worker running it is stopped). */
@@ -17,7 +19,7 @@ export interface CallOptions {
 }
 
 /** The engine behind the library API, RPC and MCP: zones, pool, methods. */
-export class Engine {
+export class Engine implements HostEngine {
   readonly workspace: Workspace;
   private readonly pool: WorkerPool;
   private closed = false;
@@ -33,7 +35,7 @@ export class Engine {
   }
 
   /** The zone of a request: an explicit host root (library only) or a named zone for the context. */
-  private async zoneOf(req: { root?: string; zone?: string; context?: Context }): Promise<Zone> {
+  async zoneOf(req: { root?: string; zone?: string; context?: Context }): Promise<Zone> {
     if (req.root !== undefined) {
       if (req.zone !== undefined) throw new NoshError('INVALID_ARGUMENT', 'give root or zone, not both', '');
       return { name: 'root', kind: 'root', root: req.root, versioned: false,
@@ -80,6 +82,11 @@ export class Engine {
         if (!res.ok) return { success: false, error: res.error };
         return ok(res.tool!.data, res.tool!.message);
       }
+      const host = HOST_METHODS.find((m) => m.name === method);
+      if (host) {
+        const out = await host.run(this, host.input.parse(params ?? {}) as Record<string, unknown>);
+        return ok(out.data, out.message ?? 'ok');
+      }
       return envelopeOfError(new NoshError('INVALID_ARGUMENT', `unknown method '${method}'`,
         `Methods: ${listMethods().map((m) => m.name).join(', ')}.`));
     } catch (e) {
@@ -87,8 +94,18 @@ export class Engine {
     }
   }
 
-  methods(): MethodInfo[] {
-    return listMethods();
+  methods(role?: Role): MethodInfo[] {
+    return listMethods(role);
+  }
+
+  /** Run a worker tool in a zone (and a peer zone for transfers); failures throw as NoshError. */
+  async runZoneTool(zone: Zone, name: string, args: unknown, peer?: Zone): Promise<{ data: unknown; message: string }> {
+    const res = await this.pool.run({
+      root: zone.root, policy: zone.policy, quota: zone.quota, cwd: '/', stages: [], tool: { name, args }, limits: this.limits,
+      peer: peer && { root: peer.root, policy: peer.policy, quota: peer.quota },
+    }, this.config.limits.timeoutMs);
+    if (!res.ok) throw new NoshError(res.error.code, res.error.message, res.error.hint, res.error.details);
+    return { data: res.tool!.data, message: res.tool!.message };
   }
 
   async close(): Promise<void> {

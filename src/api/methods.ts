@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TOOLS } from '../tools/index.js';
-import { ContextSchema } from '../zones/context.js';
+import { ContextSchema, roleMayWrite, type Role } from '../zones/context.js';
+import { HOST_METHODS } from './host.js';
 
 /** Parameters every method takes: where to run. */
 export const ZoneParams = {
@@ -35,13 +36,20 @@ const EXEC: MethodInfo = {
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
 };
 
-/** Every method of the API, from one registry: exec plus the typed tools. */
-export function listMethods(): MethodInfo[] {
+/** Every method of the API, from one registry: exec, the typed tools, the host methods. A read-only role sees only what it may use. */
+export function listMethods(role?: Role): MethodInfo[] {
+  const all = allMethods();
+  if (roleMayWrite(role)) return all;
+  return all.filter((m) => m.name === 'exec' || m.annotations.readOnlyHint);
+}
+
+function allMethods(): MethodInfo[] {
   const tools = [...TOOLS.values()].map((t): MethodInfo => ({
     name: t.name,
     description: t.description,
     input: (t.input as unknown as z.ZodObject).extend(ZoneParams),
     annotations: t.annotations,
   }));
-  return [EXEC, ...tools];
+  const host = HOST_METHODS.map(({ run: _run, ...info }) => info);
+  return [EXEC, ...tools, ...host];
 }

@@ -4,25 +4,27 @@ import { expandWords } from '../parse/index.js';
 import { runPipeline } from './pipeline.js';
 import { collectGarbage, setMemoryBudget } from '../pool/memory.js';
 import { TOOLS } from '../tools/index.js';
+import { ZONE_TOOLS } from '../zones/transfer.js';
+import type { QuotaHandle } from '../zones/quota.js';
 import type { TaskRequest, TaskResponse } from './task.js';
 
 /** Run one task: expand globs inside the zone, run the pipeline, turn every failure into data. */
 export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promise<TaskResponse> {
   try {
     if (req.memoryMb) setMemoryBudget(req.memoryMb);
-    const quota = req.quota && { counters: new BigInt64Array(req.quota.sab), index: req.quota.index, limit: req.quota.limit, name: req.quota.name };
-    const vfs = new Vfs(req.root, req.policy, quota);
+    const vfs = new Vfs(req.root, req.policy, counterOf(req.quota));
     const cwdRes = vfs.resolveExisting(req.cwd, '/', { followFinal: req.policy.followSymlinks });
     if (!cwdRes.stat.isDirectory()) throw new VfsError('ENOTDIR', req.cwd);
     const cwd = cwdRes.vpath;
     if (req.tool) {
-      const tool = TOOLS.get(req.tool.name);
+      const tool = TOOLS.get(req.tool.name) ?? ZONE_TOOLS.get(req.tool.name);
       if (!tool) throw new NoshError('INVALID_ARGUMENT', `unknown tool '${req.tool.name}'`, '');
       if (tool.mutates && req.policy.readonly) {
         throw new NoshError('ZONE_READONLY', `${tool.name}: this zone is read-only`, 'Work on a copy in a writable zone (e.g. storage).');
       }
-      const out = await tool.run({ fs: vfs, cwd, limits: req.limits, signal: signal ?? new AbortController().signal }, req.tool.args as never);
-      return { ok: true, tool: { data: out.data, message: out.message ?? 'ok', changes: vfs.changes } };
+      const peer = req.peer && new Vfs(req.peer.root, req.peer.policy, counterOf(req.peer.quota));
+      const out = await tool.run({ fs: vfs, peer, cwd, limits: req.limits, signal: signal ?? new AbortController().signal }, req.tool.args as never);
+      return { ok: true, tool: { data: out.data, message: out.message ?? 'ok', changes: [...vfs.changes, ...(peer?.changes ?? [])] } };
     }
     const listDir = (dir: string) => {
       try {
@@ -52,6 +54,10 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promi
     if (e instanceof NoshError && e.code === 'MEMORY_LIMIT') collectGarbage();
     return { ok: false, error: errorBody(e) };
   }
+}
+
+function counterOf(q: QuotaHandle | undefined) {
+  return q && { counters: new BigInt64Array(q.sab), index: q.index, limit: q.limit, name: q.name };
 }
 
 function errorBody(e: unknown) {

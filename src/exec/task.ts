@@ -14,6 +14,8 @@ export interface TaskRequest {
   cwd: string;
   /** Pipeline stages: words from the parser (globs still to expand) or literal argv. */
   stages: { words?: Word[]; argv?: string[] }[];
+  /** A second zone (transfers between zones). */
+  peer?: { root: string; policy: ZonePolicy; quota?: QuotaHandle };
   /** A typed tool call instead of a command line (args already validated). */
   tool?: { name: string; args: unknown };
   stdin?: Uint8Array;

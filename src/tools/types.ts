@@ -5,6 +5,8 @@ import type { Vfs } from '../vfs/index.js';
 /** What a typed file tool gets when it runs inside a worker. */
 export interface ToolContext {
   fs: Vfs;
+  /** A second zone, for transfers between zones (internal tools only). */
+  peer?: Vfs;
   /** Virtual working directory for relative paths. */
   cwd: string;
   limits: Limits;

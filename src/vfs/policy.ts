@@ -28,7 +28,7 @@ export const DEFAULT_BLOCKED_PATTERNS = [
 export function defaultPolicy(overrides: Partial<ZonePolicy> = {}): ZonePolicy {
   return {
     readonly: false,
-    allowDelete: true,
+    allowDelete: false,
     allowedCommands: null,
     allowedExtensions: null,
     blockedPatterns: [],

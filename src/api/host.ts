@@ -1,0 +1,184 @@
+import * as fs from 'node:fs';
+import { z } from 'zod';
+import { NoshError } from '../errors.js';
+import { loadAllCommands } from '../command/index.js';
+import { ContextSchema, type Context } from '../zones/context.js';
+import { countFiles } from '../zones/quota.js';
+import { expireSessions, removeStaleTemps } from '../zones/maintenance.js';
+import { validateFileName } from '../zones/transfer.js';
+import type { Zone } from '../zones/workspace.js';
+import type { MethodInfo } from './methods.js';
+
+/** What host methods may use of the engine (kept small so this file does not own the engine). */
+export interface HostEngine {
+  readonly config: import('../config.js').ResolvedConfig;
+  readonly workspace: import('../zones/workspace.js').Workspace;
+  zoneOf(req: { zone?: string; context?: Context }): Promise<Zone>;
+  runZoneTool(zone: Zone, name: string, args: unknown, peer?: Zone): Promise<{ data: unknown; message: string }>;
+}
+
+export interface HostMethod extends MethodInfo {
+  run(engine: HostEngine, args: Record<string, unknown>): Promise<{ data: unknown; message?: string }>;
+}
+
+const Ctx = { context: ContextSchema.optional().describe('Who is calling: user, conversation, session, groups, role.') };
+
+/** Transfers between zones (Fileshed's bridges): which pairs exist and whether they move or copy. */
+const BRIDGES: { from: string; to: string; move: boolean }[] = [
+  { from: 'uploads', to: 'storage', move: true },
+  { from: 'uploads', to: 'documents', move: true },
+  { from: 'storage', to: 'documents', move: false },
+  { from: 'documents', to: 'storage', move: true },
+  { from: 'storage', to: 'group', move: false },
+  { from: 'documents', to: 'group', move: false },
+  { from: 'storage', to: 'share', move: false },
+  { from: 'documents', to: 'share', move: false },
+  { from: 'output', to: 'share', move: false },
+];
+
+const HELP = `nosh: a file workspace. Zones:
+- storage: your files (read/write). output: Storage/output, for generated files.
+- documents: versioned files. uploads: files the user gave in this conversation (read-only; delete allowed).
+- group:<id>: shared with a group you belong to. share: visible to every user. session:<id>: scratch space removed after its TTL.
+Workflow: look with exec "ls -la" / "tree -L 2" / "find . -name '*.md'", read with read {path, offset, limit},
+search with exec "grep -rn PATTERN ." or search, change with edit (exact str_replace) or write; save command
+output with exec {command, stdout_file}. Move uploads into storage with transfer {from: "uploads", to: "storage", path}.
+No shell: no ; && > $() or variables; one command line (pipes allowed) per exec call.`;
+
+export const HOST_METHODS: HostMethod[] = [
+  {
+    name: 'stats',
+    description: 'Usage of your zones: bytes and files per zone, quota used and limit. Use before large writes.',
+    input: z.object({ ...Ctx }).strict(),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    async run(engine, args) {
+      const ctx = (args.context ?? {}) as Context;
+      const zones: Record<string, unknown> = {};
+      const quotas: Record<string, unknown> = {};
+      const names = ['storage', 'documents', ...(ctx.conversation ? ['uploads'] : []), 'share', ...(ctx.session ? [`session:${ctx.session}`] : []),
+        ...(ctx.groups ?? []).map((g) => `group:${g}`)];
+      for (const name of names) {
+        const zone = await engine.zoneOf({ zone: name, context: ctx });
+        zones[zone.name] = countFiles(zone.root);
+        if (zone.quota) {
+          const used = engine.workspace.quotas.used(zone.quota.name) ?? 0;
+          quotas[zone.quota.name] = { used, limit: zone.quota.limit, free: Math.max(0, zone.quota.limit - used) };
+        }
+      }
+      return { data: { zones, quotas } };
+    },
+  },
+  {
+    name: 'parameters',
+    description: 'The effective limits, quotas, zones and policies of this workspace (no host paths).',
+    input: z.object({}).strict(),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    async run(engine) {
+      const c = engine.config;
+      return { data: {
+        limits: c.limits, quotas: c.quotas, zones: engine.workspace.zoneNames(), zone_policies: c.zones,
+        mounts: c.mounts.map(({ path: _hidden, ...m }) => m), session_ttl_seconds: c.sessionTtlSeconds,
+        roles: { developer: 'read and write', generalist: 'read-only', critic: 'read-only' },
+      } };
+    },
+  },
+  {
+    name: 'allowed_commands',
+    description: 'The commands exec accepts in a zone for your role (read-only zones and roles get only the non-mutating ones).',
+    input: z.object({ zone: z.string().optional().describe('Zone name (default storage).'), ...Ctx }).strict(),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    async run(engine, args) {
+      const zone = await engine.zoneOf({ zone: args.zone as string | undefined, context: args.context as Context });
+      const defs = await loadAllCommands();
+      const allowed = defs.filter((d) => {
+        if (zone.policy.allowedCommands && !zone.policy.allowedCommands.includes(d.name)) return false;
+        if (!zone.policy.readonly) return true;
+        return d.mutates !== true || (zone.policy.allowDelete && (d.name === 'rm' || d.name === 'rmdir'));
+      });
+      return { data: { zone: zone.name, readonly: zone.policy.readonly, commands: allowed.map((d) => ({ name: d.name, summary: d.summary, conditional: typeof d.mutates === 'function' })) } };
+    },
+  },
+  {
+    name: 'help',
+    description: 'A short guide to the zones, the workflow and examples. Read it first.',
+    input: z.object({}).strict(),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    async run() {
+      return { data: { text: HELP } };
+    },
+  },
+  {
+    name: 'maintenance',
+    description: 'Operator task: remove expired session zones and stale temporary files; optionally recount quota usage from disk.',
+    input: z.object({ rescan: z.boolean().optional().describe('Recount quota usage from disk (repairs drift).') }).strict(),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    async run(engine, args) {
+      const base = engine.workspace.base;
+      const sessions = expireSessions(base, engine.config.sessionTtlSeconds);
+      const temps = removeStaleTemps(base, 3600);
+      const rescan = args.rescan ? engine.workspace.quotas.rescan() : undefined;
+      return { data: { expired_sessions: sessions, stale_temp_files: temps, ...(rescan ? { rescan } : {}) } };
+    },
+  },
+  {
+    name: 'import',
+    description: 'Runtime only: put a file the user uploaded into the uploads zone of the conversation (content or base64).',
+    input: z.object({
+      ...Ctx,
+      name: z.string().describe('File name (one path component).'),
+      content: z.string().optional().describe('Text content.'),
+      content_base64: z.string().optional().describe('Bytes, base64.'),
+    }).strict(),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    async run(engine, args) {
+      const name = validateFileName(String(args.name));
+      if ((args.content === undefined) === (args.content_base64 === undefined)) {
+        throw new NoshError('MISSING_PARAMETER', 'give content or content_base64', 'Pass exactly one of them.');
+      }
+      const zone = await engine.zoneOf({ zone: 'uploads', context: args.context as Context });
+      const writable = { ...zone, policy: { ...zone.policy, readonly: false } };
+      const b64 = (args.content_base64 as string | undefined) ?? Buffer.from(String(args.content), 'utf8').toString('base64');
+      return engine.runZoneTool(writable, '_import', { name, content_base64: b64 });
+    },
+  },
+  {
+    name: 'transfer',
+    description: 'Move or copy a file or folder between zones: uploads->storage|documents (move), storage->documents (copy), ' +
+      'documents->storage (move), storage|documents->group:<id> (copy, with an ownership mode), storage|documents|output->share (copy).',
+    input: z.object({
+      ...Ctx,
+      from: z.string().describe('Source zone.'),
+      to: z.string().describe('Destination zone.'),
+      path: z.string().min(1).describe('Path in the source zone.'),
+      dest: z.string().optional().describe('Path in the destination zone (default: same name at its root).'),
+      mode: z.enum(['owner', 'group', 'owner_ro']).optional().describe('Ownership mode for a group copy (default owner).'),
+    }).strict(),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+    async run(engine, args) {
+      const ctx = (args.context ?? {}) as Context;
+      const kind = (z0: string) => z0.split(':')[0]!;
+      const bridge = BRIDGES.find((b) => b.from === kind(String(args.from)) && b.to === kind(String(args.to)));
+      if (!bridge) {
+        throw new NoshError('INVALID_ARGUMENT', `no transfer from ${args.from} to ${args.to}`,
+          `Possible: ${BRIDGES.map((b) => `${b.from}->${b.to}`).join(', ')}.`);
+      }
+      const src = await engine.zoneOf({ zone: String(args.from), context: ctx });
+      const dst = await engine.zoneOf({ zone: String(args.to), context: ctx });
+      if (dst.policy.readonly) throw new NoshError('ZONE_READONLY', `${dst.name} is read-only for you`, '');
+      if (bridge.move && src.policy.readonly && !src.policy.allowDelete) throw new NoshError('ZONE_READONLY', `${src.name} is read-only for you`, '');
+      const out = await engine.runZoneTool(src, '_transfer', { path: args.path, dest: args.dest, move: bridge.move }, dst);
+      if (dst.kind === 'group') recordOwnership(engine, dst, out.data as { to: string }, engine.workspace.userOf(ctx), (args.mode as string) ?? 'owner');
+      return out;
+    },
+  },
+];
+
+/** Ownership modes of group files, kept beside the group folder (outside the zone) for the group issue. */
+function recordOwnership(engine: HostEngine, zone: Zone, data: { to: string }, user: string, mode: string): void {
+  const file = `${zone.root}.ownership.json`;
+  let table: Record<string, { owner: string; mode: string }> = {};
+  try { table = JSON.parse(fs.readFileSync(file, 'utf8')); } catch { /* first entry */ }
+  table[data.to] = { owner: user, mode };
+  fs.writeFileSync(file, JSON.stringify(table, null, 1));
+  void engine;
+}

@@ -1,0 +1,52 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** Remove session zones unused for longer than ttlSeconds; returns their ids. */
+export function expireSessions(base: string, ttlSeconds: number, now = Date.now()): string[] {
+  const dir = path.join(base, 'sessions');
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const id of names) {
+    const p = path.join(dir, id);
+    try {
+      const st = fs.lstatSync(p);
+      if (st.isDirectory() && now - st.mtimeMs > ttlSeconds * 1000) {
+        fs.rmSync(p, { recursive: true, force: true });
+        removed.push(id);
+      }
+    } catch { /* raced with another cleanup */ }
+  }
+  return removed;
+}
+
+/** Remove temporary files of interrupted writes (.nosh-tmp-*) older than maxAgeSeconds. */
+export function removeStaleTemps(base: string, maxAgeSeconds: number, now = Date.now()): number {
+  let count = 0;
+  const walk = (dir: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && e.name.includes('.nosh-tmp-')) {
+        try {
+          if (now - fs.lstatSync(p).mtimeMs > maxAgeSeconds * 1000) {
+            fs.unlinkSync(p);
+            count++;
+          }
+        } catch { /* gone */ }
+      }
+    }
+  };
+  walk(base);
+  return count;
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { NoshError } from '../errors.js';
+import { baseName, VfsError, type Vfs } from '../vfs/index.js';
+import { defineTool, type ToolDef } from '../tools/types.js';
+
+/**
+ * Worker side of zone bridges and imports. They need two zones (or a write into a zone the
+ * caller may not write), so they are not public tools: the engine builds their tasks.
+ */
+
+const TransferArgs = z.object({
+  path: z.string().min(1),
+  dest: z.string().min(1).optional(),
+  move: z.boolean(),
+}).strict();
+
+/** Copy (or move) a file or folder from the task's zone into the peer zone, file by file, atomically. */
+export const transferTool = defineTool({
+  name: '_transfer',
+  description: 'internal: copy or move between zones',
+  input: TransferArgs,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  mutates: false,
+  run(ctx, args) {
+    const dst = ctx.peer;
+    if (!dst) throw new NoshError('INTERNAL_ERROR', 'transfer without a destination zone');
+    const src = ctx.fs;
+    const st = src.lstat(args.path, ctx.cwd);
+    let target = args.dest ?? '/' + baseName(args.path);
+    if (dst.exists(target) && dst.lstat(target).isDirectory() && !st.isDirectory()) target = target.replace(/\/*$/, '/') + baseName(args.path);
+    const copied: string[] = [];
+    let bytes = 0;
+    const copy = (from: string, to: string) => {
+      const s = src.lstat(from, ctx.cwd);
+      if (s.isSymbolicLink()) throw new VfsError('ESYMLINK', from);
+      if (s.isDirectory()) {
+        if (!dst.exists(to)) dst.mkdir(to);
+        for (const e of src.readdir(from, ctx.cwd)) copy(`${from.replace(/\/+$/, '')}/${e.name}`, `${to.replace(/\/+$/, '')}/${e.name}`);
+        return;
+      }
+      const w = dst.createWriter(to, '/');
+      try {
+        for (const chunk of src.readChunks(from, ctx.cwd)) w.write(chunk);
+        w.commit();
+      } catch (e) {
+        w.abort();
+        throw e;
+      }
+      copied.push(to);
+      bytes += s.size;
+    };
+    copy(args.path, target);
+    if (args.move) removeTree(src, args.path, ctx.cwd);
+    return { data: { from: args.path, to: target, files: copied.length, bytes, moved: args.move } };
+  },
+});
+
+function removeTree(fs: Vfs, path: string, cwd: string): void {
+  const st = fs.lstat(path, cwd);
+  if (st.isDirectory()) {
+    for (const e of fs.readdir(path, cwd)) removeTree(fs, `${path.replace(/\/+$/, '')}/${e.name}`, cwd);
+    fs.rmdir(path, cwd);
+  } else fs.unlink(path, cwd);
+}
+
+const ImportArgs = z.object({
+  name: z.string(),
+  content_base64: z.string(),
+}).strict();
+
+/** Write one imported file into the uploads zone (the runtime's door; agents cannot write there). */
+export const importTool = defineTool({
+  name: '_import',
+  description: 'internal: import a file into uploads',
+  input: ImportArgs,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  mutates: true,
+  run(ctx, args) {
+    const data = Buffer.from(args.content_base64, 'base64');
+    ctx.fs.writeFile('/' + args.name, data, '/');
+    return { data: { name: args.name, bytes: data.length } };
+  },
+});
+
+export const ZONE_TOOLS: ReadonlyMap<string, ToolDef> = new Map(([transferTool, importTool] as ToolDef[]).map((t) => [t.name, t]));
+
+/** A file name given to import: one path component, no NUL, not . or .., at most 255 bytes. */
+export function validateFileName(name: string): string {
+  if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0') || Buffer.byteLength(name) > 255) {
+    throw new NoshError('INVALID_ARGUMENT', `invalid file name ${JSON.stringify(name.slice(0, 60))}`,
+      'A name is one path component: no slash, no NUL, not . or .., at most 255 bytes.');
+  }
+  return name;
+}
