@@ -1,0 +1,108 @@
+import { defineCommand, parseArgs, UsageError, type CommandDef, type FlagSpec } from '../src/command/index.js';
+import { NoshError } from '../src/errors.js';
+import { VfsError } from '../src/vfs/index.js';
+import { compileProgram, SedError, type ScriptChunk } from '../src/sed/parse.js';
+import { SedRunner } from '../src/sed/exec.js';
+
+const FLAGS: FlagSpec[] = [
+  { key: 'n', short: 'n', long: 'quiet', help: 'suppress automatic printing of pattern space' },
+  { key: 'n', long: 'silent', help: 'same as --quiet' },
+  { key: 'e', short: 'e', long: 'expression', kind: 'string', arg: 'script', help: 'add the script to the commands to be executed' },
+  { key: 'f', short: 'f', long: 'file', kind: 'string', arg: 'script-file', help: 'add the contents of script-file to the commands to be executed' },
+  { key: 'i', short: 'i', long: 'in-place', kind: 'optional', arg: 'SUFFIX', help: 'edit files in place (makes backup if SUFFIX supplied)' },
+  { key: 'l', short: 'l', long: 'line-length', kind: 'string', arg: 'N', help: "specify the desired line-wrap length for the `l' command" },
+  { key: 'E', short: 'E', long: 'regexp-extended', help: 'use extended regular expressions in the script' },
+  { key: 'E', short: 'r', help: 'same as -E' },
+  { key: 's', short: 's', long: 'separate', help: 'consider files as separate rather than as a single, continuous long stream' },
+  { key: 'sandbox', long: 'sandbox', help: 'operate in sandbox mode (disable e/r/w commands)' },
+  { key: 'u', short: 'u', long: 'unbuffered', help: 'load minimal amounts of data from the input files and flush the output buffers more often (accepted; nosh streams anyway)' },
+  { key: 'z', short: 'z', long: 'null-data', help: 'separate lines by NUL characters' },
+];
+
+/** Inline script chunks from the arguments (no -f files). */
+function inlineScripts(opts: ReturnType<typeof parseArgs>['opts'], operands: string[]): ScriptChunk[] {
+  const chunks: ScriptChunk[] = [];
+  for (const o of opts.order) if (o.key === 'e') chunks.push({ text: o.value, kind: 'e' });
+  if (!opts.has('e') && !opts.has('f') && operands.length > 0) chunks.push({ text: operands[0]!, kind: 'e' });
+  return chunks;
+}
+
+function mutates(args: string[]): boolean {
+  let parsed;
+  try {
+    parsed = parseArgs(def, args);
+  } catch {
+    return false;
+  }
+  if (parsed.opts.has('i')) return true;
+  try {
+    const prog = compileProgram(inlineScripts(parsed.opts, parsed.operands), { extended: parsed.opts.has('E') });
+    return prog.wfiles.some((f) => f !== '/dev/stdout' && f !== '/dev/stderr');
+  } catch {
+    return false;
+  }
+}
+
+const def: CommandDef = defineCommand({
+  name: 'sed',
+  summary: 'Stream editor (GNU sed 4.9 language). If no -e, --expression, -f, or --file option is given, the first non-option argument is the script. The e command and the s///e flag are not supported: nosh never runs a command.',
+  usage: '{script-only-if-no-other-script} [input-file]...',
+  usageStatus: 1,
+  mutates,
+  flags: FLAGS,
+  async run(ctx) {
+    const o = ctx.opts;
+    const operands = [...ctx.operands];
+    const chunks: ScriptChunk[] = [];
+    for (const e of o.order) {
+      if (e.key === 'e') chunks.push({ text: e.value, kind: 'e' });
+      else if (e.key === 'f') {
+        let text: string;
+        try {
+          const buf = e.value === '-' ? await ctx.stdin.readAll() : ctx.fs.readFile(e.value, ctx.cwd);
+          text = buf.toString('latin1');
+        } catch (err) {
+          if (err instanceof VfsError) {
+            await ctx.warn(`couldn't open file ${e.value}: ${err.reason}`);
+            return 1;
+          }
+          throw err;
+        }
+        if (text.endsWith('\n')) text = text.slice(0, -1);
+        chunks.push({ text, kind: 'f', name: e.value });
+      }
+    }
+    if (chunks.length === 0) {
+      if (operands.length === 0) throw new UsageError('no script specified');
+      chunks.push({ text: operands.shift()!, kind: 'e' });
+    }
+    let lineLength = 70;
+    if (o.has('l')) lineLength = parseInt(o.get('l')!, 10) || 0;
+    try {
+      const prog = compileProgram(chunks, { extended: o.has('E'), sandbox: o.has('sandbox') });
+      const inPlace = o.has('i') ? o.get('i')! : undefined;
+      const realW = prog.wfiles.some((f) => f !== '/dev/stdout' && f !== '/dev/stderr');
+      if (ctx.fs.policy.readonly && (inPlace !== undefined || realW)) {
+        throw new NoshError('ZONE_READONLY', 'sed: this zone is read-only',
+          'Copy the file to a writable zone (e.g. storage) and change it there.', { command: 'sed' });
+      }
+      const runner = new SedRunner(ctx, prog, {
+        quiet: o.has('n') || prog.quiet,
+        separate: o.has('s'),
+        nullData: o.has('z'),
+        lineLength,
+        inPlace,
+      });
+      runner.openWriteFiles();
+      return await runner.run(operands);
+    } catch (e) {
+      if (e instanceof SedError) {
+        await ctx.warn(e.message);
+        return e.status;
+      }
+      throw e;
+    }
+  },
+});
+
+export default def;

@@ -1,0 +1,747 @@
+/**
+ * GNU sed 4.9 interpreter (a reading of sed/execute.c) over byte strings (latin1), streaming:
+ * input is read chunk by chunk and split on the line delimiter; only the pattern and hold
+ * spaces (and one line of look-ahead) are kept.
+ */
+import type { CommandContext } from '../command/index.js';
+import { VfsError, type AtomicWriter } from '../vfs/index.js';
+import { SedError, type Addr, type Cmd, type Program, type Rx, type Subst } from './parse.js';
+
+const FLUSH_AT = 64 * 1024;
+
+/** One output stream with GNU's "missing newline" bookkeeping. */
+export class Out {
+  buf = '';
+  missing = false;
+  constructor(private readonly sink: (b: Buffer) => void | Promise<void>) {}
+  put(s: string): void {
+    if (this.missing) {
+      this.buf += '\n';
+      this.missing = false;
+    }
+    this.buf += s;
+  }
+  /** The pattern space (or part of it), followed by the delimiter unless the input line lacked one. */
+  putLine(s: string, nl: boolean, delim: string): void {
+    if (this.missing) {
+      this.buf += '\n';
+      this.missing = false;
+    }
+    this.buf += s;
+    if (nl) this.buf += delim;
+    else this.missing = true;
+  }
+  async flush(): Promise<void> {
+    if (this.buf.length === 0) return;
+    const b = Buffer.from(this.buf, 'latin1');
+    this.buf = '';
+    await this.sink(b);
+  }
+}
+
+interface Line {
+  text: string;
+  nl: boolean;
+}
+
+type ChunkSource = AsyncIterator<Uint8Array> | Iterator<Uint8Array>;
+
+/** Lines of one file (or stdin), with look-ahead. */
+class FileLines {
+  private q: string[] = [];
+  private qi = 0;
+  private carry = '';
+  private carryParts: string[] = [];
+  private done = false;
+  /** The last element of q has no delimiter. */
+  private lastPartial = false;
+  constructor(private readonly it: ChunkSource, private readonly delim: string) {}
+
+  /** True when a line is available (reads chunks as needed). Errors propagate. */
+  async fill(): Promise<boolean> {
+    while (this.qi >= this.q.length) {
+      if (this.done) return false;
+      const r = await this.it.next();
+      if (r.done) {
+        this.done = true;
+        const rest = this.carryParts.length ? this.carryParts.join('') + this.carry : this.carry;
+        this.carry = '';
+        this.carryParts = [];
+        if (rest !== '') {
+          this.q = [rest];
+          this.qi = 0;
+          this.lastPartial = true;
+        }
+        continue;
+      }
+      const chunk = r.value;
+      const s = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
+      if (s.indexOf(this.delim) < 0) {
+        // a long line: keep the pieces, join once
+        this.carryParts.push(this.carry);
+        this.carry = s;
+        continue;
+      }
+      const head = this.carryParts.length ? this.carryParts.join('') + this.carry : this.carry;
+      this.carryParts = [];
+      const parts = (head + s).split(this.delim);
+      this.carry = parts.pop()!;
+      this.q = parts;
+      this.qi = 0;
+    }
+    return true;
+  }
+  /** Take the next line; call fill() first. */
+  take(): Line {
+    const text = this.q[this.qi++]!;
+    const nl = !(this.lastPartial && this.qi === this.q.length);
+    if (this.qi >= this.q.length) {
+      this.q = [];
+      this.qi = 0;
+    }
+    return { text, nl };
+  }
+  hasBuffered(): boolean {
+    return this.qi < this.q.length;
+  }
+}
+
+export interface ExecOptions {
+  quiet: boolean;
+  separate: boolean;
+  nullData: boolean;
+  lineLength: number;
+  /** -i: suffix ('' without a backup); undefined when not editing in place. */
+  inPlace?: string;
+}
+
+interface AppendItem {
+  text?: string;
+  file?: string;
+}
+
+const QUIT = Symbol('quit');
+
+export class SedRunner {
+  private readonly delim: string;
+  private ps = '';
+  private psNl = true;
+  private hold = '';
+  private holdNl = true;
+  private lineNo = 0;
+  private tflag = false;
+  private lastRe: RegExp | null = null;
+  private append: AppendItem[] = [];
+  private readonly stdoutOut: Out;
+  private readonly stderrOut: Out;
+  private out: Out;
+  private readonly wouts = new Map<string, Out>();
+  private readonly writers: AtomicWriter[] = [];
+  private readonly rfiles = new Map<string, { lines: string[]; i: number }>();
+  private status = 0;
+  private quitStatus: number | null = null;
+  private cur: FileLines | null = null;
+  private curName = '-';
+  private lineName = '-';
+  /** Files not opened yet. */
+  private pending: string[] = [];
+  private last = false;
+  private readonly usesLast: boolean;
+
+  constructor(private readonly ctx: CommandContext, private readonly prog: Program, private readonly o: ExecOptions) {
+    this.delim = o.nullData ? '\0' : '\n';
+    this.stdoutOut = new Out((b) => ctx.stdout.write(b));
+    this.stderrOut = new Out((b) => ctx.stderr.write(b));
+    this.out = this.stdoutOut;
+    this.usesLast = prog.cmds.some((c) => c.a1?.kind === 'last' || c.a2?.kind === 'last');
+  }
+
+  /** Open the w files (truncating them) before reading input, as GNU does. */
+  openWriteFiles(): void {
+    for (const name of this.prog.wfiles) {
+      if (name === '/dev/stdout') this.wouts.set(name, this.stdoutOut);
+      else if (name === '/dev/stderr') this.wouts.set(name, this.stderrOut);
+      else {
+        let w: AtomicWriter;
+        try {
+          w = this.ctx.fs.createWriter(name, this.ctx.cwd);
+        } catch (e) {
+          if (e instanceof VfsError) throw new SedError(`couldn't open file ${name}: ${e.reason}`, 4);
+          throw e;
+        }
+        this.writers.push(w);
+        this.wouts.set(name, new Out((b) => w.write(b)));
+      }
+    }
+  }
+
+  async run(operands: string[]): Promise<number> {
+    try {
+      if (this.o.inPlace !== undefined) await this.runInPlace(operands);
+      else {
+        this.pending = operands.length ? [...operands] : ['-'];
+        await this.loop();
+      }
+    } finally {
+      await this.finish();
+    }
+    return this.quitStatus ?? this.status;
+  }
+
+  private async finish(): Promise<void> {
+    await this.stdoutOut.flush();
+    await this.stderrOut.flush();
+    for (const [name, o] of this.wouts) if (name !== '/dev/stdout' && name !== '/dev/stderr') await o.flush();
+    for (const w of this.writers) w.commit();
+  }
+
+  private async runInPlace(operands: string[]): Promise<void> {
+    if (operands.length === 0) throw new SedError('no input files', 1);
+    const fs = this.ctx.fs;
+    for (const name of operands) {
+      if (this.quitStatus !== null) break;
+      let st;
+      try {
+        st = fs.stat(name, this.ctx.cwd);
+      } catch (e) {
+        if (e instanceof VfsError) {
+          await this.ctx.warn(`can't read ${name}: ${e.reason}`);
+          this.status = 2;
+          continue;
+        }
+        throw e;
+      }
+      if (!st.isFile()) {
+        await this.stdoutOut.flush();
+        throw new SedError(`couldn't edit ${name}: not a regular file`, 4);
+      }
+      if (this.o.inPlace) {
+        const backup = backupName(name, this.o.inPlace);
+        const bw = fs.createWriter(backup, this.ctx.cwd);
+        try {
+          for (const chunk of fs.readChunks(name, this.ctx.cwd)) bw.write(chunk);
+          bw.commit();
+        } catch (e) {
+          bw.abort();
+          throw e;
+        }
+      }
+      const w = fs.createWriter(name, this.ctx.cwd);
+      const fileOut = new Out((b) => w.write(b));
+      this.out = fileOut;
+      try {
+        this.pending = [name];
+        this.cur = null;
+        this.lineNo = 0;
+        this.resetRanges();
+        await this.loop();
+        await fileOut.flush();
+        w.commit();
+      } catch (e) {
+        w.abort();
+        throw e;
+      } finally {
+        this.out = this.stdoutOut;
+      }
+    }
+  }
+
+  private resetRanges(): void {
+    for (const c of this.prog.cmds) {
+      c.range = c.a1?.kind === 'line' && c.a1.n === 0 ? 1 : 0;
+    }
+    for (const r of this.rfiles.values()) r.i = 0;
+  }
+
+  /** Make the current file have a line ready; moves to the next files unless separate. Returns false at end. */
+  private async ready(crossFiles: boolean): Promise<boolean> {
+    for (;;) {
+      if (this.cur) {
+        if (this.cur.hasBuffered()) return true;
+        try {
+          if (await this.cur.fill()) return true;
+        } catch (e) {
+          this.cur = null;
+          if (e instanceof VfsError) {
+            if (e.errno === 'EISDIR') {
+              await this.stdoutOut.flush();
+              throw new SedError(`read error on ${this.curName}: ${e.reason}`, 4);
+            }
+            await this.ctx.warn(`can't read ${this.curName}: ${e.reason}`);
+            this.status = 2;
+          } else throw e;
+          continue;
+        }
+        if (!crossFiles) return false;
+        this.cur = null;
+      }
+      const next = this.pending.shift();
+      if (next === undefined) return false;
+      this.curName = next;
+      const src: ChunkSource = next === '-' && this.o.inPlace === undefined
+        ? (this.ctx.stdin as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]()
+        : this.ctx.fs.readChunks(next, this.ctx.cwd);
+      this.cur = new FileLines(src, this.delim);
+    }
+  }
+
+  /** Is the line just read the last one (of the file with -s/-i, of the input otherwise)? */
+  private async atLast(): Promise<boolean> {
+    if (this.cur && this.cur.hasBuffered()) return false;
+    if (this.o.separate || this.o.inPlace !== undefined) {
+      if (!this.cur) return true;
+      try {
+        return !(await this.cur.fill());
+      } catch {
+        return true;
+      }
+    }
+    return !(await this.ready(true));
+  }
+
+  /** Read the next line into a Line, or null at the end. */
+  private async read(): Promise<Line | null> {
+    const cross = !(this.o.separate || this.o.inPlace !== undefined);
+    if (!(await this.ready(cross))) {
+      if (!cross && this.pending.length > 0) {
+        // -s: next file, line numbers and ranges restart
+        this.cur = null;
+        this.lineNo = 0;
+        this.resetRanges();
+        if (!(await this.ready(false))) return this.read();
+      } else return null;
+    }
+    this.lineName = this.curName;
+    const l = this.cur!.take();
+    this.lineNo++;
+    if (this.usesLast) this.last = await this.atLast();
+    return l;
+  }
+
+  private async loop(): Promise<void> {
+    const cmds = this.prog.cmds;
+    let restart = false;
+    for (;;) {
+      if (!restart) {
+        const l = await this.read();
+        if (!l) break;
+        this.ps = l.text;
+        this.psNl = l.nl;
+        this.tflag = false;
+      }
+      restart = false;
+      let print = !this.o.quiet;
+      let pc = 0;
+      const n = cmds.length;
+      while (pc < n) {
+        const c = cmds[pc]!;
+        if (c.a1 && this.matchAddress(c) === c.bang) {
+          pc = c.cmd === '{' ? c.jump! : pc + 1;
+          continue;
+        }
+        pc++;
+        const r = await this.exec(c);
+        if (r === undefined) continue;
+        if (typeof r === 'number') {
+          pc = r;
+          continue;
+        }
+        if (r === 'end') break;
+        if (r === 'delete') {
+          print = false;
+          break;
+        }
+        if (r === 'restart') {
+          print = false;
+          restart = true;
+          break;
+        }
+        if (r === QUIT) {
+          print = false;
+          break;
+        }
+      }
+      if (print) this.out.putLine(this.ps, this.psNl, this.delim);
+      if (this.quitStatus === null || this.quitDump) this.dumpAppend();
+      if (this.out.buf.length >= FLUSH_AT) await this.out.flush();
+      if (this.stdoutOut !== this.out && this.stdoutOut.buf.length >= FLUSH_AT) await this.stdoutOut.flush();
+      for (const w of this.wouts.values()) if (w.buf.length >= FLUSH_AT) await w.flush();
+      if (this.quitStatus !== null) return;
+    }
+  }
+
+  private quitDump = false;
+
+  private dumpAppend(): void {
+    if (this.append.length === 0) return;
+    for (const a of this.append) {
+      if (a.text !== undefined) this.out.put(a.text);
+      else if (a.file !== undefined) {
+        try {
+          let first = true;
+          for (const chunk of this.ctx.fs.readChunks(a.file, this.ctx.cwd)) {
+            if (first) this.out.put('');
+            first = false;
+            this.out.buf += chunk.toString('latin1');
+          }
+        } catch {
+          // GNU ignores unreadable r files
+        }
+      }
+    }
+    this.append = [];
+  }
+
+  private matchOne(a: Addr): boolean {
+    switch (a.kind) {
+      case 'line':
+        return this.lineNo === a.n;
+      case 'step':
+        return this.lineNo >= a.n && (this.lineNo - a.n) % a.step === 0;
+      case 'last':
+        return this.last;
+      case 're': {
+        const re = this.regex(a.rx!);
+        re.lastIndex = 0;
+        return re.test(this.ps);
+      }
+      default:
+        return false;
+    }
+  }
+
+  private matchAddress(c: Cmd): boolean {
+    if (!c.a2) return this.matchOne(c.a1!);
+    const l = this.lineNo;
+    const a2 = c.a2;
+    if (c.range === 1) {
+      if (a2.kind === 'line' || a2.kind === 'plus' || a2.kind === 'tilde') {
+        if (c.rangeEnd <= l) c.range = 0;
+        return l <= c.rangeEnd;
+      }
+      if (this.matchOne(a2)) c.range = 0;
+      return true;
+    }
+    if (!this.matchOne(c.a1!)) return false;
+    switch (a2.kind) {
+      case 'line':
+        if (a2.n <= l) return true;
+        c.rangeEnd = a2.n;
+        break;
+      case 'plus':
+        if (a2.n === 0) return true;
+        c.rangeEnd = l + a2.n;
+        break;
+      case 'tilde':
+        if (a2.n === 0 || l % a2.n === 0) return true;
+        c.rangeEnd = l + a2.n - (l % a2.n);
+        break;
+      default:
+        break;
+    }
+    c.range = 1;
+    return true;
+  }
+
+  private regex(rx: Rx): RegExp {
+    if (rx.re) {
+      this.lastRe = rx.re;
+      return rx.re;
+    }
+    if (!this.lastRe) throw new SedError(`-e expression #${this.prog.exprCount}, char 0: no previous regular expression`, 1);
+    return this.lastRe;
+  }
+
+  private wout(name: string): Out {
+    return this.wouts.get(name)!;
+  }
+
+  private async exec(c: Cmd): Promise<number | 'end' | 'delete' | 'restart' | typeof QUIT | undefined> {
+    switch (c.cmd) {
+      case '{':
+      case '}':
+      case ':':
+        return undefined;
+      case '=':
+        this.out.put(`${this.lineNo}\n`);
+        return undefined;
+      case 'a':
+        if (c.text) this.append.push({ text: c.text });
+        return undefined;
+      case 'i':
+        if (c.text) this.out.put(c.text);
+        return undefined;
+      case 'c':
+        if (!c.a2 || c.range !== 1) {
+          if (c.text) this.out.put(c.text);
+        }
+        return 'delete';
+      case 'b':
+        return c.jump!;
+      case 't':
+        if (this.tflag) {
+          this.tflag = false;
+          return c.jump!;
+        }
+        return undefined;
+      case 'T':
+        if (!this.tflag) return c.jump!;
+        this.tflag = false;
+        return undefined;
+      case 'd':
+        return 'delete';
+      case 'D': {
+        const i = this.ps.indexOf(this.delim);
+        if (i < 0) return 'delete';
+        this.ps = this.ps.slice(i + 1);
+        this.dumpAppend();
+        return 'restart';
+      }
+      case 'e':
+        throw new SedError('e command is not supported in nosh (no shell)', 1);
+      case 'F':
+        this.out.put(`${this.lineName}\n`);
+        return undefined;
+      case 'g':
+        this.ps = this.hold;
+        this.psNl = this.holdNl;
+        return undefined;
+      case 'G':
+        this.ps += this.delim + this.hold;
+        this.psNl = this.holdNl;
+        return undefined;
+      case 'h':
+        this.hold = this.ps;
+        this.holdNl = this.psNl;
+        return undefined;
+      case 'H':
+        this.hold += this.delim + this.ps;
+        this.holdNl = this.psNl;
+        return undefined;
+      case 'x': {
+        const t = this.ps;
+        this.ps = this.hold;
+        this.hold = t;
+        const n = this.psNl;
+        this.psNl = this.holdNl;
+        this.holdNl = n;
+        return undefined;
+      }
+      case 'z':
+        this.ps = '';
+        return undefined;
+      case 'l':
+        this.out.put(listLine(this.ps, c.int! >= 0 ? c.int! : this.o.lineLength));
+        return undefined;
+      case 'n': {
+        if (this.quitStatus !== null) return 'end';
+        if (!(await this.hasNext())) return 'end';
+        if (!this.o.quiet) this.out.putLine(this.ps, this.psNl, this.delim);
+        this.dumpAppend();
+        const l = (await this.read())!;
+        this.ps = l.text;
+        this.psNl = l.nl;
+        this.tflag = false;
+        return undefined;
+      }
+      case 'N': {
+        if (!(await this.hasNext())) return 'end';
+        this.dumpAppend();
+        const l = (await this.read())!;
+        this.ps += this.delim + l.text;
+        this.psNl = l.nl;
+        this.tflag = false;
+        return undefined;
+      }
+      case 'p':
+        this.out.putLine(this.ps, this.psNl, this.delim);
+        return undefined;
+      case 'P': {
+        const i = this.ps.indexOf(this.delim);
+        this.out.putLine(i < 0 ? this.ps : this.ps.slice(0, i), true, this.delim);
+        return undefined;
+      }
+      case 'q':
+        this.quitStatus = c.int! >= 0 ? c.int! : 0;
+        this.quitDump = true;
+        return 'end';
+      case 'Q':
+        this.quitStatus = c.int! >= 0 ? c.int! : 0;
+        this.quitDump = false;
+        return QUIT;
+      case 'r':
+        this.append.push({ file: c.fname! });
+        return undefined;
+      case 'R': {
+        const line = this.readRLine(c.fname!);
+        if (line !== null) this.append.push({ text: line });
+        return undefined;
+      }
+      case 'w':
+        this.wout(c.out!.name).putLine(this.ps, this.psNl, this.delim);
+        return undefined;
+      case 'W': {
+        const i = this.ps.indexOf(this.delim);
+        this.wout(c.out!.name).putLine(i < 0 ? this.ps : this.ps.slice(0, i), true, this.delim);
+        return undefined;
+      }
+      case 's':
+        this.subst(c.subst!);
+        return undefined;
+      case 'y': {
+        const m = c.ymap!;
+        let s = '';
+        const ps = this.ps;
+        for (let i = 0; i < ps.length; i++) s += m[ps.charCodeAt(i) & 0xff];
+        this.ps = s;
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  private async hasNext(): Promise<boolean> {
+    if (this.cur && this.cur.hasBuffered()) return true;
+    return !(await this.atLast());
+  }
+
+  private readRLine(name: string): string | null {
+    let r = this.rfiles.get(name);
+    if (!r) {
+      let lines: string[] = [];
+      try {
+        const text = this.ctx.fs.readFile(name, this.ctx.cwd).toString('latin1');
+        lines = text.split(this.delim).map((s) => s + this.delim);
+        const lastLine = lines.pop()!;
+        if (lastLine.length > 1) lines.push(lastLine.slice(0, -1));
+      } catch {
+        lines = [];
+      }
+      r = { lines, i: 0 };
+      this.rfiles.set(name, r);
+    }
+    return r.i < r.lines.length ? r.lines[r.i++]! : null;
+  }
+
+  private subst(sub: Subst): void {
+    const re = this.regex(sub.rx);
+    const ps = this.ps;
+    re.lastIndex = 0;
+    let m = re.exec(ps);
+    if (!m) return;
+    let out = '';
+    let start = 0;
+    let count = 0;
+    let prevEnd = -1;
+    let replaced = false;
+    const nth = sub.nth || 1;
+    while (m) {
+      const off = m.index;
+      const len = m[0].length;
+      const end = off + len;
+      if (len === 0 && off === prevEnd) {
+        // GNU: no empty match right after the previous match
+        if (off >= ps.length) break;
+        re.lastIndex = off + 1;
+        m = re.exec(ps);
+        continue;
+      }
+      count++;
+      out += ps.slice(start, off);
+      if (count < nth) out += m[0];
+      else {
+        out += sub.hasCase ? expandCase(sub, m) : expand(sub, m);
+        replaced = true;
+      }
+      start = end;
+      prevEnd = end;
+      if (replaced && !sub.global) break;
+      if (len === 0) {
+        if (end >= ps.length) break;
+        re.lastIndex = end + 1;
+      } else re.lastIndex = end;
+      m = re.exec(ps);
+    }
+    if (!replaced) return;
+    this.ps = out + ps.slice(start);
+    this.tflag = true;
+    if (sub.print) this.out.putLine(this.ps, this.psNl, this.delim);
+    if (sub.out) this.wout(sub.out.name).putLine(this.ps, this.psNl, this.delim);
+  }
+}
+
+function expand(sub: Subst, m: RegExpExecArray): string {
+  let s = '';
+  for (const p of sub.repl) {
+    if (p.k === 'lit') s += p.s;
+    else if (p.k === 'grp') s += m[p.n] ?? '';
+  }
+  return s;
+}
+
+function asciiUpper(s: string): string {
+  return /[^\x00-\x7f]/.test(s) ? s.replace(/[a-z]+/g, (x) => x.toUpperCase()) : s.toUpperCase();
+}
+function asciiLower(s: string): string {
+  return /[^\x00-\x7f]/.test(s) ? s.replace(/[A-Z]+/g, (x) => x.toLowerCase()) : s.toLowerCase();
+}
+
+function expandCase(sub: Subst, m: RegExpExecArray): string {
+  let s = '';
+  let mode: 'U' | 'L' | '' = '';
+  let one: 'u' | 'l' | '' = '';
+  for (const p of sub.repl) {
+    if (p.k === 'case') {
+      if (p.c === 'U' || p.c === 'L') mode = p.c;
+      else if (p.c === 'E') {
+        mode = '';
+        one = '';
+      } else one = p.c;
+      continue;
+    }
+    let piece = p.k === 'lit' ? p.s : (m[p.n] ?? '');
+    if (piece === '') continue;
+    if (mode === 'U') piece = asciiUpper(piece);
+    else if (mode === 'L') piece = asciiLower(piece);
+    if (one) {
+      const first = one === 'u' ? asciiUpper(piece[0]!) : asciiLower(piece[0]!);
+      piece = first + piece.slice(1);
+      one = '';
+    }
+    s += piece;
+  }
+  return s;
+}
+
+const LIST_ESC: Record<number, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r', 92: '\\\\' };
+
+/** The `l` command's unambiguous form, wrapped at lineLen (0: never). */
+export function listLine(ps: string, lineLen: number): string {
+  let out = '';
+  let w = 0;
+  for (let i = 0; i < ps.length; i++) {
+    const c = ps.charCodeAt(i);
+    let o: string;
+    if (LIST_ESC[c] !== undefined) o = LIST_ESC[c]!;
+    else if (c >= 32 && c < 127) o = ps[i]!;
+    else o = '\\' + c.toString(8).padStart(3, '0');
+    if (lineLen > 0 && w + o.length > lineLen - 1) {
+      out += '\\\n';
+      w = 0;
+    }
+    out += o;
+    w += o.length;
+  }
+  return out + '$\n';
+}
+
+/** GNU's backup name: every `*` in SUFFIX is the file's base name, else name + SUFFIX. */
+function backupName(name: string, suffix: string): string {
+  const slash = name.lastIndexOf('/');
+  const dir = slash >= 0 ? name.slice(0, slash + 1) : '';
+  const base = name.slice(slash + 1);
+  if (!suffix.includes('*')) return name + suffix;
+  const b = suffix.split('*').join(base);
+  return b.includes('/') ? b : dir + b;
+}
