@@ -64,7 +64,7 @@ const def: CommandDef = defineCommand({
         } catch (err) {
           if (err instanceof VfsError) {
             await ctx.warn(`couldn't open file ${e.value}: ${err.reason}`);
-            return 1;
+            return 4;
           }
           throw err;
         }

@@ -433,7 +433,7 @@ export class SedRunner {
         c.rangeEnd = l + a2.n;
         break;
       case 'tilde':
-        if (a2.n === 0 || l % a2.n === 0) return true;
+        if (a2.n === 0) return true;
         c.rangeEnd = l + a2.n - (l % a2.n);
         break;
       default:
@@ -463,7 +463,7 @@ export class SedRunner {
       case ':':
         return undefined;
       case '=':
-        this.out.put(`${this.lineNo}\n`);
+        this.out.put(`${this.lineNo}${this.delim}`);
         return undefined;
       case 'a':
         if (c.text) this.append.push({ text: c.text });
@@ -497,10 +497,12 @@ export class SedRunner {
         this.dumpAppend();
         return 'restart';
       }
+      case 'L':
+        throw new SedError('INTERNAL ERROR: Bad cmd L', 4);
       case 'e':
         throw new SedError('e command is not supported in nosh (no shell)', 1);
       case 'F':
-        this.out.put(`${this.lineName}\n`);
+        this.out.put(`${this.lineName}${this.delim}`);
         return undefined;
       case 'g':
         this.ps = this.hold;
@@ -693,7 +695,10 @@ function expandCase(sub: Subst, m: RegExpExecArray): string {
   let one: 'u' | 'l' | '' = '';
   for (const p of sub.repl) {
     if (p.k === 'case') {
-      if (p.c === 'U' || p.c === 'L') mode = p.c;
+      if (p.c === 'U' || p.c === 'L') {
+        mode = p.c;
+        one = '';
+      }
       else if (p.c === 'E') {
         mode = '';
         one = '';

@@ -251,7 +251,6 @@ export function compileProgram(chunks: ScriptChunk[], opts: CompileOptions): Pro
   };
   const openW = (name: string): OutRef => {
     if (name === '') fail('missing filename in r/R/w/W commands');
-    if (opts.sandbox) fail('e/r/w commands disabled in sandbox mode');
     if (!wfiles.includes(name)) wfiles.push(name);
     return { name };
   };
@@ -432,7 +431,6 @@ export function compileProgram(chunks: ScriptChunk[], opts: CompileOptions): Pro
         }
         case '{':
           blocks.push({ index: cmds.length, chunk: ci, pos: cur, line });
-          cmd.bang = !cmd.bang;
           break;
         case '}':
           if (blocks.length === 0) fail('unexpected `}\'');
@@ -475,6 +473,7 @@ export function compileProgram(chunks: ScriptChunk[], opts: CompileOptions): Pro
           break;
         case 'Q':
         case 'q':
+        case 'L':
         case 'l': {
           if ((cmd.cmd === 'q' || cmd.cmd === 'Q') && cmd.a2) fail('command only uses one address');
           ch = inNonblank();
@@ -491,21 +490,22 @@ export function compileProgram(chunks: ScriptChunk[], opts: CompileOptions): Pro
           readEndOfCmd();
           break;
         case 'r': {
+          if (opts.sandbox) fail('e/r/w commands disabled in sandbox mode');
           const f = readFilename();
           if (f === '') fail('missing filename in r/R/w/W commands');
-          if (opts.sandbox) fail('e/r/w commands disabled in sandbox mode');
           cmd.fname = f;
           break;
         }
         case 'R': {
+          if (opts.sandbox) fail('e/r/w commands disabled in sandbox mode');
           const f = readFilename();
           if (f === '') fail('missing filename in r/R/w/W commands');
-          if (opts.sandbox) fail('e/r/w commands disabled in sandbox mode');
           cmd.fname = f;
           break;
         }
         case 'W':
         case 'w':
+          if (opts.sandbox) fail('e/r/w commands disabled in sandbox mode');
           cmd.out = openW(readFilename());
           break;
         case 's': {
@@ -534,6 +534,7 @@ export function compileProgram(chunks: ScriptChunk[], opts: CompileOptions): Pro
                 sub.global = true;
                 break;
               case 119:
+                if (opts.sandbox) fail('e/r/w commands disabled in sandbox mode');
                 sub.out = openW(readFilename());
                 done = true;
                 break;
@@ -608,7 +609,7 @@ export function compileProgram(chunks: ScriptChunk[], opts: CompileOptions): Pro
       continue;
     }
     const l = labels.find((x) => x.name === j.name);
-    if (!l) throw new SedError(`can't find label for jump to \`${j.name}'`, 1);
+    if (!l) throw new SedError(`can't find label for jump to \`${j.name}'`, 4);
     cmds[j.index]!.jump = l.index;
   }
   return { cmds, quiet, wfiles, exprCount };
