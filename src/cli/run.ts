@@ -1,36 +1,53 @@
 import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createNosh, type Envelope, type ExecData, type NoshConfig } from '../index.js';
-import { repl } from './repl.js';
-import { serveRpc } from '../rpc/server.js';
-import { serveMcpStdio } from '../mcp/server.js';
-import { runSchemas } from './schemas.js';
+import { createNosh, type Context, type Envelope, type ExecData, type Nosh, type NoshConfig } from '../index.js';
+import { ConfigSchema } from '../config.js';
+import { ROLES, type Role } from '../zones/context.js';
+import { withDefaults } from './scope.js';
 
 const VERSION = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const USAGE = `nosh: a file workspace for AI agents (no shell, no child process)
 
 Usage:
-  nosh exec [--root DIR] [--cwd PATH] [--stdin-file FILE] [--timeout MS] [--json] 'COMMAND LINE'
-  nosh exec [--root DIR] [options] -- CMD [ARG...]     (argv form: no globbing, args literal)
-  nosh repl [--root DIR]                               (interactive prompt)
-  nosh serve [--root DIR]                              (JSON-RPC 2.0 over stdio, one message a line)
-  nosh mcp [--root DIR]                                (MCP server over stdio)
+  nosh exec [WORKSPACE] [--cwd PATH] [--stdin-file FILE] [--timeout MS] [--json] 'COMMAND LINE'
+  nosh exec [WORKSPACE] [options] -- CMD [ARG...]      (argv form: no globbing, args literal)
+  nosh repl [WORKSPACE]                                (interactive prompt)
+  nosh serve [WORKSPACE]                               (JSON-RPC 2.0 over stdio, one message a line)
+  nosh mcp [WORKSPACE]                                 (MCP server over stdio)
   nosh schemas [--format openai|anthropic|jsonschema]  (tool definitions for function calling)
   nosh help                                            (this text)
 
-Without --root, nosh uses its default workspace ($NOSH_HOME/workspace, ~/.nosh/workspace).
+WORKSPACE options:
+  --root DIR            one folder as the only zone ('root'); the simplest setup
+  --config FILE         a JSON config file (base, limits, quotas, zones, mounts, groups)
+  --base DIR            the storage folder (default $NOSH_HOME, or ~/.nosh)
+  --zone NAME           storage (default), documents, uploads, output, share, group:ID, session:ID, a mount
+  --user ID  --conversation ID  --session ID  --role developer|generalist|critic
+
+With no option, nosh uses the storage zone of user 'default' under ~/.nosh.
 With --json, exec prints the result envelope as one JSON line; without it, it prints the
 command's stdout and stderr and exits with its exit code.
 `;
 
-const COMMON = {
+const WORKSPACE = {
   root: { type: 'string' },
+  config: { type: 'string' },
+  base: { type: 'string' },
+  zone: { type: 'string' },
+  user: { type: 'string' },
+  conversation: { type: 'string' },
+  session: { type: 'string' },
+  role: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const COMMON = {
+  ...WORKSPACE,
   cwd: { type: 'string' },
   timeout: { type: 'string' },
   json: { type: 'boolean' },
   'stdin-file': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
 } as const;
 
 export async function runCli(argv: string[]): Promise<number> {
@@ -40,7 +57,7 @@ export async function runCli(argv: string[]): Promise<number> {
     case 'repl': return replCommand(rest);
     case 'serve': return serveCommand(rest);
     case 'mcp': return mcpCommand(rest);
-    case 'schemas': return runSchemas(rest);
+    case 'schemas': return (await import('./schemas.js')).runSchemas(rest);
     case undefined: case 'help': case '--help': case '-h':
       process.stdout.write(USAGE);
       return 0;
@@ -50,9 +67,52 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
-function configFrom(values: { root?: string }): NoshConfig {
-  if (values.root !== undefined && !fs.existsSync(values.root)) throw new Error(`--root: no such folder: ${values.root}`);
-  return values.root !== undefined ? { root: values.root } : {};
+type WorkspaceValues = { root?: string; config?: string; base?: string; zone?: string; user?: string; conversation?: string; session?: string; role?: string };
+
+/** The config the flags describe: --config file, then --base / --root on top. */
+function configFrom(values: WorkspaceValues): NoshConfig {
+  let cfg: NoshConfig = {};
+  if (values.config !== undefined) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(fs.readFileSync(values.config, 'utf8'));
+    } catch (e) {
+      throw new Error(`--config: cannot read ${values.config} as JSON: ${(e as Error).message}`);
+    }
+    const parsed = ConfigSchema.safeParse(raw);
+    if (!parsed.success) {
+      const i = parsed.error.issues[0]!;
+      const key = [...i.path, ...((i as { keys?: string[] }).keys ?? [])].join('.');
+      throw new Error(`--config: ${key || 'config'}: ${i.message}`);
+    }
+    cfg = raw as NoshConfig;
+  }
+  if (values.root !== undefined) {
+    if (!fs.existsSync(values.root)) throw new Error(`--root: no such folder: ${values.root}`);
+    cfg = { ...cfg, root: values.root };
+  }
+  if (values.base !== undefined) cfg = { ...cfg, base: values.base };
+  return cfg;
+}
+
+/** --zone and the context flags, as defaults for every call. */
+function defaultsFrom(values: WorkspaceValues): { zone?: string; context?: Context } {
+  if (values.role !== undefined && !(ROLES as readonly string[]).includes(values.role)) {
+    throw new Error(`--role: unknown role '${values.role}' (developer, generalist, critic)`);
+  }
+  const context: Context = {
+    ...(values.user !== undefined ? { user: values.user } : {}),
+    ...(values.conversation !== undefined ? { conversation: values.conversation } : {}),
+    ...(values.session !== undefined ? { session: values.session } : {}),
+    ...(values.role !== undefined ? { role: values.role as Role } : {}),
+  };
+  return { zone: values.zone, context: Object.keys(context).length > 0 ? context : undefined };
+}
+
+async function open(values: WorkspaceValues, threads?: number): Promise<Nosh> {
+  const defaults = defaultsFrom(values);
+  const nosh = await createNosh({ ...configFrom(values), ...(threads ? { threads } : {}) });
+  return withDefaults(nosh, defaults);
 }
 
 async function execCommand(args: string[]): Promise<number> {
@@ -68,7 +128,7 @@ async function execCommand(args: string[]): Promise<number> {
   }
   const timeoutMs = values.timeout !== undefined ? Number(values.timeout) : undefined;
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw new Error('--timeout takes milliseconds, a positive whole number');
-  const nosh = await createNosh({ ...configFrom(values), threads: 1 });
+  const nosh = await open(values, 1);
   try {
     const stdin = readStdin(values["stdin-file"]);
     const req = argvForm ? { cmd: positionals[0]!, args: positionals.slice(1) } : { command: positionals[0]! };
@@ -107,13 +167,14 @@ export function printResult(res: Envelope<ExecData>, json: boolean): number {
 }
 
 async function replCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { root: COMMON.root, help: COMMON.help }, strict: true });
+  const { values } = parseArgs({ args, options: WORKSPACE, strict: true });
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
   }
-  const nosh = await createNosh({ ...configFrom(values), threads: 1 });
+  const nosh = await open(values, 1);
   try {
+    const { repl } = await import('./repl.js');
     return await repl(nosh);
   } finally {
     await nosh.close();
@@ -121,12 +182,13 @@ async function replCommand(args: string[]): Promise<number> {
 }
 
 async function serveCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { root: COMMON.root, help: COMMON.help }, strict: true });
+  const { values } = parseArgs({ args, options: WORKSPACE, strict: true });
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
   }
-  const nosh = await createNosh(configFrom(values));
+  const nosh = await open(values);
+  const { serveRpc } = await import('../rpc/server.js');
   // SIGTERM: stop reading; calls already running (writes included) finish and answer.
   const stop = () => process.stdin.destroy();
   process.once('SIGTERM', stop);
@@ -142,13 +204,14 @@ async function serveCommand(args: string[]): Promise<number> {
 }
 
 async function mcpCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { root: COMMON.root, help: COMMON.help }, strict: true });
+  const { values } = parseArgs({ args, options: WORKSPACE, strict: true });
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
   }
-  const nosh = await createNosh(configFrom(values));
+  const nosh = await open(values);
   try {
+    const { serveMcpStdio } = await import('../mcp/server.js');
     await serveMcpStdio(nosh, VERSION);
   } finally {
     await nosh.close();

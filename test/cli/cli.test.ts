@@ -80,6 +80,34 @@ describe('nosh exec', () => {
   });
 });
 
+describe('workspace flags', () => {
+  it('--user picks the personal storage; users cannot see each other', () => {
+    expect(nosh(['exec', '--user', 'alice', '--', 'touch', 'mine.txt']).code).toBe(0);
+    expect(nosh(['exec', '--user', 'alice', 'ls']).stdout).toBe('README.txt\nmine.txt\n');
+    const bob = nosh(['exec', '--user', 'bob', 'ls ../../alice /../alice']);
+    expect(bob.code).toBe(2);
+    expect(bob.stdout).toBe('');
+  });
+
+  it('--role critic cannot write; --zone group needs membership; bad ids are refused', () => {
+    const critic = nosh(['exec', '--role', 'critic', 'touch x']);
+    expect(critic.code).toBe(2);
+    expect(critic.stderr).toMatch(/ZONE_READONLY/);
+    expect(nosh(['exec', '--zone', 'group:team', 'ls']).stderr).toMatch(/GROUP_ACCESS_DENIED/);
+    expect(nosh(['exec', '--user', '../x', 'ls']).stderr).toMatch(/INVALID_ID/);
+    expect(nosh(['exec', '--role', 'boss', 'ls']).stderr).toMatch(/--role: unknown role 'boss'/);
+  });
+
+  it('--config reads JSON and names the bad key', () => {
+    const cfg = path.join(home, 'c.json');
+    fs.writeFileSync(cfg, JSON.stringify({ groups: { team: ['alice'] }, bogus: 1 }));
+    expect(nosh(['exec', '--config', cfg, 'ls']).stderr).toBe('nosh: --config: bogus: Unrecognized key: "bogus"\n');
+    fs.writeFileSync(cfg, JSON.stringify({ groups: { team: ['alice'] } }));
+    const r = nosh(['exec', '--config', cfg, '--user', 'alice', '--zone', 'group:team', 'pwd']);
+    expect(r).toEqual({ code: 0, stdout: '/\n', stderr: '' });
+  });
+});
+
 describe('nosh repl', () => {
   it('runs lines, keeps cd inside the zone, and exits', () => {
     const script = ['pwd', 'cd d', 'pwd', 'cd ../../..', 'pwd', 'cd nope', 'cat ../c.txt', 'help', 'exit', ''].join('\n');
