@@ -27,6 +27,8 @@ export interface PipelineRequest {
 }
 
 const STDERR_CAP = 64 * 1024;
+/** The signal of a task nobody can cancel from inside (the pool stops the worker instead). */
+const NEVER = new AbortController().signal;
 const DELETE_ONLY = new Set(['rm', 'rmdir']);
 
 /** Look up every stage's command and check the zone policy before anything runs. */
@@ -56,7 +58,7 @@ async function planStages(vfs: Vfs, stages: string[][]): Promise<(CommandDef | u
 /** Run one command line's stages, stdout of each feeding stdin of the next, all streamed. */
 export async function runPipeline(vfs: Vfs, req: PipelineRequest): Promise<PipelineResult> {
   const defs = await planStages(vfs, req.stages);
-  const signal = req.signal ?? new AbortController().signal;
+  const signal = req.signal ?? NEVER;
   const finalOut = new CollectingOutput(req.limits.maxOutputBytes, true);
   const stderr = new CollectingOutput(STDERR_CAP, false);
   const pipes = req.stages.slice(1).map(() => new Pipe());

@@ -7,6 +7,8 @@ import { MAX_NAME_BYTES, MAX_PATH_BYTES, splitVirtual } from './paths.js';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 const MAX_SYMLINK_HOPS = 40;
+/** Zone roots resolved once per worker (a worker serves the same few zones over and over). */
+const REALPATHS = new Map<string, string>();
 const TMP_MARK = '.nosh-tmp-';
 /** Permission bits a zone may set: never setuid/setgid (we may run as root; the host may exec zone files). */
 const MODE_MASK = 0o1777;
@@ -84,7 +86,13 @@ export class Vfs {
 
   constructor(root: string, policy: ZonePolicy, quota?: QuotaCounter) {
     this.quota = quota;
-    this.rootHost = fs.realpathSync(root);
+    let real = REALPATHS.get(root);
+    if (real === undefined) {
+      real = fs.realpathSync(root);
+      if (REALPATHS.size > 1024) REALPATHS.clear();
+      REALPATHS.set(root, real);
+    }
+    this.rootHost = real;
     const st = fs.statSync(this.rootHost);
     if (!st.isDirectory()) throw new Error('zone root is not a directory');
     this.rootIdentity = { dev: st.dev, ino: st.ino };
@@ -310,9 +318,10 @@ export class Vfs {
 
   /** Read a file in chunks (streaming; memory stays at one chunk). */
   *readChunks(path: string, cwd = '/', chunkSize = 256 * 1024): Generator<Buffer> {
-    const { fd } = this.openRead(path, cwd);
+    const { fd, stat } = this.openRead(path, cwd);
     try {
-      yield* readFdChunks(fd, chunkSize);
+      // A small file gets a buffer its size (plus one byte to see the end in one read).
+      yield* readFdChunks(fd, Math.max(1024, Math.min(chunkSize, stat.size + 1)));
     } finally {
       fs.closeSync(fd);
     }
