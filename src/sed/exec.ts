@@ -314,7 +314,7 @@ export class SedRunner {
     this.lineName = this.curName;
     const l = this.cur!.take();
     this.lineNo++;
-    if (this.usesLast) this.last = await this.atLast();
+    if (this.usesLast) this.last = this.cur!.hasBuffered() ? false : await this.atLast();
     return l;
   }
 
@@ -340,7 +340,7 @@ export class SedRunner {
           continue;
         }
         pc++;
-        const r = await this.exec(c);
+        const r = c.cmd === 'n' || c.cmd === 'N' ? await this.execRead(c) : this.exec(c);
         if (r === undefined) continue;
         if (typeof r === 'number') {
           pc = r;
@@ -456,7 +456,18 @@ export class SedRunner {
     return this.wouts.get(name)!;
   }
 
-  private async exec(c: Cmd): Promise<number | 'end' | 'delete' | 'restart' | typeof QUIT | undefined> {
+  private async execRead(c: Cmd): Promise<'end' | undefined> {
+    if (!(await this.hasNext())) return 'end';
+    if (c.cmd === 'n' && !this.o.quiet) this.out.putLine(this.ps, this.psNl, this.delim);
+    this.dumpAppend();
+    const l = (await this.read())!;
+    this.ps = c.cmd === 'n' ? l.text : this.ps + this.delim + l.text;
+    this.psNl = l.nl;
+    this.tflag = false;
+    return undefined;
+  }
+
+  private exec(c: Cmd): number | 'end' | 'delete' | 'restart' | typeof QUIT | undefined {
     switch (c.cmd) {
       case '{':
       case '}':
@@ -535,26 +546,6 @@ export class SedRunner {
       case 'l':
         this.out.put(listLine(this.ps, c.int! >= 0 ? c.int! : this.o.lineLength));
         return undefined;
-      case 'n': {
-        if (this.quitStatus !== null) return 'end';
-        if (!(await this.hasNext())) return 'end';
-        if (!this.o.quiet) this.out.putLine(this.ps, this.psNl, this.delim);
-        this.dumpAppend();
-        const l = (await this.read())!;
-        this.ps = l.text;
-        this.psNl = l.nl;
-        this.tflag = false;
-        return undefined;
-      }
-      case 'N': {
-        if (!(await this.hasNext())) return 'end';
-        this.dumpAppend();
-        const l = (await this.read())!;
-        this.ps += this.delim + l.text;
-        this.psNl = l.nl;
-        this.tflag = false;
-        return undefined;
-      }
       case 'p':
         this.out.putLine(this.ps, this.psNl, this.delim);
         return undefined;
@@ -629,6 +620,17 @@ export class SedRunner {
   private subst(sub: Subst): void {
     const re = this.regex(sub.rx);
     const ps = this.ps;
+    if (sub.global && sub.nth <= 1 && !sub.hasCase && neverEmpty(re)) {
+      re.lastIndex = 0;
+      if (!re.test(ps)) return;
+      re.lastIndex = 0;
+      const r = replacer(sub);
+      this.ps = typeof r === 'string' ? ps.replace(re, r) : ps.replace(re, r);
+      this.tflag = true;
+      if (sub.print) this.out.putLine(this.ps, this.psNl, this.delim);
+      if (sub.out) this.wout(sub.out.name).putLine(this.ps, this.psNl, this.delim);
+      return;
+    }
     re.lastIndex = 0;
     let m = re.exec(ps);
     if (!m) return;
@@ -671,6 +673,40 @@ export class SedRunner {
     if (sub.print) this.out.putLine(this.ps, this.psNl, this.delim);
     if (sub.out) this.wout(sub.out.name).putLine(this.ps, this.psNl, this.delim);
   }
+}
+
+const emptyCache = new WeakMap<RegExp, boolean>();
+/** The regex can never match the empty string (so JS's global replace equals GNU's loop). */
+function neverEmpty(re: RegExp): boolean {
+  let v = emptyCache.get(re);
+  if (v === undefined) {
+    const src = re.source;
+    v = !/\(\?<?[=!]|\\[bB]|\^|\$/.test(src) && new RegExp(src, re.flags.replace('g', '')).exec('') === null;
+    emptyCache.set(re, v);
+  }
+  return v;
+}
+
+const replacerCache = new WeakMap<Subst, string | ((...a: unknown[]) => string)>();
+/** A String.prototype.replace replacement: a plain string when it has no groups. */
+function replacer(sub: Subst): string | ((...a: unknown[]) => string) {
+  let r = replacerCache.get(sub);
+  if (r === undefined) {
+    if (sub.repl.every((p) => p.k === 'lit')) r = sub.repl.map((p) => (p as { s: string }).s).join('').replace(/\$/g, '$$$$');
+    else {
+      const parts = sub.repl;
+      r = (...a: unknown[]) => {
+        let s = '';
+        for (const p of parts) {
+          if (p.k === 'lit') s += p.s;
+          else if (p.k === 'grp') s += (a[p.n] as string | undefined) ?? '';
+        }
+        return s;
+      };
+    }
+    replacerCache.set(sub, r);
+  }
+  return r;
 }
 
 function expand(sub: Subst, m: RegExpExecArray): string {
