@@ -7,6 +7,7 @@ import { WorkerPool } from '../pool/index.js';
 import { TOOLS } from '../tools/index.js';
 import { ContextSchema, type Context } from '../zones/context.js';
 import { Workspace, type GroupProvider, type Zone } from '../zones/workspace.js';
+import type { QuotaHandle } from '../zones/quota.js';
 import { defaultPolicy, DEFAULT_BLOCKED_PATTERNS } from '../vfs/index.js';
 import { ExecOptionsSchema, ExecRequestSchema, buildTask, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
 import { ExecParams, listMethods, type MethodInfo } from './methods.js';
@@ -42,7 +43,7 @@ export class Engine implements HostEngine {
         policy: defaultPolicy({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, maxFileSize: this.config.limits.maxFileSize, ...clean(this.config.policy) }) };
     }
     const zone = await this.workspace.resolve(req.zone, req.context ?? {});
-    if (zone.kind === 'storage' && this.config.root === undefined) seedWelcome(zone.root);
+    if (zone.kind === 'storage' && this.config.root === undefined) seedWelcome(zone.root, zone.quota);
     return zone;
   }
 
@@ -124,14 +125,20 @@ function clean<T extends object>(o: T): Partial<T> {
 
 const seeded = new Set<string>();
 
-/** A new personal storage gets a short welcome file, so a first `ls` shows something useful. */
-function seedWelcome(root: string): void {
+const WELCOME = 'This is your nosh workspace.\nTry: ls -la, cat README.txt, echo hello | wc -c\n';
+
+/**
+ * A new personal storage gets a short welcome file, so a first `ls` shows something useful.
+ * The quota ledger was built before the file existed: its bytes are added to it here.
+ */
+function seedWelcome(root: string, quota?: QuotaHandle): void {
   if (seeded.has(root)) return;
   seeded.add(root);
   const file = path.join(root, 'README.txt');
   try {
     if (fs.readdirSync(root).length === 0) {
-      fs.writeFileSync(file, 'This is your nosh workspace.\nTry: ls -la, cat README.txt, echo hello | wc -c\n');
+      fs.writeFileSync(file, WELCOME, { flag: 'wx' });
+      if (quota) Atomics.add(new BigInt64Array(quota.sab), quota.index, BigInt(Buffer.byteLength(WELCOME)));
     }
   } catch { /* best effort */ }
 }

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { z } from 'zod';
 import { NoshError } from '../errors.js';
 import { loadAllCommands } from '../command/index.js';
-import { ContextSchema, type Context } from '../zones/context.js';
+import { ContextSchema, roleMayWrite, type Context } from '../zones/context.js';
 import { countFiles } from '../zones/quota.js';
 import { expireSessions, removeStaleTemps } from '../zones/maintenance.js';
 import { validateFileName } from '../zones/transfer.js';
@@ -115,6 +115,7 @@ export const HOST_METHODS: HostMethod[] = [
     async run(engine, args) {
       const base = engine.workspace.base;
       const sessions = expireSessions(base, engine.config.sessionTtlSeconds);
+      for (const id of sessions) engine.workspace.quotas.recount(`session:${id}`);
       const temps = removeStaleTemps(base, 3600);
       const rescan = args.rescan ? engine.workspace.quotas.rescan() : undefined;
       return { data: { expired_sessions: sessions, stale_temp_files: temps, ...(rescan ? { rescan } : {}) } };
@@ -135,7 +136,11 @@ export const HOST_METHODS: HostMethod[] = [
       if ((args.content === undefined) === (args.content_base64 === undefined)) {
         throw new NoshError('MISSING_PARAMETER', 'give content or content_base64', 'Pass exactly one of them.');
       }
-      const zone = await engine.zoneOf({ zone: 'uploads', context: args.context as Context });
+      const ctx = (args.context ?? {}) as Context;
+      if (!roleMayWrite(ctx.role)) {
+        throw new NoshError('ZONE_READONLY', `import: the ${ctx.role} role is read-only`, 'Import with a developer context (or none).');
+      }
+      const zone = await engine.zoneOf({ zone: 'uploads', context: ctx });
       const writable = { ...zone, policy: { ...zone.policy, readonly: false } };
       const b64 = (args.content_base64 as string | undefined) ?? Buffer.from(String(args.content), 'utf8').toString('base64');
       return engine.runZoneTool(writable, '_import', { name, content_base64: b64 });

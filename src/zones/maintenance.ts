@@ -17,6 +17,7 @@ export function expireSessions(base: string, ttlSeconds: number, now = Date.now(
       const st = fs.lstatSync(p);
       if (st.isDirectory() && now - st.mtimeMs > ttlSeconds * 1000) {
         fs.rmSync(p, { recursive: true, force: true });
+        fs.rmSync(path.join(base, 'session-owners', id), { force: true });
         removed.push(id);
       }
     } catch { /* raced with another cleanup */ }

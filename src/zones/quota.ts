@@ -48,6 +48,12 @@ export class QuotaLedger {
     return out;
   }
 
+  /** Recount one key from disk (after its folder was removed, e.g. an expired session). */
+  recount(key: string): void {
+    const e = this.entries.get(key);
+    if (e) Atomics.store(new BigInt64Array(e.handle.sab), 0, BigInt(scanBytes(e.folders)));
+  }
+
   keys(): string[] {
     return [...this.entries.keys()];
   }

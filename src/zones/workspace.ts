@@ -69,6 +69,8 @@ export class Workspace {
     const colon = name.indexOf(':');
     const kind = colon < 0 ? name : name.slice(0, colon);
     const arg = colon < 0 ? undefined : name.slice(colon + 1);
+    // 'storage:bob' must not quietly mean the caller's own storage: only group: and session: take an id.
+    if (arg !== undefined && kind !== 'group' && kind !== 'session') throw unknownZone(name, this.zoneNames());
     switch (kind) {
       case 'uploads': {
         const user = this.userOf(ctx);
@@ -100,6 +102,7 @@ export class Workspace {
       }
       case 'session': {
         const id = validateId('session', arg ?? ctx.session);
+        this.claimSession(id, this.userOf(ctx));
         const root = this.ensure('sessions', id);
         const now = Date.now() / 1000;
         fs.utimesSync(root, now, now); // last use, for the TTL
@@ -122,6 +125,25 @@ export class Workspace {
     if (ctx.groups) return ctx.groups.includes(group);
     if (this.groupProvider) return (await this.groupProvider(user)).includes(group);
     return (this.cfg.groups[group] ?? []).includes(user);
+  }
+
+  /**
+   * A session zone belongs to the user who first used it (recorded outside the zone, in
+   * session-owners/{id}): another user naming the same id is refused, not let in.
+   */
+  private claimSession(id: string, user: string): void {
+    const file = this.dir('session-owners', id);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    try {
+      fs.writeFileSync(file, user, { flag: 'wx' });
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    if (fs.readFileSync(file, 'utf8') !== user) {
+      throw new NoshError('PERMISSION_DENIED', `session '${id}' belongs to another user`,
+        'Use the session id of your own context (context.session).', { session: id });
+    }
   }
 
   zoneNames(): string[] {
