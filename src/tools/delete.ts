@@ -17,6 +17,7 @@ export default defineTool({
   input: Input,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   mutates: true,
+  deleteOnly: true,
   run(ctx, args) {
     const r = ctx.fs.resolveExisting(args.path, ctx.cwd);
     if (r.parts.length === 0) {

@@ -110,14 +110,15 @@ function parseJson(ctx: ToolContext, args: ReadArgs): ToolResult {
 
 /** The last N lines, streaming: memory holds at most N lines. */
 function readTail(ctx: ToolContext, args: ReadArgs, n: number, cap: number, encoding: string): ToolResult {
-  const ring: string[] = [];
+  let ring: string[] = [];
   let lineNo = 0;
   let carry = '';
   const decoder = new StringDecoder(encoding === 'latin1' ? 'latin1' : 'utf8');
   const push = (line: string) => {
     lineNo++;
     ring.push(line);
-    if (ring.length > n) ring.shift();
+    // Keep the last n lines; drop the older ones in batches (no O(n) shift per line).
+    if (ring.length >= 2 * n + 1024) ring = ring.slice(ring.length - n);
   };
   for (const chunk of ctx.fs.readChunks(args.path, ctx.cwd)) {
     const text = carry + decoder.write(chunk);
@@ -131,6 +132,7 @@ function readTail(ctx: ToolContext, args: ReadArgs, n: number, cap: number, enco
   }
   carry += decoder.end();
   if (carry !== '') push(carry);
+  if (ring.length > n) ring = ring.slice(ring.length - n);
   const first = lineNo - ring.length + 1;
   // Keep the end of the file when the cap cuts: drop lines from the front.
   const out: string[] = [];

@@ -31,6 +31,8 @@ export interface ToolDef<S extends z.ZodType = z.ZodType> {
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean };
   /** Refused up front in read-only zones and roles. */
   mutates: boolean;
+  /** Only deletes: allowed in read-only zones that allow deleting (uploads). */
+  deleteOnly?: boolean;
   /** Runs in a worker; throws NoshError / VfsError for failures. */
   run(ctx: ToolContext, args: z.output<S>): Promise<ToolResult> | ToolResult;
 }

@@ -14,6 +14,9 @@ describe('read', () => {
     expect(h.data).toMatchObject({ content: '1\n2\n', start_line: 1, end_line: 2, total_lines: 5 });
     const t = await ws.call('read', { path: 'n.txt', tail: 2, line_numbers: true });
     expect(t.data).toMatchObject({ content: '     4\t4\n     5\t5\n', start_line: 4, end_line: 5, total_lines: 5 });
+    ws.put('long.txt', Array.from({ length: 5000 }, (_, i) => `l${i + 1}`).join('\n'));
+    const lt = await ws.call('read', { path: 'long.txt', tail: 3 });
+    expect(lt.data).toMatchObject({ content: 'l4998\nl4999\nl5000', start_line: 4998, end_line: 5000, total_lines: 5000 });
     const both = await ws.call('read', { path: 'n.txt', head: 1, offset: 2 });
     expect(both.error.code).toBe('INVALID_ARGUMENT');
   });
