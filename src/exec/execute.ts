@@ -19,7 +19,7 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promi
     if (req.tool) {
       const tool = TOOLS.get(req.tool.name) ?? ZONE_TOOLS.get(req.tool.name);
       if (!tool) throw new NoshError('INVALID_ARGUMENT', `unknown tool '${req.tool.name}'`, '');
-      if (tool.mutates && req.policy.readonly) {
+      if (tool.mutates && req.policy.readonly && !(tool.deleteOnly && req.policy.allowDelete)) {
         throw new NoshError('ZONE_READONLY', `${tool.name}: this zone is read-only`, 'Work on a copy in a writable zone (e.g. storage).');
       }
       const peer = req.peer && new Vfs(req.peer.root, req.peer.policy, counterOf(req.peer.quota));
