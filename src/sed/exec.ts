@@ -362,7 +362,7 @@ export class SedRunner {
         }
       }
       if (print) this.out.putLine(this.ps, this.psNl, this.delim);
-      if (this.quitStatus === null || this.quitDump) this.dumpAppend();
+      if (!restart && (this.quitStatus === null || this.quitDump)) this.dumpAppend();
       if (this.out.buf.length >= FLUSH_AT) await this.out.flush();
       if (this.stdoutOut !== this.out && this.stdoutOut.buf.length >= FLUSH_AT) await this.stdoutOut.flush();
       for (const w of this.wouts.values()) if (w.buf.length >= FLUSH_AT) await w.flush();
@@ -505,7 +505,6 @@ export class SedRunner {
         const i = this.ps.indexOf(this.delim);
         if (i < 0) return 'delete';
         this.ps = this.ps.slice(i + 1);
-        this.dumpAppend();
         return 'restart';
       }
       case 'L':
@@ -544,14 +543,15 @@ export class SedRunner {
         this.ps = '';
         return undefined;
       case 'l':
-        this.out.put(listLine(this.ps, c.int! >= 0 ? c.int! : this.o.lineLength));
+        this.out.put(listLine(this.ps, c.int! >= 0 ? c.int! : this.o.lineLength) + this.delim);
         return undefined;
       case 'p':
         this.out.putLine(this.ps, this.psNl, this.delim);
         return undefined;
       case 'P': {
         const i = this.ps.indexOf(this.delim);
-        this.out.putLine(i < 0 ? this.ps : this.ps.slice(0, i), true, this.delim);
+        if (i < 0) this.out.putLine(this.ps, this.psNl, this.delim);
+        else this.out.putLine(this.ps.slice(0, i), true, this.delim);
         return undefined;
       }
       case 'q':
@@ -575,7 +575,8 @@ export class SedRunner {
         return undefined;
       case 'W': {
         const i = this.ps.indexOf(this.delim);
-        this.wout(c.out!.name).putLine(i < 0 ? this.ps : this.ps.slice(0, i), true, this.delim);
+        if (i < 0) this.wout(c.out!.name).putLine(this.ps, this.psNl, this.delim);
+        else this.wout(c.out!.name).putLine(this.ps.slice(0, i), true, this.delim);
         return undefined;
       }
       case 's':
@@ -774,7 +775,7 @@ export function listLine(ps: string, lineLen: number): string {
     out += o;
     w += o.length;
   }
-  return out + '$\n';
+  return out + '$';
 }
 
 /** GNU's backup name: every `*` in SUFFIX is the file's base name, else name + SUFFIX. */
