@@ -1,0 +1,220 @@
+import { defineCommand, inputOperands, openInput, reportFileError, UsageError } from '../src/command/index.js';
+import { gnuQuote } from '../src/command/gnu-number.js';
+import { OutBuffer, records } from '../src/command/text-lines.js';
+
+/** GNU cut (coreutils 9.1): -b/-c/-f lists, streamed line by line. */
+export default defineCommand({
+  name: 'cut',
+  summary: 'Print selected parts of lines from each FILE to standard output.',
+  usage: '[FILE]...',
+  mutates: false,
+  usageStatus: 1,
+  flags: [
+    { key: 'b', short: 'b', long: 'bytes', kind: 'string', arg: 'LIST', help: 'select only these bytes' },
+    { key: 'c', short: 'c', long: 'characters', kind: 'string', arg: 'LIST', help: 'select only these characters' },
+    { key: 'd', short: 'd', long: 'delimiter', kind: 'string', arg: 'DELIM', help: 'use DELIM instead of TAB for field delimiter' },
+    { key: 'f', short: 'f', long: 'fields', kind: 'string', arg: 'LIST', help: 'select only these fields;  also print any line that contains no delimiter character, unless the -s option is specified' },
+    { key: 'n', short: 'n', help: '(ignored)' },
+    { key: 'complement', long: 'complement', help: 'complement the set of selected bytes, characters or fields' },
+    { key: 's', short: 's', long: 'only-delimited', help: 'do not print lines not containing delimiters' },
+    { key: 'output-delimiter', long: 'output-delimiter', kind: 'string', arg: 'STRING', help: 'use STRING as the output delimiter the default is to use the input delimiter' },
+    { key: 'z', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
+  ],
+  async run(ctx) {
+    let list: string | undefined;
+    let byteMode = false;
+    let delim = 0x09;
+    let delimSpecified = false;
+    let outDelim: Buffer | null = null;
+    for (const o of ctx.opts.order) {
+      if (o.key === 'b' || o.key === 'c' || o.key === 'f') {
+        if (o.key !== 'f') byteMode = true;
+        if (list !== undefined) throw new UsageError('only one list may be specified');
+        list = o.value;
+      } else if (o.key === 'd') {
+        const b = Buffer.from(o.value, 'utf8');
+        if (b.length > 1) throw new UsageError('the delimiter must be a single character');
+        delim = b.length ? b[0]! : 0;
+        delimSpecified = true;
+      } else if (o.key === 'output-delimiter') {
+        outDelim = o.value === '' ? Buffer.from([0]) : Buffer.from(o.value, 'utf8');
+      }
+    }
+    const suppress = ctx.opts.has('s');
+    if (list === undefined) throw new UsageError('you must specify a list of bytes, characters, or fields');
+    if (byteMode) {
+      if (delimSpecified) throw new UsageError('an input delimiter may be specified only when operating on fields');
+      if (suppress) throw new UsageError('suppressing non-delimited lines makes sense\n\tonly when operating on fields');
+    }
+    const ranges = parseList(list, byteMode, ctx.opts.has('complement'));
+    const lineDelim = ctx.opts.has('z') ? 0 : 0x0a;
+    const nl = Buffer.from([lineDelim]);
+    const od = outDelim ?? Buffer.from([delim]);
+    const out = new OutBuffer(ctx.stdout);
+    let status = 0;
+    for (const operand of inputOperands(ctx.operands)) {
+      try {
+        if (!byteMode && delim === lineDelim) {
+          await cutWhole(openInput(ctx, operand), out, ranges, delim, od, suppress);
+          continue;
+        }
+        for await (const { line } of records(openInput(ctx, operand), lineDelim)) {
+          if (byteMode) {
+            let printed = false;
+            for (const r of ranges) {
+              if (r.lo > line.length) break;
+              if (printed && outDelim) await out.push(outDelim);
+              await out.push(line.subarray(r.lo - 1, Math.min(r.hi, line.length)));
+              printed = true;
+            }
+            await out.push(nl);
+          } else {
+            let i = line.indexOf(delim);
+            if (i < 0) {
+              if (!suppress) {
+                await out.push(line);
+                await out.push(nl);
+              }
+              continue;
+            }
+            let start = 0;
+            let field = 1;
+            let ri = 0;
+            let found = false;
+            for (;;) {
+              const end = i < 0 ? line.length : i;
+              while (ri < ranges.length && ranges[ri]!.hi < field) ri++;
+              if (ri >= ranges.length) break;
+              if (ranges[ri]!.lo <= field) {
+                if (found) await out.push(od);
+                await out.push(line.subarray(start, end));
+                found = true;
+              }
+              if (i < 0) break;
+              start = i + 1;
+              field++;
+              i = line.indexOf(delim, start);
+            }
+            await out.push(nl);
+          }
+        }
+      } catch (e) {
+        await out.flush();
+        await reportFileError(ctx, operand, e);
+        status = 1;
+      }
+    }
+    await out.flush();
+    return status;
+  },
+});
+
+interface Range { lo: number; hi: number }
+
+/** -f with the line delimiter as field delimiter: the whole input is one record. */
+async function cutWhole(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, out: OutBuffer, ranges: Range[], delim: number, od: Buffer, suppress: boolean): Promise<void> {
+  const parts: Buffer[] = [];
+  for await (const c of source as AsyncIterable<Uint8Array>) parts.push(Buffer.from(c));
+  const all = Buffer.concat(parts);
+  if (all.length === 0) return;
+  const body = all[all.length - 1] === delim ? all.subarray(0, -1) : all;
+  if (body.indexOf(delim) < 0) {
+    if (!suppress) {
+      await out.push(body);
+      await out.push(Buffer.from([delim]));
+    }
+    return;
+  }
+  let field = 1;
+  let found = false;
+  let start = 0;
+  for (;;) {
+    const i = body.indexOf(delim, start);
+    const end = i < 0 ? body.length : i;
+    if (ranges.some((r) => r.lo <= field && field <= r.hi)) {
+      if (found) await out.push(od);
+      await out.push(body.subarray(start, end));
+      found = true;
+    }
+    if (i < 0) break;
+    start = i + 1;
+    field++;
+  }
+  await out.push(Buffer.from([delim]));
+}
+
+const MAX = Number.MAX_SAFE_INTEGER;
+
+/** gnulib/coreutils set_fields: "N", "N-", "N-M", "-M" separated by commas or blanks. */
+function parseList(spec: string, pos: boolean, complement: boolean): Range[] {
+  const ranges: Range[] = [];
+  let initial = 1;
+  let value = 0;
+  let lhs = false;
+  let rhs = false;
+  let dash = false;
+  let inDigits = false;
+  let numStart = 0;
+  const fromOne = pos ? 'byte/character positions are numbered from 1' : 'fields are numbered from 1';
+  for (let i = 0; ; i++) {
+    const ch = i < spec.length ? spec[i]! : '\0';
+    if (ch === '-') {
+      inDigits = false;
+      if (dash) throw new UsageError(pos ? 'invalid byte or character range' : 'invalid field range');
+      dash = true;
+      if (lhs && !value) throw new UsageError(fromOne);
+      initial = lhs ? value : 1;
+      value = 0;
+    } else if (ch === ',' || ch === ' ' || ch === '\t' || ch === '\0') {
+      inDigits = false;
+      if (dash) {
+        dash = false;
+        if (!lhs && !rhs) throw new UsageError('invalid range with no endpoint: -');
+        if (!rhs) ranges.push({ lo: initial, hi: MAX });
+        else {
+          if (value < initial) throw new UsageError('invalid decreasing range');
+          ranges.push({ lo: initial, hi: value });
+        }
+        value = 0;
+      } else {
+        if (value === 0) throw new UsageError(fromOne);
+        ranges.push({ lo: value, hi: value });
+        value = 0;
+      }
+      if (i >= spec.length) break;
+      lhs = false;
+      rhs = false;
+    } else if (ch >= '0' && ch <= '9') {
+      if (!inDigits) numStart = i;
+      inDigits = true;
+      if (dash) rhs = true;
+      else lhs = true;
+      value = value * 10 + (ch.charCodeAt(0) - 48);
+      const digits = spec.slice(numStart, i + 1);
+      if (value >= MAX && BigInt(digits) >= (1n << 64n) - 1n) {
+        const bad = /^[0-9]*/.exec(spec.slice(numStart))![0];
+        throw new UsageError(pos ? `byte/character offset ${gnuQuote(bad)} is too large` : `field number ${gnuQuote(bad)} is too large`);
+      }
+      value = Math.min(value, MAX - 1);
+    } else {
+      throw new UsageError(pos ? `invalid byte/character position ${gnuQuote(spec.slice(i))}` : `invalid field value ${gnuQuote(spec.slice(i))}`);
+    }
+  }
+  if (ranges.length === 0) throw new UsageError(pos ? 'missing list of byte/character positions' : 'missing list of fields');
+  ranges.sort((a, b) => a.lo - b.lo);
+  const merged: Range[] = [];
+  for (const r of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && r.lo <= last.hi) last.hi = Math.max(last.hi, r.hi);
+    else merged.push({ ...r });
+  }
+  if (!complement) return merged;
+  const c: Range[] = [];
+  if (merged[0]!.lo > 1) c.push({ lo: 1, hi: merged[0]!.lo - 1 });
+  for (let i = 1; i < merged.length; i++) {
+    if (merged[i - 1]!.hi + 1 === merged[i]!.lo) continue;
+    c.push({ lo: merged[i - 1]!.hi + 1, hi: merged[i]!.lo - 1 });
+  }
+  if (merged[merged.length - 1]!.hi < MAX) c.push({ lo: merged[merged.length - 1]!.hi + 1, hi: MAX });
+  return c;
+}

@@ -1,0 +1,59 @@
+/**
+ * Shared pieces of the line-oriented text commands (cut, uniq, sort): a batching output
+ * buffer and a streaming record splitter that keeps lines as Buffer slices.
+ */
+import type { Output } from './types.js';
+
+/** Collects output pieces and writes them in large chunks. */
+export class OutBuffer {
+  private parts: Uint8Array[] = [];
+  private size = 0;
+  constructor(private readonly out: Output, private readonly limit = 64 * 1024) {}
+
+  /** Add bytes; returns a promise to await when a flush happened. */
+  push(b: Uint8Array): Promise<void> | void {
+    if (b.length === 0) return;
+    this.parts.push(b);
+    this.size += b.length;
+    if (this.size >= this.limit) return this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.size === 0) return;
+    const data = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.size);
+    this.parts = [];
+    this.size = 0;
+    await this.out.write(data);
+  }
+}
+
+/**
+ * Records of a byte stream split on `sep`: each record without its terminator, and whether
+ * it had one (only the last record of the stream can lack it).
+ */
+export async function* records(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sep: number): AsyncGenerator<{ line: Buffer; terminated: boolean }> {
+  let carry: Buffer | null = null;
+  for await (const chunk of source as AsyncIterable<Uint8Array>) {
+    let buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    let start = 0;
+    if (carry) {
+      const i = buf.indexOf(sep);
+      if (i < 0) {
+        carry = Buffer.concat([carry, buf]);
+        continue;
+      }
+      yield { line: Buffer.concat([carry, buf.subarray(0, i)]), terminated: true };
+      carry = null;
+      start = i + 1;
+    }
+    for (;;) {
+      const i = buf.indexOf(sep, start);
+      if (i < 0) break;
+      yield { line: buf.subarray(start, i), terminated: true };
+      start = i + 1;
+    }
+    if (start < buf.length) carry = Buffer.from(buf.subarray(start));
+    buf = Buffer.alloc(0);
+  }
+  if (carry) yield { line: carry, terminated: false };
+}
