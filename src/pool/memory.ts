@@ -10,16 +10,27 @@ import { NoshError } from '../errors.js';
  */
 let budget = Infinity;
 let budgetMb = 0;
+let baseline = 0;
 
+function usage(): number {
+  const s = getHeapStatistics() as ReturnType<typeof getHeapStatistics> & { external_memory?: number };
+  return s.used_heap_size + (s.external_memory ?? 0);
+}
+
+/**
+ * Start a task's budget. What the worker already holds (its code, and garbage of an earlier
+ * task that V8 has not freed yet: Buffers are released lazily) is the baseline; the task may
+ * grow by the budget from there.
+ */
 export function setMemoryBudget(mb: number): void {
   budgetMb = mb;
   budget = mb * 1024 * 1024;
+  baseline = usage();
 }
 
 export function checkMemory(): void {
   if (budget === Infinity) return;
-  const s = getHeapStatistics() as ReturnType<typeof getHeapStatistics> & { external_memory?: number };
-  if (s.used_heap_size + (s.external_memory ?? 0) > budget) {
+  if (usage() - baseline > budget) {
     throw new NoshError('MEMORY_LIMIT', `command exceeded the worker memory limit of ${budgetMb} MB`,
       'Stream instead of loading everything: process smaller files or ranges, or pipe through head.', { memory_mb: budgetMb });
   }

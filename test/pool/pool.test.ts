@@ -63,7 +63,7 @@ describe('worker pool limits', () => {
       expect(res.error.message).toMatch(/64 MB/);
     }
     const next = await nosh.exec({ command: 'cat small.txt' });
-    expect(next.success && next.data.stdout).toBe('hello\n');
+    expect(next, JSON.stringify({ res, next })).toMatchObject({ success: true, data: { stdout: 'hello\n' } });
   });
 });
 
