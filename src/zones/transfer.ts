@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { NoshError } from '../errors.js';
-import { baseName, VfsError, type Vfs } from '../vfs/index.js';
+import * as fs from 'node:fs';
+import { baseName, fromNodeError, VfsError, type Vfs } from '../vfs/index.js';
 import { defineTool, type ToolDef } from '../tools/types.js';
 
 /**
@@ -28,6 +29,9 @@ export const transferTool = defineTool({
     const st = src.lstat(args.path, ctx.cwd);
     let target = args.dest ?? '/' + baseName(args.path);
     if (dst.exists(target) && dst.lstat(target).isDirectory() && !st.isDirectory()) target = target.replace(/\/*$/, '/') + baseName(args.path);
+    // A move between zones of the same quota (uploads -> storage) renames: copying first would
+    // need the file's size free a second time, refusing a move that changes nothing.
+    const sameQuota = args.move && !!src.quota && src.quota.name === dst.quota?.name;
     const copied: string[] = [];
     let bytes = 0;
     const copy = (from: string, to: string) => {
@@ -36,6 +40,11 @@ export const transferTool = defineTool({
       if (s.isDirectory()) {
         if (!dst.exists(to)) dst.mkdir(to);
         for (const e of src.readdir(from, ctx.cwd)) copy(`${from.replace(/\/+$/, '')}/${e.name}`, `${to.replace(/\/+$/, '')}/${e.name}`);
+        return;
+      }
+      if (sameQuota && moveByRename(src, dst, from, to, ctx.cwd)) {
+        copied.push(to);
+        bytes += s.size;
         return;
       }
       const w = dst.createWriter(to, '/');
@@ -50,10 +59,33 @@ export const transferTool = defineTool({
       bytes += s.size;
     };
     copy(args.path, target);
-    if (args.move) removeTree(src, args.path, ctx.cwd);
+    if (args.move && (!sameQuota || src.exists(args.path, ctx.cwd))) removeTree(src, args.path, ctx.cwd);
     return { data: { from: args.path, to: target, files: copied.length, bytes, moved: args.move } };
   },
 });
+
+/**
+ * Move one file by rename(2) between two zones of one quota. The destination goes through every
+ * check of a write (read-only, extension, parent folder, not a link, single hard link) by opening
+ * and aborting a writer; false when rename is not possible (another filesystem): copy instead.
+ */
+function moveByRename(src: Vfs, dst: Vfs, from: string, to: string, cwd: string): boolean {
+  const a = src.resolveExisting(from, cwd);
+  if (!a.stat.isFile()) return false;
+  const probe = dst.createWriter(to, '/');
+  probe.abort();
+  const b = dst.resolve(to, '/');
+  try {
+    fs.renameSync(a.host, b.host);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EXDEV') return false;
+    throw fromNodeError(e, to);
+  }
+  // The bytes stay in the same quota; a replaced destination file gives its bytes back.
+  dst.recordChange({ op: 'write', path: b.vpath, delta: b.stat?.isFile() ? -b.stat.size : 0 });
+  src.recordChange({ op: 'delete', path: a.vpath, delta: 0 });
+  return true;
+}
 
 function removeTree(fs: Vfs, path: string, cwd: string): void {
   const st = fs.lstat(path, cwd);
