@@ -3,6 +3,8 @@
  * buffer and a streaming record splitter that keeps lines as Buffer slices.
  */
 import type { Output } from './types.js';
+import { UsageError } from './options.js';
+import { gnuQuote } from './gnu-number.js';
 
 /** Collects output pieces and writes them in large chunks. */
 export class OutBuffer {
@@ -56,4 +58,16 @@ export async function* records(source: AsyncIterable<Uint8Array> | Iterable<Uint
     buf = Buffer.alloc(0);
   }
   if (carry) yield { line: carry, terminated: false };
+}
+
+/** A fatal error printed as "cmd: message" without the "Try --help" line. */
+export class FatalError extends Error {}
+
+/** gnulib argmatch: exact or unambiguous prefix; otherwise GNU's usage error listing the choices. */
+export function argmatch(value: string, choices: string[], option: string): string {
+  if (choices.includes(value)) return value;
+  const hits = choices.filter((c) => c.startsWith(value));
+  if (hits.length === 1) return hits[0]!;
+  const kind = hits.length > 1 ? 'ambiguous' : 'invalid';
+  throw new UsageError(`${kind} argument ${gnuQuote(value)} for ${gnuQuote(option)}\nValid arguments are:\n${choices.map((c) => `  - ${gnuQuote(c)}`).join('\n')}`);
 }

@@ -1,0 +1,269 @@
+import { defineCommand, openInput, parseArgs, reportFileError, toBytes, UsageError, type CommandContext, type CommandDef, type Output } from '../src/command/index.js';
+import { gnuQuote } from '../src/command/gnu-number.js';
+import { quoteName } from '../src/command/quote.js';
+import { quoteAlways } from '../src/command/fileops.js';
+import { argmatch, FatalError, OutBuffer, records } from '../src/command/text-lines.js';
+import { VfsError } from '../src/vfs/index.js';
+
+const DELIMIT = ['none', 'prepend', 'separate'];
+const GROUP = ['prepend', 'append', 'separate', 'both'];
+
+/** GNU uniq (coreutils 9.1): adjacent matching lines, streamed; INPUT [OUTPUT]. */
+const def: CommandDef = defineCommand({
+  name: 'uniq',
+  summary: 'Filter adjacent matching lines from INPUT (or standard input), writing to OUTPUT (or standard output).',
+  usage: '[INPUT [OUTPUT]]',
+  usageStatus: 1,
+  mutates: (args) => {
+    try {
+      const ops = parseArgs(def, preprocess(args)).operands.filter((o) => !/^\+\d+$/.test(o));
+      return ops.length >= 2 && ops[1] !== '-';
+    } catch {
+      return false;
+    }
+  },
+  flags: [
+    { key: 'c', short: 'c', long: 'count', help: 'prefix lines by the number of occurrences' },
+    { key: 'd', short: 'd', long: 'repeated', help: 'only print duplicate lines, one for each group' },
+    { key: 'D', short: 'D', value: 'none', help: 'print all duplicate lines' },
+    { key: 'D', long: 'all-repeated', kind: 'optional', arg: 'METHOD', value: 'none', help: "like -D, but allow separating groups with an empty line; METHOD={none(default),prepend,separate}" },
+    { key: 'f', short: 'f', long: 'skip-fields', kind: 'string', arg: 'N', help: 'avoid comparing the first N fields' },
+    { key: 'group', long: 'group', kind: 'optional', arg: 'METHOD', value: 'separate', help: 'show all items, separating groups with an empty line; METHOD={separate(default),prepend,append,both}' },
+    { key: 'i', short: 'i', long: 'ignore-case', help: 'ignore differences in case when comparing' },
+    { key: 's', short: 's', long: 'skip-chars', kind: 'string', arg: 'N', help: 'avoid comparing the first N characters' },
+    { key: 'u', short: 'u', long: 'unique', help: 'only print unique lines' },
+    { key: 'z', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
+    { key: 'w', short: 'w', long: 'check-chars', kind: 'string', arg: 'N', help: 'compare no more than N characters in lines' },
+  ],
+  notes: "A field is a run of blanks (usually spaces and/or TABs), then non-blank characters.\nFields are skipped before chars.",
+  preprocess,
+  async run(ctx) {
+    try {
+      return await uniq(ctx);
+    } catch (e) {
+      if (e instanceof FatalError) {
+        await ctx.warn(e.message);
+        return 1;
+      }
+      throw e;
+    }
+  },
+});
+
+export default def;
+
+async function uniq(ctx: CommandContext): Promise<number> {
+    let skipFields = 0;
+    let skipChars = 0;
+    let checkChars = Infinity;
+    let outputUnique = true;
+    let outputFirst = true;
+    let outputLater = false;
+    let count = false;
+    let delimit = 'none';
+    let grouping = 'none';
+    const files: string[] = [];
+    for (const op of ctx.operands) {
+      const m = /^\+(\d+)$/.exec(op);
+      if (m) skipChars = sizeOpt(op.slice(1), 'invalid number of bytes to skip');
+      else if (files.length === 2) throw new UsageError(`extra operand ${gnuQuote(op)}`);
+      else files.push(op);
+    }
+    for (const o of ctx.opts.order) {
+      switch (o.key) {
+        case 'c': count = true; break;
+        case 'd': outputUnique = false; break;
+        case 'D':
+          outputUnique = false;
+          outputLater = true;
+          delimit = o.flag === '-D' ? 'none' : argmatch(o.value, DELIMIT, '--all-repeated');
+          break;
+        case 'group': grouping = argmatch(o.value, GROUP, '--group'); break;
+        case 'f': skipFields = sizeOpt(o.value, 'invalid number of fields to skip'); break;
+        case 's': skipChars = sizeOpt(o.value, 'invalid number of bytes to skip'); break;
+        case 'w': checkChars = sizeOpt(o.value, 'invalid number of bytes to compare'); break;
+        case 'u': outputFirst = false; break;
+      }
+    }
+    if (grouping !== 'none' && (count || !outputUnique || !outputFirst || outputLater)) {
+      throw new UsageError('--group is mutually exclusive with -c/-d/-D/-u');
+    }
+    if (count && outputLater) throw new UsageError('printing all duplicated lines and repeat counts is meaningless');
+    const ignoreCase = ctx.opts.has('i');
+    const delim = ctx.opts.has('z') ? 0 : 0x0a;
+    const nl = Buffer.from([delim]);
+    const infile = files[0] ?? '-';
+    const outfile = files[1] ?? '-';
+
+    let readError = false;
+    let source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+    let iterator: AsyncIterator<{ line: Buffer; terminated: boolean }>;
+    let first: IteratorResult<{ line: Buffer; terminated: boolean }>;
+    try {
+      source = openInput(ctx, infile);
+      iterator = records(source, delim)[Symbol.asyncIterator]();
+      first = await iterator.next();
+    } catch (e) {
+      if (!(e instanceof VfsError && e.errno === 'EISDIR')) {
+        await reportFileError(ctx, infile, e);
+        return 1;
+      }
+      // GNU opens a directory fine, sets up the output, then fails reading it.
+      const deferred = e;
+      iterator = { next: () => Promise.reject(deferred) };
+      first = { done: true, value: undefined };
+      readError = true;
+    }
+    let sink: Output = ctx.stdout;
+    let writer: ReturnType<typeof ctx.fs.createWriter> | null = null;
+    if (outfile !== '-') {
+      try {
+        writer = ctx.fs.createWriter(outfile, ctx.cwd);
+      } catch (e) {
+        if (e instanceof VfsError) {
+          await ctx.warn(`${quoteName(outfile)}: ${e.reason}`);
+          return 1;
+        }
+        throw e;
+      }
+      const w = writer;
+      sink = { write: (d) => w.write(toBytes(d)), get bytes() { return w.bytesWritten; } };
+    }
+    const out = new OutBuffer(sink);
+    if (readError) {
+      writer?.commit();
+      await ctx.warn(`error reading ${quoteAlways(infile)}`);
+      return 1;
+    }
+
+    const key = (line: Buffer): Buffer => {
+      const size = line.length;
+      let i = 0;
+      for (let n = 0; n < skipFields && i < size; n++) {
+        while (i < size && (line[i] === 0x20 || line[i] === 0x09)) i++;
+        while (i < size && line[i] !== 0x20 && line[i] !== 0x09) i++;
+      }
+      i += Math.min(skipChars, size - i);
+      return line.subarray(i, Math.min(size, i + checkChars));
+    };
+    const different = (a: Buffer, b: Buffer): boolean => {
+      if (a.length !== b.length) return true;
+      if (!ignoreCase) return !a.equals(b);
+      for (let i = 0; i < a.length; i++) {
+        let x = a[i]!;
+        let y = b[i]!;
+        if (x >= 65 && x <= 90) x += 32;
+        if (y >= 65 && y <= 90) y += 32;
+        if (x !== y) return true;
+      }
+      return false;
+    };
+    const next = async () => {
+      try {
+        return await iterator.next();
+      } catch (e) {
+        throw new InputError(e);
+      }
+    };
+    const writeLine = async (line: Buffer, match: boolean, n: number) => {
+      if (!(n === 0 ? outputUnique : !match ? outputFirst : outputLater)) return;
+      if (count) await out.push(Buffer.from(`${String(n + 1).padStart(7)} `));
+      await out.push(line);
+      await out.push(nl);
+    };
+
+    try {
+      if (outputUnique && outputFirst && !count) {
+        let prev: Buffer | null = null;
+        let printed = false;
+        for (let r = first; !r.done; r = await next()) {
+          const k = key(r.value.line);
+          const newGroup = prev === null || different(k, prev);
+          if (newGroup && grouping !== 'none' && (grouping === 'prepend' || grouping === 'both' || (printed && (grouping === 'append' || grouping === 'separate')))) {
+            await out.push(nl);
+          }
+          if (newGroup || grouping !== 'none') {
+            await out.push(r.value.line);
+            await out.push(nl);
+            prev = k;
+            printed = true;
+          }
+        }
+        if ((grouping === 'both' || grouping === 'append') && printed) await out.push(nl);
+      } else if (!first.done) {
+        let prevLine = first.value.line;
+        let prevKey = key(prevLine);
+        let matches = 0;
+        let firstDelimiter = true;
+        for (let r = await next(); !r.done; r = await next()) {
+          const line = r.value.line;
+          const k = key(line);
+          const match = !different(k, prevKey);
+          if (match) matches++;
+          if (delimit !== 'none') {
+            if (!match) {
+              if (matches) firstDelimiter = false;
+            } else if (matches === 1 && (delimit === 'prepend' || (delimit === 'separate' && !firstDelimiter))) {
+              await out.push(nl);
+            }
+          }
+          if (!match || outputLater) {
+            await writeLine(prevLine, match, matches);
+            prevLine = line;
+            prevKey = k;
+            if (!match) matches = 0;
+          }
+        }
+        await writeLine(prevLine, false, matches);
+      }
+      await out.flush();
+    } catch (e) {
+      if (e instanceof InputError) {
+        await out.flush().catch(() => undefined);
+        writer?.commit();
+        if (e.inner instanceof VfsError && e.inner.errno === 'EISDIR') await ctx.warn(`error reading ${quoteAlways(infile)}`);
+        else await reportFileError(ctx, infile, e.inner);
+        return 1;
+      }
+      writer?.abort();
+      if (e instanceof VfsError) {
+        await ctx.warn(`${quoteName(outfile)}: ${e.reason}`);
+        return 1;
+      }
+      throw e;
+    }
+    writer?.commit();
+    return 0;
+}
+
+class InputError extends Error {
+  constructor(readonly inner: unknown) {
+    super('input error');
+  }
+}
+
+/** Obsolete forms: -N is -f N. */
+function preprocess(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    if (/^-[0-9]+$/.test(a)) {
+      out.push('-f', a.slice(1));
+      continue;
+    }
+    out.push(a);
+    if (/^(-[a-zA-Z]*[fsw]|--(skip-f|skip-c|check)[a-z-]*)$/.test(a) && i + 1 < args.length) out.push(args[++i]!);
+  }
+  return out;
+}
+
+/** uniq's size_opt: a non-negative decimal, huge values clamp; bad ones end the command. */
+function sizeOpt(opt: string, msg: string): number {
+  const m = /^[ \t\n\v\f\r]*([-+]?)([0-9]+)$/.exec(opt);
+  if (!m || (m[1] === '-' && /[1-9]/.test(m[2]!))) throw new FatalError(`${opt}: ${msg}`);
+  return Number(m[2]);
+}
