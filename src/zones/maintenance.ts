@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { forEachFile } from './quota.js';
 
 /** Remove session zones unused for longer than ttlSeconds; returns their ids. */
 export function expireSessions(base: string, ttlSeconds: number, now = Date.now()): string[] {
@@ -28,26 +29,13 @@ export function expireSessions(base: string, ttlSeconds: number, now = Date.now(
 /** Remove temporary files of interrupted writes (.nosh-tmp-*) older than maxAgeSeconds. */
 export function removeStaleTemps(base: string, maxAgeSeconds: number, now = Date.now()): number {
   let count = 0;
-  const walk = (dir: string) => {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
+  forEachFile(base, (p, st) => {
+    if (path.basename(p).includes('.nosh-tmp-') && now - st.mtimeMs > maxAgeSeconds * 1000) {
+      try {
+        fs.unlinkSync(p);
+        count++;
+      } catch { /* gone */ }
     }
-    for (const e of entries) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile() && e.name.includes('.nosh-tmp-')) {
-        try {
-          if (now - fs.lstatSync(p).mtimeMs > maxAgeSeconds * 1000) {
-            fs.unlinkSync(p);
-            count++;
-          }
-        } catch { /* gone */ }
-      }
-    }
-  };
-  walk(base);
+  });
   return count;
 }

@@ -63,34 +63,39 @@ export class QuotaLedger {
   }
 }
 
-/** Bytes of regular files below the folders (symlinks not followed; hard links counted once). */
+/** Every regular file below a host folder, with its lstat (symlinks not followed, unreadable parts skipped). */
+export function forEachFile(folder: string, fn: (file: string, st: fs.Stats) => void): void {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(folder, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const d of entries) {
+    const p = path.join(folder, d.name);
+    if (d.isDirectory()) forEachFile(p, fn);
+    else if (d.isFile()) {
+      let st: fs.Stats;
+      try { st = fs.lstatSync(p); } catch { continue; /* vanished */ }
+      fn(p, st);
+    }
+  }
+}
+
+/** Bytes of regular files below the folders (hard links counted once). */
 export function scanBytes(folders: string[]): number {
   let total = 0;
   const seen = new Set<string>();
-  const walk = (dir: string) => {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const d of entries) {
-      const p = path.join(dir, d.name);
-      if (d.isDirectory()) walk(p);
-      else if (d.isFile()) {
-        try {
-          const st = fs.lstatSync(p);
-          if (st.nlink > 1) {
-            const id = `${st.dev}:${st.ino}`;
-            if (seen.has(id)) continue;
-            seen.add(id);
-          }
-          total += st.size;
-        } catch { /* vanished */ }
+  for (const f of folders) {
+    forEachFile(f, (_p, st) => {
+      if (st.nlink > 1) {
+        const id = `${st.dev}:${st.ino}`;
+        if (seen.has(id)) return;
+        seen.add(id);
       }
-    }
-  };
-  for (const f of folders) walk(f);
+      total += st.size;
+    });
+  }
   return total;
 }
 
@@ -98,22 +103,9 @@ export function scanBytes(folders: string[]): number {
 export function countFiles(folder: string): { files: number; bytes: number } {
   let files = 0;
   let bytes = 0;
-  const walk = (dir: string) => {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const d of entries) {
-      const p = path.join(dir, d.name);
-      if (d.isDirectory()) walk(p);
-      else if (d.isFile()) {
-        files++;
-        try { bytes += fs.lstatSync(p).size; } catch { /* vanished */ }
-      }
-    }
-  };
-  walk(folder);
+  forEachFile(folder, (_p, st) => {
+    files++;
+    bytes += st.size;
+  });
   return { files, bytes };
 }
