@@ -152,6 +152,8 @@ function globToRegExp(glob: string): RegExp {
       let body = '';
       let first = true;
       let closed = false;
+      // The last single character added, which a following '-' makes the start of a range.
+      let last: string | null = null;
       for (; j < glob.length; j++) {
         const d = glob[j]!;
         if (d === ']' && !first) {
@@ -168,14 +170,23 @@ function globToRegExp(glob: string): RegExp {
               print: ' -~', graph: '!-~' };
             body += map[cls] ?? '';
             j = end + 1;
+            last = null;
             continue;
           }
         }
         if (d === '-' && body !== '' && glob[j + 1] !== ']' && j + 1 < glob.length) {
-          body += '-';
+          const hi = glob[j + 1]!;
+          // Next to a class ([[:alpha:]-z], [a-[:digit:]]) the '-' is a plain character.
+          if (last === null || (hi === '[' && glob[j + 2] === ':')) body += '\\-';
+          // A reversed range ([z-a]) matches nothing, as in fnmatch; a JS class would not even compile.
+          else if (hi < last) body = body.slice(0, body.length - esc(last).length);
+          else body += '-' + esc(hi);
+          if (last !== null && !(hi === '[' && glob[j + 2] === ':')) j++;
+          last = null;
           continue;
         }
         body += esc(d);
+        last = d;
       }
       if (!closed) re += '\\[';
       else {

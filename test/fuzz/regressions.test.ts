@@ -1,0 +1,31 @@
+// Cases the fuzz suite (commands.fuzz.test.ts) found, pinned so they stay fixed.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { runArgv, tempDir } from '../helpers.js';
+
+const root = tempDir('nosh-fuzz-reg-');
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+for (const f of ['a', 'b', 'c', 'z', '-']) fs.writeFileSync(path.join(root, `${f}.t`), 'foo\n');
+
+describe('grep --include/--exclude globs with odd bracket ranges (was INTERNAL_ERROR: invalid JS regex)', () => {
+  // Expected lists recorded with GNU grep 3.8.
+  const cases: [string, string][] = [
+    ['[z-a].t', ''],
+    ['[!z-a].t', '-.t a.t b.t c.t z.t'],
+    ['[a-c].t', 'a.t b.t c.t'],
+    ['[[:alpha:]-z].t', '-.t a.t b.t c.t z.t'],
+    ['[a-].t', '-.t a.t'],
+    ['[-a].t', '-.t a.t'],
+    ['[a-c-z].t', '-.t a.t b.t c.t z.t'],
+  ];
+  for (const [glob, want] of cases) {
+    test(glob, async () => {
+      const r = await runArgv(root, ['grep', '-rl', '--include', glob, 'foo', '.']);
+      expect(r.error).toBeUndefined();
+      expect(r.stdout.toString().split('\n').filter(Boolean).map((l) => l.replace('./', '')).sort().join(' ')).toBe(want);
+      const x = await runArgv(root, ['grep', '-rl', '--exclude', glob, 'foo', '.']);
+      expect(x.error).toBeUndefined();
+    });
+  }
+});
