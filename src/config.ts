@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { NoshError } from './errors.js';
 
 /** Limits of DESIGN.md, all configurable; the maxima bound what a caller may ask for. */
 export const LimitsSchema = z.object({
@@ -76,6 +77,19 @@ export const ConfigSchema = z.object({
 export type NoshConfig = z.input<typeof ConfigSchema>;
 export type ResolvedConfig = z.output<typeof ConfigSchema>;
 export type LimitsConfig = z.output<typeof LimitsSchema>;
+
+/**
+ * Validate a configuration; a bad one is refused at start with the offending key named
+ * (e.g. "config: quotas.userMb: Invalid input: expected number, received string").
+ */
+export function parseConfig(raw: unknown): ResolvedConfig {
+  const parsed = ConfigSchema.safeParse(raw ?? {});
+  if (parsed.success) return parsed.data;
+  const i = parsed.error.issues[0]!;
+  const key = [...i.path, ...((i as { keys?: string[] }).keys ?? [])].join('.');
+  throw new NoshError('INVALID_ARGUMENT', `config: ${key || '(root)'}: ${i.message}`, 'Fix the configuration key named here.',
+    { issues: parsed.error.issues.map((x) => ({ path: x.path.join('.'), message: x.message })) });
+}
 
 /** The folder used when nothing is configured: $NOSH_HOME or ~/.nosh. */
 export function defaultHome(): string {

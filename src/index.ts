@@ -3,7 +3,7 @@
  * `nosh.call(method, params)`. Every call returns an envelope; nothing throws for a bad
  * request or a failing command.
  */
-import { ConfigSchema, type NoshConfig, type ResolvedConfig } from './config.js';
+import { parseConfig, type NoshConfig, type ResolvedConfig } from './config.js';
 import type { Envelope } from './errors.js';
 import { Engine, type CallOptions } from './api/engine.js';
 import type { ExecData, ExecOptions, ExecRequest } from './api/exec.js';
@@ -39,8 +39,9 @@ export interface CreateOptions {
   groupProvider?: GroupProvider;
 }
 
+/** Start nosh. A bad config throws a NoshError (INVALID_ARGUMENT) naming the key. */
 export async function createNosh(config: NoshConfig = {}, opts: CreateOptions = {}): Promise<Nosh> {
-  const engine = new Engine(ConfigSchema.parse(config), opts.groupProvider);
+  const engine = new Engine(parseConfig(config), opts.groupProvider);
   return {
     config: engine.config,
     exec: (req, o) => engine.exec(req, o),

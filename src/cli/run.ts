@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createNosh, type Context, type Envelope, type ExecData, type Nosh, type NoshConfig } from '../index.js';
-import { ConfigSchema } from '../config.js';
+import { parseConfig } from '../config.js';
 import { ROLES, type Role } from '../zones/context.js';
 import { withDefaults } from './scope.js';
 
@@ -79,11 +79,10 @@ function configFrom(values: WorkspaceValues): NoshConfig {
     } catch (e) {
       throw new Error(`--config: cannot read ${values.config} as JSON: ${(e as Error).message}`);
     }
-    const parsed = ConfigSchema.safeParse(raw);
-    if (!parsed.success) {
-      const i = parsed.error.issues[0]!;
-      const key = [...i.path, ...((i as { keys?: string[] }).keys ?? [])].join('.');
-      throw new Error(`--config: ${key || 'config'}: ${i.message}`);
+    try {
+      parseConfig(raw);
+    } catch (e) {
+      throw new Error(`--config: ${(e as Error).message.replace(/^config: /, '')}`);
     }
     cfg = raw as NoshConfig;
   }

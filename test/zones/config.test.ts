@@ -27,6 +27,12 @@ const BAD: [string, Record<string, unknown>, RegExp][] = [
   ['groups not a map of lists', { groups: { team: 'alice' } }, /team/],
 ];
 
+it('the message names the key in plain words', async () => {
+  await expect(createNosh({ base, quotas: { userMb: 'x' } } as never)).rejects.toThrow(
+    'config: quotas.userMb: Invalid input: expected number, received string');
+  await expect(createNosh({ base, bogus: 1 } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+});
+
 describe('createNosh refuses a bad config, naming the key', () => {
   for (const [what, cfg, key] of BAD) {
     it(what, async () => {
