@@ -5,7 +5,7 @@
  */
 import { parseConfig, type NoshConfig, type ResolvedConfig } from './config.js';
 import type { Envelope } from './errors.js';
-import { Engine, type CallOptions } from './api/engine.js';
+import { Engine, type AfterWrite, type CallOptions } from './api/engine.js';
 import type { ExecData, ExecOptions, ExecRequest } from './api/exec.js';
 import type { MethodInfo } from './api/methods.js';
 import type { GroupProvider } from './zones/workspace.js';
@@ -17,7 +17,7 @@ export { NoshError, ERROR_CODES } from './errors.js';
 export type { ZonePolicy } from './vfs/index.js';
 export type { MethodInfo } from './api/methods.js';
 export { listMethods } from './api/methods.js';
-export type { CallOptions } from './api/engine.js';
+export type { AfterWrite, CallOptions, WriteEvent } from './api/engine.js';
 export type { Context, Role } from './zones/context.js';
 export type { GroupProvider } from './zones/workspace.js';
 
@@ -37,11 +37,13 @@ export interface Nosh {
 export interface CreateOptions {
   /** Group membership (default: the config's groups map). */
   groupProvider?: GroupProvider;
+  /** Called in the main thread after every call that changed files (zone, user, changes). */
+  afterWrite?: AfterWrite;
 }
 
 /** Start nosh. A bad config throws a NoshError (INVALID_ARGUMENT) naming the key. */
 export async function createNosh(config: NoshConfig = {}, opts: CreateOptions = {}): Promise<Nosh> {
-  const engine = new Engine(parseConfig(config), opts.groupProvider);
+  const engine = new Engine(parseConfig(config), opts.groupProvider, opts.afterWrite);
   return {
     config: engine.config,
     exec: (req, o) => engine.exec(req, o),

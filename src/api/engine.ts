@@ -8,11 +8,22 @@ import { TOOLS } from '../tools/index.js';
 import { ContextSchema, type Context } from '../zones/context.js';
 import { Workspace, type GroupProvider, type Zone } from '../zones/workspace.js';
 import type { QuotaHandle } from '../zones/quota.js';
-import { defaultPolicy, DEFAULT_BLOCKED_PATTERNS } from '../vfs/index.js';
+import { defaultPolicy, DEFAULT_BLOCKED_PATTERNS, type Change } from '../vfs/index.js';
 import { ExecOptionsSchema, ExecRequestSchema, buildTask, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
 import { ExecParams, listMethods, type MethodInfo } from './methods.js';
 import { HOST_METHODS, type HostEngine } from './host.js';
 import type { Role } from '../zones/context.js';
+
+/** What a committed write reports to the host (the versioning hook for documents and groups). */
+export interface WriteEvent {
+  zone: string;
+  kind: Zone['kind'];
+  versioned: boolean;
+  user: string | undefined;
+  changes: Change[];
+}
+
+export type AfterWrite = (event: WriteEvent) => void | Promise<void>;
 
 export interface CallOptions {
   /** Abort the call (the worker running it is stopped). */
@@ -25,7 +36,7 @@ export class Engine implements HostEngine {
   private readonly pool: WorkerPool;
   private closed = false;
 
-  constructor(readonly config: ResolvedConfig, groupProvider?: GroupProvider) {
+  constructor(readonly config: ResolvedConfig, groupProvider?: GroupProvider, private readonly afterWrite?: AfterWrite) {
     this.workspace = new Workspace(config, groupProvider);
     this.pool = new WorkerPool({ threads: config.threads, memoryMb: config.limits.memoryMb });
   }
@@ -56,6 +67,7 @@ export class Engine implements HostEngine {
       const zone = await this.zoneOf(req);
       const task = buildTask(req, opts, zone.root, zone.policy, this.config.limits, zone.quota);
       const res = await this.pool.run(task, opts.timeoutMs ?? this.config.limits.timeoutMs, signal);
+      if (res.ok && res.result) await this.written(zone, req.context, res.result.changes);
       return toEnvelope(res, opts, task.limits.maxOutputBytes);
     } catch (e) {
       return envelopeOfError(e);
@@ -81,6 +93,7 @@ export class Engine implements HostEngine {
         const res = await this.pool.run({ root: z0.root, policy: z0.policy, quota: z0.quota, cwd: cwd ?? '/', stages: [], tool: { name: method, args: parsed }, limits: this.limits },
           this.config.limits.timeoutMs, opts.signal);
         if (!res.ok) return { success: false, error: res.error };
+        await this.written(z0, context as Context | undefined, res.tool!.changes);
         return ok(res.tool!.data, res.tool!.message);
       }
       const host = HOST_METHODS.find((m) => m.name === method);
@@ -100,13 +113,22 @@ export class Engine implements HostEngine {
   }
 
   /** Run a worker tool in a zone (and a peer zone for transfers); failures throw as NoshError. */
-  async runZoneTool(zone: Zone, name: string, args: unknown, peer?: Zone): Promise<{ data: unknown; message: string }> {
+  async runZoneTool(zone: Zone, name: string, args: unknown, peer?: Zone, context?: Context): Promise<{ data: unknown; message: string }> {
     const res = await this.pool.run({
       root: zone.root, policy: zone.policy, quota: zone.quota, cwd: '/', stages: [], tool: { name, args }, limits: this.limits,
       peer: peer && { root: peer.root, policy: peer.policy, quota: peer.quota },
     }, this.config.limits.timeoutMs);
     if (!res.ok) throw new NoshError(res.error.code, res.error.message, res.error.hint, res.error.details);
+    await this.written(zone, context, res.tool!.changes);
+    if (peer) await this.written(peer, context, res.tool!.peerChanges ?? []);
     return { data: res.tool!.data, message: res.tool!.message };
+  }
+
+  /** After-write work in the main thread: the hook where versioned zones will commit. */
+  private async written(zone: Zone, context: Context | undefined, changes: Change[]): Promise<void> {
+    if (!this.afterWrite || changes.length === 0) return;
+    const user = zone.kind === 'root' || zone.kind === 'mount' ? context?.user : this.workspace.userOf(context ?? {});
+    await this.afterWrite({ zone: zone.name, kind: zone.kind, versioned: zone.versioned, user, changes });
   }
 
   async close(): Promise<void> {

@@ -24,7 +24,7 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promi
       }
       const peer = req.peer && new Vfs(req.peer.root, req.peer.policy, counterOf(req.peer.quota));
       const out = await tool.run({ fs: vfs, peer, cwd, limits: req.limits, signal: signal ?? new AbortController().signal }, req.tool.args as never);
-      return { ok: true, tool: { data: out.data, message: out.message ?? 'ok', changes: [...vfs.changes, ...(peer?.changes ?? [])] } };
+      return { ok: true, tool: { data: out.data, message: out.message ?? 'ok', changes: vfs.changes, peerChanges: peer?.changes } };
     }
     const listDir = (dir: string) => {
       try {

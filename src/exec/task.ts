@@ -39,6 +39,8 @@ export interface ToolTaskResult {
   data: unknown;
   message: string;
   changes: Change[];
+  /** Changes made in the peer zone (transfers). */
+  peerChanges?: Change[];
 }
 
 export type TaskResponse =

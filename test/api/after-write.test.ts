@@ -1,0 +1,38 @@
+import * as fs from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createNosh, type WriteEvent } from '../../src/index.js';
+import { tempDir } from '../helpers.js';
+
+const base = tempDir('nosh-hook-');
+afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
+
+describe('afterWrite hook (where versioned zones will commit)', () => {
+  it('reports each call that changed files, with zone, user and changes; read-only calls report nothing', async () => {
+    const events: WriteEvent[] = [];
+    const nosh = await createNosh({ base, threads: 1 }, { afterWrite: (e) => { events.push(e); } });
+    const ctx = { user: 'alice' };
+    await nosh.exec({ zone: 'documents', context: ctx, command: 'mkdir notes' });
+    await nosh.call('write', { zone: 'documents', context: ctx, path: 'notes/a.md', content: 'hello\n' });
+    await nosh.exec({ zone: 'documents', context: ctx, command: 'cat notes/a.md' });
+    await nosh.exec({ zone: 'documents', context: ctx, command: 'rm notes/a.md' });
+    await nosh.close();
+    expect(events.map((e) => [e.zone, e.versioned, e.user, e.changes.map((c) => `${c.op} ${c.path} ${c.delta}`)])).toEqual([
+      ['documents', true, 'alice', ['mkdir /notes 0']],
+      ['documents', true, 'alice', ['write /notes/a.md 6']],
+      ['documents', true, 'alice', ['delete /notes/a.md -6']],
+    ]);
+  });
+
+  it('a transfer reports both zones', async () => {
+    const events: WriteEvent[] = [];
+    const nosh = await createNosh({ base, threads: 1 }, { afterWrite: (e) => { events.push(e); } });
+    const ctx = { user: 'bob' };
+    await nosh.call('write', { zone: 'storage', context: ctx, path: 'x.txt', content: 'x' });
+    events.length = 0;
+    const r = await nosh.call('transfer', { context: ctx, from: 'storage', to: 'documents', path: 'x.txt' });
+    expect(r.success).toBe(true);
+    await nosh.close();
+    expect(events.map((e) => e.zone).sort()).toEqual(['documents']);
+    expect(events[0]!.changes[0]).toMatchObject({ op: 'write', path: '/x.txt', delta: 1 });
+  });
+});
