@@ -63,11 +63,20 @@ export async function* records(source: AsyncIterable<Uint8Array> | Iterable<Uint
 /** A fatal error printed as "cmd: message" without the "Try --help" line. */
 export class FatalError extends Error {}
 
-/** gnulib argmatch: exact or unambiguous prefix; otherwise GNU's usage error listing the choices. */
-export function argmatch(value: string, choices: string[], option: string): string {
-  if (choices.includes(value)) return value;
-  const hits = choices.filter((c) => c.startsWith(value));
-  if (hits.length === 1) return hits[0]!;
-  const kind = hits.length > 1 ? 'ambiguous' : 'invalid';
-  throw new UsageError(`${kind} argument ${gnuQuote(value)} for ${gnuQuote(option)}\nValid arguments are:\n${choices.map((c) => `  - ${gnuQuote(c)}`).join('\n')}`);
+/**
+ * gnulib argmatch: exact or unambiguous prefix (prefixes of synonyms, same `values` entry,
+ * are not ambiguous); otherwise GNU's usage error listing the choices, synonyms on one line.
+ */
+export function argmatch(value: string, choices: string[], option: string, values: string[] = choices): string {
+  const exact = choices.indexOf(value);
+  if (exact >= 0) return values[exact]!;
+  const hits = new Set(choices.flatMap((c, i) => (c.startsWith(value) ? [values[i]!] : [])));
+  if (hits.size === 1) return [...hits][0]!;
+  const kind = hits.size > 1 ? 'ambiguous' : 'invalid';
+  const lines: string[] = [];
+  choices.forEach((c, i) => {
+    if (i > 0 && values[i] === values[i - 1]) lines[lines.length - 1] += `, ${gnuQuote(c)}`;
+    else lines.push(`  - ${gnuQuote(c)}`);
+  });
+  throw new UsageError(`${kind} argument ${gnuQuote(value)} for ${gnuQuote(option)}\nValid arguments are:\n${lines.join('\n')}`);
 }
