@@ -85,6 +85,21 @@ function strtoul(s: string): number {
   return m[1] === '-' ? -v : v;
 }
 
+/** A bracket expression's members as a JS class body; a reversed range (z-a) matches nothing (JS would refuse to compile it). */
+function classBody(body: string): string {
+  const esc = (c: string) => c.replace(/[\\\]\[^-]/g, '\\$&');
+  let out = '';
+  for (let k = 0; k < body.length; k++) {
+    const a = body[k]!;
+    if (body[k + 1] === '-' && k + 2 < body.length) {
+      const b = body[k + 2]!;
+      if (a <= b) out += `${esc(a)}-${esc(b)}`;
+      k += 2;
+    } else out += esc(a);
+  }
+  return out;
+}
+
 /** tree's patterns: '|' separates alternatives; * ? [..] as in shell globs. */
 function patternRegex(p: string): RegExp {
   const alts = p.split('|').map((alt) => {
@@ -100,7 +115,7 @@ function patternRegex(p: string): RegExp {
           let body = alt.slice(i + 1, end);
           const neg = body.startsWith('!') || body.startsWith('^');
           if (neg) body = body.slice(1);
-          re += `[${neg ? '^' : ''}${body.replace(/[\\\]]/g, '\\$&')}]`;
+          re += `[${neg ? '^' : ''}${classBody(body)}]`;
           i = end;
         }
       } else if (c === '\\' && i + 1 < alt.length) re += alt[++i]!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

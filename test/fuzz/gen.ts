@@ -127,7 +127,35 @@ export function stdinFromLabel(label: string): Buffer | undefined {
   return undefined;
 }
 
-function valueFor(r: Rng): string {
+/** Plausible values by the flag's declared argument name (clean cases get past option parsing). */
+const EXISTING = ['a.txt', 'b.md', 'noeol.txt', 'empty.txt', 'bin.dat', 'sub', 'sub/c.txt', 'sub/deep', 'emptydir', 'sp ace.txt', 'in-link', '.'];
+const TYPED: [RegExp, string[]][] = [
+  [/NUM|^N$|level/, ['0', '1', '2', '3', '10', '-1', '+2', '-2', '1K', '100000']],
+  [/FILE|DIRECTORY/, ['a.txt', 'sub', 'emptydir', 'sub/c.txt', 'missing', '.env', 'out-link', 'newdir']],
+  [/PATTERNS|pattern/, ['foo', 'o', 'a.*', '^$', 'hello|foo', '[[:digit:]]', 'x\\|y', '*.txt', 'sub']],
+  [/GLOB/, ['*.txt', '*.md', 'sub', '.*', '[a-c]*', '*']],
+  [/FORMAT/, ['%n %s', '%F %a %U', '%N\\n', '%y %x', '%s']],
+  [/LIST/, ['1', '1-3', '2-', '-2', '1,3', '3,1', '1-2,4-']],
+  [/DELIM|SEP/, [',', ' ', ':', '\t', '--']],
+  [/WHEN/, ['never', 'always', 'auto']],
+  [/TYPE/, ['binary', 'text', 'without-match']],
+  [/MODE/, ['755', '0700', 'u+x', 'a=rw', 'go-w']],
+  [/STAMP/, ['202001010000', '2001011200.30', '01010000']],
+  [/WORD/, ['atime', 'mtime', 'access', 'modify', 'use']],
+  [/STRING/, ['2020-01-01', '2020-01-01 12:00:00', '@0', 'now', 'yesterday']],
+  [/SUFFIX/, ['.bak', '~', '.orig']],
+  [/METHOD/, ['none', 'all', 'prepend', 'separate', 'append', 'both', 'never']],
+  [/script/, ['p', 's/o/0/g', '1d', '$!d', 'y/ab/ba/']],
+];
+
+let clean = false;
+
+function valueFor(r: Rng, f?: FlagSpec): string {
+  if (clean && f) {
+    const arg = f.arg ?? '';
+    const typed = TYPED.find(([re]) => re.test(arg));
+    if (typed) return r.pick(typed[1]);
+  }
   return r.pick(VALUES);
 }
 
@@ -143,15 +171,15 @@ function flagWords(r: Rng, f: FlagSpec): string[] {
   const kind = f.kind ?? 'boolean';
   const useLong = f.long !== undefined && (f.short === undefined || r.chance(0.5));
   if (kind === 'boolean') {
-    if (useLong && r.chance(0.05)) return [`--${longName(r, f)}=${valueFor(r)}`]; // doesn't allow an argument
+    if (!clean && useLong && r.chance(0.05)) return [`--${longName(r, f)}=${valueFor(r)}`]; // doesn't allow an argument
     return [useLong ? `--${longName(r, f)}` : `-${f.short}`];
   }
   if (kind === 'optional') {
     if (r.chance(0.4)) return [useLong ? `--${longName(r, f)}` : `-${f.short}`];
-    return [useLong ? `--${longName(r, f)}=${valueFor(r)}` : `-${f.short}${valueFor(r)}`];
+    return [useLong ? `--${longName(r, f)}=${valueFor(r, f)}` : `-${f.short}${valueFor(r, f)}`];
   }
-  const v = valueFor(r);
-  if (r.chance(0.05)) return [useLong ? `--${longName(r, f)}` : `-${f.short}`]; // maybe missing argument (last word)
+  const v = valueFor(r, f);
+  if (!clean && r.chance(0.05)) return [useLong ? `--${longName(r, f)}` : `-${f.short}`]; // maybe missing argument (last word)
   if (useLong) return r.chance(0.5) ? [`--${longName(r, f)}=${v}`] : [`--${longName(r, f)}`, v];
   return r.chance(0.5) && v !== '' ? [`-${f.short}${v}`] : [`-${f.short}`, v];
 }
@@ -166,15 +194,20 @@ function bundle(r: Rng, flags: FlagSpec[]): string[] {
   if (valued.length && r.chance(0.5)) {
     const f = r.pick(valued);
     s += f.short;
-    if (r.chance(0.5) || f.kind === 'optional') return [s + (r.chance(0.5) ? valueFor(r) : '')];
-    return [s, valueFor(r)];
+    if (r.chance(0.5) || f.kind === 'optional') return [s + (r.chance(0.5) ? valueFor(r, f) : '')];
+    return [s, valueFor(r, f)];
   }
   return [s];
 }
 
+const TR_SETS = ['a-z', 'A-Z', 'abc', 'x', '[:upper:]', '[:lower:]', '[:alpha:]', '[:digit:]', '[:space:]', '\\n', '\\0', '[a*]', '[a*3]',
+  'a-', 'z-a', '[=a=]', '\\', '[:bogus:]', '', '\\377', '[', 'a-z0-9'];
+
 function commandOperand(r: Rng, name: string): string[] {
   if (name === 'sed') return [r.pick(SED_SCRIPTS)];
   if (name === 'grep' || name === 'egrep' || name === 'fgrep') return [r.pick([...REGEXISH, 'foo', 'o', '', 'hello'])];
+  if (name === 'cut' && clean) return r.pick([['-f', r.pick(['1', '2', '1-3', '2-'])], ['-c', '1-3'], ['-b', '2,4'], ['-d', ' ', '-f', '2']]);
+  if (name === 'tr') return r.chance(0.8) ? [r.pick(TR_SETS), r.pick(TR_SETS)] : [r.pick(TR_SETS)];
   return [];
 }
 
@@ -182,20 +215,22 @@ function commandOperand(r: Rng, name: string): string[] {
 export function genArgs(r: Rng, name: string, def: CommandDef): string[] {
   if (name === 'find') return genFind(r);
   if (name === 'echo' || def.parse === 'raw') return genRaw(r, name);
+  // Half the cases are clean: typed flag values, existing operands, no unknown flags.
+  clean = r.chance(0.5);
   const flags = def.flags;
   const words: string[][] = [];
-  const nflags = r.int(5);
+  const nflags = r.int(clean ? 3 : 5);
   for (let i = 0; i < nflags && flags.length; i++) {
     const x = r.next();
     if (x < 0.6) words.push(flagWords(r, r.pick(flags)));
     else if (x < 0.85) words.push(bundle(r, flags));
-    else if (x < 0.9) words.push([r.pick(['-@', '--bogus', '--', '-', '--=x', '--help', '--hel', '-Z9', '--no'])]);
+    else if (x < 0.9 && !clean) words.push([r.pick(['-@', '--bogus', '--', '-', '--=x', '--help', '--hel', '-Z9', '--no'])]);
     else words.push(flagWords(r, r.pick(flags)));
   }
   const ops: string[][] = [];
-  if (r.chance(0.8)) ops.push(commandOperand(r, name));
-  const nops = r.int(4);
-  for (let i = 0; i < nops; i++) ops.push([r.chance(0.75) ? r.pick(PATHS) : valueFor(r)]);
+  if (clean || r.chance(0.8)) ops.push(commandOperand(r, name));
+  const nops = clean ? 1 + r.int(2) : r.int(4);
+  for (let i = 0; i < nops; i++) ops.push([clean ? r.pick(EXISTING) : r.chance(0.75) ? r.pick(PATHS) : valueFor(r)]);
   // Permute: GNU getopt accepts options after operands; keep the script/pattern first among operands.
   const out: string[] = [];
   const all = [...words.map((w) => ({ w, op: false })), ...ops.map((w) => ({ w, op: true }))];

@@ -29,3 +29,17 @@ describe('grep --include/--exclude globs with odd bracket ranges (was INTERNAL_E
     });
   }
 });
+
+describe('tree -I with a reversed bracket range (was INTERNAL_ERROR: invalid JS regex)', () => {
+  for (const pat of ['[z-a].t', '[!z-a]*', 'b|[z-a]*', '[a-c-].t', '[\\]-a]']) {
+    test(pat, async () => {
+      const r = await runArgv(root, ['tree', '-I', pat, '.']);
+      expect(r.error).toBeUndefined();
+      expect(r.exitCode).toBe(0);
+    });
+  }
+  test('[z-a].t ignores nothing (tree 2.x)', async () => {
+    const r = await runArgv(root, ['tree', '-I', '[z-a].t', '.']);
+    expect(r.stdout.toString()).toContain('z.t');
+  });
+});
