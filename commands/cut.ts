@@ -1,6 +1,6 @@
 import { defineCommand, inputOperands, openInput, reportFileError, UsageError } from '../src/command/index.js';
 import { gnuQuote } from '../src/command/gnu-number.js';
-import { OutBuffer, records } from '../src/command/text-lines.js';
+import { OutBuffer, recordBatches } from '../src/command/text-lines.js';
 
 /** GNU cut (coreutils 9.1): -b/-c/-f lists, streamed line by line. */
 export default defineCommand({
@@ -58,22 +58,22 @@ export default defineCommand({
           await cutWhole(openInput(ctx, operand), out, ranges, delim, od, suppress);
           continue;
         }
-        for await (const { line } of records(openInput(ctx, operand), lineDelim)) {
+        for await (const batch of recordBatches(openInput(ctx, operand), lineDelim)) for (const line of batch) {
           if (byteMode) {
             let printed = false;
             for (const r of ranges) {
               if (r.lo > line.length) break;
-              if (printed && outDelim) await out.push(outDelim);
-              await out.push(line.subarray(r.lo - 1, Math.min(r.hi, line.length)));
+              if (printed && outDelim && out.add(outDelim)) await out.flush();
+              if (out.add(line.subarray(r.lo - 1, Math.min(r.hi, line.length)))) await out.flush();
               printed = true;
             }
-            await out.push(nl);
+            if (out.add(nl)) await out.flush();
           } else {
             let i = line.indexOf(delim);
             if (i < 0) {
               if (!suppress) {
-                await out.push(line);
-                await out.push(nl);
+                if (out.add(line)) await out.flush();
+                if (out.add(nl)) await out.flush();
               }
               continue;
             }
@@ -86,8 +86,8 @@ export default defineCommand({
               while (ri < ranges.length && ranges[ri]!.hi < field) ri++;
               if (ri >= ranges.length) break;
               if (ranges[ri]!.lo <= field) {
-                if (found) await out.push(od);
-                await out.push(line.subarray(start, end));
+                if (found && out.add(od)) await out.flush();
+                if (out.add(line.subarray(start, end))) await out.flush();
                 found = true;
               }
               if (i < 0) break;
@@ -95,7 +95,7 @@ export default defineCommand({
               field++;
               i = line.indexOf(delim, start);
             }
-            await out.push(nl);
+            if (out.add(nl)) await out.flush();
           }
         }
       } catch (e) {
@@ -120,8 +120,8 @@ async function cutWhole(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>
   const body = all[all.length - 1] === delim ? all.subarray(0, -1) : all;
   if (body.indexOf(delim) < 0) {
     if (!suppress) {
-      await out.push(body);
-      await out.push(Buffer.from([delim]));
+      if (out.add(body)) await out.flush();
+      if (out.add(Buffer.from([delim]))) await out.flush();
     }
     return;
   }
@@ -132,15 +132,15 @@ async function cutWhole(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>
     const i = body.indexOf(delim, start);
     const end = i < 0 ? body.length : i;
     if (ranges.some((r) => r.lo <= field && field <= r.hi)) {
-      if (found) await out.push(od);
-      await out.push(body.subarray(start, end));
+      if (found && out.add(od)) await out.flush();
+      if (out.add(body.subarray(start, end))) await out.flush();
       found = true;
     }
     if (i < 0) break;
     start = i + 1;
     field++;
   }
-  await out.push(Buffer.from([delim]));
+  if (out.add(Buffer.from([delim]))) await out.flush();
 }
 
 const MAX = Number.MAX_SAFE_INTEGER;

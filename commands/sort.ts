@@ -2,7 +2,7 @@ import { defineCommand, openInput, parseArgs, toBytes, type CommandContext, type
 import { gnuQuote } from '../src/command/gnu-number.js';
 import { quoteName } from '../src/command/quote.js';
 import { filevercmp } from '../src/command/filevercmp.js';
-import { argmatch, FatalError, OutBuffer, records } from '../src/command/text-lines.js';
+import { argmatch, FatalError, OutBuffer, recordBatches, records } from '../src/command/text-lines.js';
 import { VfsError } from '../src/vfs/index.js';
 
 /**
@@ -748,7 +748,7 @@ async function sortMain(ctx: CommandContext): Promise<number> {
       const i = order[n]!;
       if (cfg.unique && prev >= 0 && compare(data, starts[prev]!, endOf(prev), data, starts[i]!, endOf(i)) === 0) continue;
       prev = i;
-      await out.push(data.subarray(starts[i]!, starts[i + 1]!));
+      if (out.add(data.subarray(starts[i]!, starts[i + 1]!))) await out.flush();
     }
     return 0;
   });
@@ -791,7 +791,7 @@ async function checkSorted(ctx: CommandContext, file: string, cfg: Config, compa
   let n = 0;
   const nonunique = cfg.unique ? 0 : 1;
   try {
-    for await (const { line } of records(openInput(ctx, file), eol)) {
+    for await (const batch of recordBatches(openInput(ctx, file), eol)) for (const line of batch) {
       n++;
       if (prev && nonunique <= compare(prev, 0, prev.length, line, 0, line.length)) {
         if (diagnose) {
@@ -810,12 +810,12 @@ async function checkSorted(ctx: CommandContext, file: string, cfg: Config, compa
 
 /** sort -m: a streaming k-way merge; equal lines come from the earlier file first. */
 async function mergeFiles(ctx: CommandContext, files: string[], cfg: Config, compare: Compare, eol: number, out: OutBuffer): Promise<number> {
-  interface Src { name: string; it: AsyncIterator<{ line: Buffer }>; line: Buffer | null }
+  interface Src { name: string; it: AsyncIterator<Buffer>; line: Buffer | null }
   const srcs: Src[] = [];
   const advance = async (s: Src) => {
     try {
       const r = await s.it.next();
-      s.line = r.done ? null : r.value.line;
+      s.line = r.done ? null : r.value;
     } catch (e) {
       if (e instanceof VfsError) throw new FatalError(`read failed: ${quoteName(s.name)}: ${e.reason}`);
       throw e;
@@ -838,8 +838,8 @@ async function mergeFiles(ctx: CommandContext, files: string[], cfg: Config, com
     const s = srcs[best]!;
     const line = s.line!;
     if (!cfg.unique || !saved || compare(saved, 0, saved.length, line, 0, line.length) !== 0) {
-      await out.push(line);
-      await out.push(nl);
+      if (out.add(line)) await out.flush();
+      if (out.add(nl)) await out.flush();
       saved = line;
     }
     await advance(s);

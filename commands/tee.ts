@@ -35,6 +35,9 @@ export default defineCommand({
         }
       }
       for await (const chunk of ctx.stdin) {
+        // Standard output first, as GNU (descriptor 0 of its list): a broken pipe stops tee
+        // before the files get this chunk.
+        await ctx.stdout.write(chunk);
         for (const entry of writers) {
           if (!entry.w) continue;
           try {
@@ -45,7 +48,6 @@ export default defineCommand({
             await fail(entry.name, e);
           }
         }
-        await ctx.stdout.write(chunk);
       }
       for (const entry of writers) {
         if (!entry.w) continue;

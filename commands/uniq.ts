@@ -2,7 +2,7 @@ import { defineCommand, openInput, parseArgs, reportFileError, toBytes, UsageErr
 import { gnuQuote } from '../src/command/gnu-number.js';
 import { quoteName } from '../src/command/quote.js';
 import { quoteAlways } from '../src/command/fileops.js';
-import { argmatch, FatalError, OutBuffer, records } from '../src/command/text-lines.js';
+import { argmatch, FatalError, LineReader, OutBuffer } from '../src/command/text-lines.js';
 import { VfsError } from '../src/vfs/index.js';
 
 const DELIMIT = ['none', 'prepend', 'separate'];
@@ -96,13 +96,11 @@ async function uniq(ctx: CommandContext): Promise<number> {
     const outfile = files[1] ?? '-';
 
     let readError = false;
-    let source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
-    let iterator: AsyncIterator<{ line: Buffer; terminated: boolean }>;
-    let first: IteratorResult<{ line: Buffer; terminated: boolean }>;
+    let reader: { next(): Buffer | null | Promise<Buffer | null> };
+    let first: Buffer | null;
     try {
-      source = openInput(ctx, infile);
-      iterator = records(source, delim)[Symbol.asyncIterator]();
-      first = await iterator.next();
+      reader = new LineReader(openInput(ctx, infile), delim);
+      first = await reader.next();
     } catch (e) {
       if (!(e instanceof VfsError && e.errno === 'EISDIR')) {
         await reportFileError(ctx, infile, e);
@@ -110,8 +108,8 @@ async function uniq(ctx: CommandContext): Promise<number> {
       }
       // GNU opens a directory fine, sets up the output, then fails reading it.
       const deferred = e;
-      iterator = { next: () => Promise.reject(deferred) };
-      first = { done: true, value: undefined };
+      reader = { next: () => Promise.reject(deferred) };
+      first = null;
       readError = true;
     }
     let sink: Output = ctx.stdout;
@@ -158,45 +156,46 @@ async function uniq(ctx: CommandContext): Promise<number> {
       }
       return false;
     };
-    const next = async () => {
-      try {
-        return await iterator.next();
-      } catch (e) {
-        throw new InputError(e);
-      }
+    const next = (): Buffer | null | Promise<Buffer | null> => {
+      const v = reader.next();
+      return v instanceof Promise ? v.catch((e: unknown) => Promise.reject(new InputError(e))) : v;
     };
     const writeLine = async (line: Buffer, match: boolean, n: number) => {
       if (!(n === 0 ? outputUnique : !match ? outputFirst : outputLater)) return;
-      if (count) await out.push(Buffer.from(`${String(n + 1).padStart(7)} `));
-      await out.push(line);
-      await out.push(nl);
+      if (count) if (out.add(Buffer.from(`${String(n + 1).padStart(7)} `))) await out.flush();
+      if (out.add(line)) await out.flush();
+      if (out.add(nl)) await out.flush();
     };
 
     try {
       if (outputUnique && outputFirst && !count) {
         let prev: Buffer | null = null;
         let printed = false;
-        for (let r = first; !r.done; r = await next()) {
-          const k = key(r.value.line);
+        for (let line = first; line !== null; ) {
+          const k = key(line);
           const newGroup = prev === null || different(k, prev);
           if (newGroup && grouping !== 'none' && (grouping === 'prepend' || grouping === 'both' || (printed && (grouping === 'append' || grouping === 'separate')))) {
-            await out.push(nl);
+            if (out.add(nl)) await out.flush();
           }
           if (newGroup || grouping !== 'none') {
-            await out.push(r.value.line);
-            await out.push(nl);
+            if (out.add(line)) await out.flush();
+            if (out.add(nl)) await out.flush();
             prev = k;
             printed = true;
           }
+          const n = next();
+          line = n instanceof Promise ? await n : n;
         }
-        if ((grouping === 'both' || grouping === 'append') && printed) await out.push(nl);
-      } else if (!first.done) {
-        let prevLine = first.value.line;
+        if ((grouping === 'both' || grouping === 'append') && printed) if (out.add(nl)) await out.flush();
+      } else if (first !== null) {
+        let prevLine = first;
         let prevKey = key(prevLine);
         let matches = 0;
         let firstDelimiter = true;
-        for (let r = await next(); !r.done; r = await next()) {
-          const line = r.value.line;
+        for (;;) {
+          const n = next();
+          const line = n instanceof Promise ? await n : n;
+          if (line === null) break;
           const k = key(line);
           const match = !different(k, prevKey);
           if (match) matches++;
@@ -204,7 +203,7 @@ async function uniq(ctx: CommandContext): Promise<number> {
             if (!match) {
               if (matches) firstDelimiter = false;
             } else if (matches === 1 && (delimit === 'prepend' || (delimit === 'separate' && !firstDelimiter))) {
-              await out.push(nl);
+              if (out.add(nl)) await out.flush();
             }
           }
           if (!match || outputLater) {

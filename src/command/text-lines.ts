@@ -12,6 +12,14 @@ export class OutBuffer {
   private size = 0;
   constructor(private readonly out: Output, private readonly limit = 64 * 1024) {}
 
+  /** Add bytes without flushing; true when the buffer is full (then await flush()). */
+  add(b: Uint8Array): boolean {
+    if (b.length === 0) return false;
+    this.parts.push(b);
+    this.size += b.length;
+    return this.size >= this.limit;
+  }
+
   /** Add bytes; returns a promise to await when a flush happened. */
   push(b: Uint8Array): Promise<void> | void {
     if (b.length === 0) return;
@@ -30,13 +38,15 @@ export class OutBuffer {
 }
 
 /**
- * Records of a byte stream split on `sep`: each record without its terminator, and whether
- * it had one (only the last record of the stream can lack it).
+ * Records of a byte stream split on `sep`, in batches (one per input chunk, so the async
+ * machinery is paid per chunk, not per line): each record without its terminator. Only
+ * the last record of the stream can lack a terminator.
  */
-export async function* records(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sep: number): AsyncGenerator<{ line: Buffer; terminated: boolean }> {
+export async function* recordBatches(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sep: number): AsyncGenerator<Buffer[]> {
   let carry: Buffer | null = null;
   for await (const chunk of source as AsyncIterable<Uint8Array>) {
-    let buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const batch: Buffer[] = [];
     let start = 0;
     if (carry) {
       const i = buf.indexOf(sep);
@@ -44,20 +54,25 @@ export async function* records(source: AsyncIterable<Uint8Array> | Iterable<Uint
         carry = Buffer.concat([carry, buf]);
         continue;
       }
-      yield { line: Buffer.concat([carry, buf.subarray(0, i)]), terminated: true };
+      batch.push(Buffer.concat([carry, buf.subarray(0, i)]));
       carry = null;
       start = i + 1;
     }
     for (;;) {
       const i = buf.indexOf(sep, start);
       if (i < 0) break;
-      yield { line: buf.subarray(start, i), terminated: true };
+      batch.push(buf.subarray(start, i));
       start = i + 1;
     }
     if (start < buf.length) carry = Buffer.from(buf.subarray(start));
-    buf = Buffer.alloc(0);
+    if (batch.length) yield batch;
   }
-  if (carry) yield { line: carry, terminated: false };
+  if (carry) yield [carry];
+}
+
+/** Records one by one (see recordBatches). */
+export async function* records(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sep: number): AsyncGenerator<Buffer> {
+  for await (const batch of recordBatches(source, sep)) yield* batch;
 }
 
 /** A fatal error printed as "cmd: message" without the "Try --help" line. */
@@ -79,4 +94,30 @@ export function argmatch(value: string, choices: string[], option: string, value
     else lines.push(`  - ${gnuQuote(c)}`);
   });
   throw new UsageError(`${kind} argument ${gnuQuote(value)} for ${gnuQuote(option)}\nValid arguments are:\n${lines.join('\n')}`);
+}
+
+/** Lines of a stream, handed out synchronously while a batch lasts (a promise only to refill). */
+export class LineReader {
+  private batch: Buffer[] = [];
+  private i = 0;
+  private readonly it: AsyncIterator<Buffer[]>;
+  constructor(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sep: number) {
+    this.it = recordBatches(source, sep)[Symbol.asyncIterator]();
+  }
+
+  /** The next line (without terminator), or null at the end. */
+  next(): Buffer | null | Promise<Buffer | null> {
+    if (this.i < this.batch.length) return this.batch[this.i++]!;
+    return this.refill();
+  }
+
+  private async refill(): Promise<Buffer | null> {
+    for (;;) {
+      const r = await this.it.next();
+      if (r.done) return null;
+      this.batch = r.value;
+      this.i = 0;
+      if (this.batch.length) return this.batch[this.i++]!;
+    }
+  }
 }

@@ -1,0 +1,116 @@
+// sort behaviour the GNU fixtures cannot show: speed and correctness over a 10 MB input,
+// -o through the Vfs (same file as an input, read-only zones, no temp files left), and
+// the flags nosh deliberately leaves out.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTree, run, tempDir } from '../helpers.js';
+
+const root = tempDir('nosh-sort-');
+let lines: Buffer[] = [];
+
+beforeAll(() => {
+  // ~10 MB of pseudo-random lines: words, numbers, shared prefixes, some bytes >= 0x80.
+  let seed = 12345;
+  const rnd = (n: number) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  const parts: Buffer[] = [];
+  let size = 0;
+  while (size < 10 * 1024 * 1024) {
+    const len = rnd(60);
+    const b = Buffer.alloc(len + 1);
+    const prefix = rnd(4) === 0 ? 8 : 0; // long common prefixes defeat the prefix shortcut
+    for (let i = 0; i < len; i++) b[i] = i < prefix ? 0x61 : 0x20 + rnd(rnd(10) === 0 ? 224 : 95);
+    for (let i = 0; i < len; i++) if (b[i] === 0x0a) b[i] = 0x2e;
+    b[len] = 0x0a;
+    parts.push(b);
+    size += b.length;
+  }
+  lines = parts;
+  fs.writeFileSync(path.join(root, 'big.txt'), Buffer.concat(parts));
+  const nums = [];
+  for (let i = 0; i < 200_000; i++) nums.push(`${rnd(1000)} ${rnd(2000000) - 1000000}\n`);
+  fs.writeFileSync(path.join(root, 'nums.txt'), nums.join(''));
+}, 60_000);
+
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+describe('sort over a 10 MB file', () => {
+  it('gives byte order (C locale) and is reasonably fast', async () => {
+    const t0 = Date.now();
+    const out = await run(root, 'sort big.txt', { maxOutputBytes: 64 * 1024 * 1024 });
+    const ms = Date.now() - t0;
+    expect(out.exitCode).toBe(0);
+    const want = Buffer.concat([...lines].sort(Buffer.compare));
+    expect(out.stdout.equals(want)).toBe(true);
+    expect(ms).toBeLessThan(15_000);
+  }, 60_000);
+
+  it('sort -r -u matches a reference', async () => {
+    const out = await run(root, 'sort -r -u big.txt', { maxOutputBytes: 64 * 1024 * 1024 });
+    const uniq: Buffer[] = [];
+    for (const l of [...lines].sort(Buffer.compare).reverse()) if (!uniq.length || !uniq[uniq.length - 1]!.equals(l)) uniq.push(l);
+    expect(out.stdout.equals(Buffer.concat(uniq))).toBe(true);
+  }, 60_000);
+
+  it('sort -k2,2n -k1,1n on 200k lines matches a reference', async () => {
+    const out = await run(root, 'sort -k2,2n -k1,1n nums.txt', { maxOutputBytes: 64 * 1024 * 1024 });
+    const text = fs.readFileSync(path.join(root, 'nums.txt'), 'latin1').split('\n').slice(0, -1);
+    const ref = text.map((l) => l.split(' ').map(Number)).map((p, i) => ({ p, l: text[i]! }));
+    ref.sort((a, b) => a.p[1]! - b.p[1]! || a.p[0]! - b.p[0]! || (a.l < b.l ? -1 : a.l > b.l ? 1 : 0));
+    expect(out.stdout.toString('latin1')).toBe(ref.map((r) => r.l + '\n').join(''));
+  }, 60_000);
+});
+
+describe('sort -o', () => {
+  const zone = (tree: Record<string, unknown>) => {
+    const r = tempDir('nosh-sort-o-');
+    buildTree(r, tree);
+    return r;
+  };
+  it('may name one of its inputs, and leaves no temp file', async () => {
+    const r = zone({ 'a.txt': 'c\nb\na\n' });
+    const out = await run(r, 'sort -o a.txt a.txt');
+    expect(out.exitCode).toBe(0);
+    expect(fs.readFileSync(path.join(r, 'a.txt'), 'utf8')).toBe('a\nb\nc\n');
+    expect(fs.readdirSync(r)).toEqual(['a.txt']);
+  });
+  it('is refused in a read-only zone; plain sort is not', async () => {
+    const r = zone({ 'a.txt': 'b\na\n' });
+    const refused = await run(r, 'sort -o b.txt a.txt', { policy: { readonly: true } });
+    expect(refused.error?.code).toBe('ZONE_READONLY');
+    const refused2 = await run(r, 'sort --output=b.txt a.txt', { policy: { readonly: true } });
+    expect(refused2.error?.code).toBe('ZONE_READONLY');
+    const ok = await run(r, 'sort -r a.txt', { policy: { readonly: true } });
+    expect(ok.stdout.toString()).toBe('b\na\n');
+    expect(fs.existsSync(path.join(r, 'b.txt'))).toBe(false);
+  });
+  it('a failed read leaves the output untouched', async () => {
+    const r = zone({ 'a.txt': 'b\na\n', out: 'old\n' });
+    const res = await run(r, 'sort -o out a.txt missing');
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toBe("sort: cannot read: missing: No such file or directory\n");
+    expect(fs.readFileSync(path.join(r, 'out'), 'utf8')).toBe('old\n');
+  });
+});
+
+describe('sort flags left out', () => {
+  it('-R, -S, -T and --parallel are usage errors naming the flag', async () => {
+    const r = tempDir('nosh-sort-x-');
+    for (const [line, msg] of [['sort -R', "invalid option -- 'R'"], ['sort -S 1M', "invalid option -- 'S'"], ['sort -T /tmp', "invalid option -- 'T'"], ['sort --parallel=2', "unrecognized option '--parallel"]] as const) {
+      const out = await run(r, line, { stdin: 'b\na\n' });
+      expect(out.exitCode, line).toBe(2);
+      expect(out.stderr, line).toContain(msg);
+    }
+  });
+  it('random keys (-k1R, --sort=random) are refused with exit 2', async () => {
+    const r = tempDir('nosh-sort-x-');
+    for (const line of ['sort -k1R', 'sort --sort=random']) {
+      const out = await run(r, line, { stdin: 'b\na\n' });
+      expect(out.exitCode, line).toBe(2);
+      expect(out.stderr).toBe('sort: random sort (-R) is not supported\n');
+    }
+  });
+});
