@@ -15,6 +15,7 @@
 import { defineCommand, type CommandContext, type FlagSpec } from '../src/command/index.js';
 import { RegexSyntaxError, translateRegex, type RegexDialect } from '../src/regex/index.js';
 import { VfsError } from '../src/vfs/index.js';
+import type { DirHandle } from '../src/vfs/vfs.js';
 
 const WITH_ARG_SHORT = new Set(['e', 'f', 'm', 'A', 'B', 'C']);
 const WITH_ARG_LONG = ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'label', 'include',
@@ -401,30 +402,44 @@ class GrepRun {
         return;
       }
       if (this.outFile === 'auto') this.outFile = true;
-      await this.walk(op, omitDotSlash ? '' : op, st);
+      await this.walk(op, omitDotSlash ? '' : op, null);
       return;
     }
     if (excludedBy(this.o.fileRules, op, false)) return;
     await this.file(op, op, st.isFile() ? st.size : -1);
   }
 
-  /** Directories being walked (ancestors): -R must not loop through a link to one of them. */
-  private async walk(dir: string, display: string, st: { dev: number; ino: number }): Promise<void> {
-    const key = `${st.dev}:${st.ino}`;
-    if (this.visited.has(key)) return;
-    this.visited.add(key);
+  /**
+   * Walk a directory: opened once (Vfs.openDir, or openDirAt from its already verified
+   * parent), its children looked up relative to it, so each file costs one lstat + open
+   * instead of a resolution from the root. Directories being walked (ancestors) are
+   * remembered by dev:ino: -R must not loop through a link to one of them.
+   */
+  private async walk(dir: string, display: string, parent: { dir: DirHandle; name: string } | null): Promise<void> {
+    const fs = this.ctx.fs;
+    let h: DirHandle;
     try {
-      await this.walkEntries(dir, display);
+      h = parent ? fs.openDirAt(parent.dir, parent.name) : fs.openDir(dir, this.ctx.cwd);
+    } catch (e) {
+      await this.fileError(display || '.', e);
+      return;
+    }
+    const key = `${h.stat.dev}:${h.stat.ino}`;
+    try {
+      if (this.visited.has(key)) return;
+      this.visited.add(key);
+      await this.walkEntries(h, dir, display);
     } finally {
       this.visited.delete(key);
+      h.close();
     }
   }
 
-  private async walkEntries(dir: string, display: string): Promise<void> {
+  private async walkEntries(h: DirHandle, dir: string, display: string): Promise<void> {
     const fs = this.ctx.fs;
     let entries;
     try {
-      entries = fs.readdir(dir, this.ctx.cwd);
+      entries = h.entries();
     } catch (e) {
       await this.fileError(display || '.', e);
       return;
@@ -435,43 +450,38 @@ class GrepRun {
       if (this.exitNow) return;
       const path = join(dir, ent.name);
       const disp = join(display, ent.name);
-      let type = ent.type;
-      let size = -1;
-      let st: { dev: number; ino: number; size: number; isDirectory(): boolean; isFile(): boolean } | undefined;
-      if (type === 'symlink') {
+      if (ent.type === 'symlink') {
         if (this.o.recurse !== 'R' || !fs.policy.followSymlinks) continue;
+        let st;
         try {
           st = fs.stat(path, this.ctx.cwd);
         } catch {
           continue; // outside the zone or dangling: not followed, not listed
         }
-        type = st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other';
-        size = st.size;
-      }
-      if (type === 'dir') {
-        if (this.o.dirRules.some((r) => r.test(ent.name))) continue;
-        if (!st) {
-          try {
-            st = fs.lstat(path, this.ctx.cwd);
-          } catch (e) {
-            await this.fileError(disp, e);
-            continue;
-          }
+        if (st.isDirectory()) {
+          if (this.o.dirRules.some((r) => r.test(ent.name))) continue;
+          await this.walk(path, disp, null);
+        } else if (st.isFile()) {
+          if (excludedBy(this.o.fileRules, ent.name, true)) continue;
+          await this.file(path, disp, st.size);
         }
-        await this.walk(path, disp, st);
-      } else if (type === 'file') {
+      } else if (ent.type === 'dir') {
+        if (this.o.dirRules.some((r) => r.test(ent.name))) continue;
+        await this.walk(path, disp, { dir: h, name: ent.name });
+      } else if (ent.type === 'file') {
         if (excludedBy(this.o.fileRules, ent.name, true)) continue;
-        await this.file(path, disp, size);
+        await this.file(path, disp, -1, h, ent.name);
       }
     }
   }
 
-  private async file(path: string, display: string, size: number): Promise<void> {
+  private async file(path: string, display: string, size: number, dir?: DirHandle, name?: string): Promise<void> {
+    const fs = this.ctx.fs;
     let width = 0;
     if (this.o.tab) {
       if (size < 0) {
         try {
-          size = this.ctx.fs.stat(path, this.ctx.cwd).size;
+          size = (dir ? fs.lstatAt(dir, name!)?.size : fs.stat(path, this.ctx.cwd).size) ?? 0;
         } catch {
           size = 0;
         }
@@ -479,7 +489,7 @@ class GrepRun {
       width = String(size).length;
     }
     try {
-      await this.scan(this.ctx.fs.readChunks(path, this.ctx.cwd, CHUNK), display, width);
+      await this.scan(dir ? fs.readChunksAt(dir, name!, CHUNK) : fs.readChunks(path, this.ctx.cwd, CHUNK), display, width);
     } catch (e) {
       await this.fileError(display, e);
     }

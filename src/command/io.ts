@@ -1,5 +1,5 @@
 import type { Input, Output } from './types.js';
-import { checkMemory } from '../pool/memory.js';
+import { noteBytes } from '../pool/memory.js';
 
 /** Thrown into a writer when its reader has gone (like SIGPIPE): the stage stops quietly. */
 export class BrokenPipe extends Error {
@@ -22,12 +22,14 @@ export function toBytes(data: Uint8Array | string): Uint8Array {
 }
 
 /** Input over bytes already in memory (the request's stdin). */
+const EMPTY = Buffer.alloc(0);
+
 export function bufferInput(data: Uint8Array | undefined): Input {
-  let buf = data ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.alloc(0);
+  let buf = data ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : EMPTY;
   // Read once, like a real stdin: a second '-' operand (cat - -) sees end of input.
   const take = () => {
     const b = buf;
-    buf = Buffer.alloc(0);
+    buf = EMPTY;
     return b;
   };
   return {
@@ -123,7 +125,7 @@ export class Pipe implements Output, Input {
     for (;;) {
       const chunk = this.queue.shift();
       if (chunk) {
-        checkMemory();
+        noteBytes(chunk.length);
         this.buffered -= chunk.length;
         if (this.buffered < HIGH_WATER) this.wake('writer');
         yield chunk;

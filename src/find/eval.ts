@@ -8,6 +8,7 @@
 import type { Stats } from 'node:fs';
 import type { CommandContext } from '../command/index.js';
 import { VfsError, type DirEntry } from '../vfs/index.js';
+import type { DirHandle } from '../vfs/vfs.js';
 import { linkTargetStat } from '../command/listing.js';
 import { bytesOf, localeQuote, LsWidths, lsLine } from './printf.js';
 import { Quit, type Entry, type EvalContext, type Node } from './types.js';
@@ -44,7 +45,12 @@ export class Walker implements EvalContext {
   stat(e: Entry): Stats | null {
     if (e.st !== undefined) return e.st;
     try {
-      e.st = this.followHere(e) ? this.ctx.fs.stat(e.path, this.ctx.cwd) : this.ctx.fs.lstat(e.path, this.ctx.cwd);
+      if (this.followHere(e)) e.st = this.ctx.fs.stat(e.path, this.ctx.cwd);
+      else if (e.dir) {
+        // One lstat relative to the open parent instead of a resolution from the root.
+        e.st = this.ctx.fs.lstatAt(e.dir, e.name!);
+        if (e.st === null) throw new VfsError('ENOENT', e.path);
+      } else e.st = this.ctx.fs.lstat(e.path, this.ctx.cwd);
     } catch (err) {
       if (this.followHere(e)) {
         // A dangling link (or one leaving the zone) under -L is the link itself.
@@ -88,6 +94,14 @@ export class Walker implements EvalContext {
     const ty = this.typeOf(e);
     if (ty === 'dir') {
       try {
+        if (e.dir && e.type === 'dir' && !this.followHere(e)) {
+          const h = this.ctx.fs.openDirAt(e.dir, e.name!);
+          try {
+            return h.entries().length === 0;
+          } finally {
+            h.close();
+          }
+        }
         return this.ctx.fs.readdir(e.path, this.ctx.cwd).length === 0;
       } catch (err) {
         this.warn(`${localeQuote(e.path)}: ${reason(err)}`);
@@ -195,19 +209,36 @@ export class Walker implements EvalContext {
       }
     }
     let list: DirEntry[];
+    let h: DirHandle;
     try {
-      list = this.ctx.fs.readdir(e.path, this.ctx.cwd);
+      // Opened relative to its open parent when it is a plain directory met by the walk.
+      h = e.dir && e.type === 'dir' && !this.followHere(e) ? this.ctx.fs.openDirAt(e.dir, e.name!) : this.ctx.fs.openDir(e.path, this.ctx.cwd);
+      try {
+        list = h.entries();
+      } catch (err) {
+        h.close();
+        throw err;
+      }
     } catch (err) {
       this.warn(`${localeQuote(e.path)}: ${reason(err)}`);
       if (key) this.ancestors.delete(key);
       return;
     }
+    try {
+      await this.walkList(e, h, list);
+    } finally {
+      h.close();
+      if (key) this.ancestors.delete(key);
+    }
+  }
+
+  private async walkList(e: Entry, h: DirHandle, list: DirEntry[]): Promise<void> {
     list.sort(byName);
     const prefix = e.path.endsWith('/') ? e.path : e.path + '/';
     const bprefix = e.bytes.endsWith('/') ? e.bytes : e.bytes + '/';
     for (const d of list) {
       if (this.ctx.signal.aborted) throw new Error('aborted');
-      const child: Entry = { path: prefix + d.name, bytes: bprefix + bytesOf(d.name), root: e.root, depth: e.depth + 1, type: d.type };
+      const child: Entry = { path: prefix + d.name, bytes: bprefix + bytesOf(d.name), root: e.root, depth: e.depth + 1, type: d.type, dir: h, name: d.name };
       if (d.type === 'dir' || (d.type === 'symlink' && this.plan.follow === 'L')) await this.visit(child);
       else {
         // A leaf: no recursion, no await unless there is output or a diagnostic to pass on.
@@ -216,7 +247,6 @@ export class Walker implements EvalContext {
       }
       if (this.quit) break;
     }
-    if (key) this.ancestors.delete(key);
   }
 
   private evaluate(e: Entry): void {

@@ -1,5 +1,6 @@
 import type { Stats } from 'node:fs';
 import type { DirEntry } from '../vfs/index.js';
+import type { DirHandle } from '../vfs/vfs.js';
 
 /** One file met by the walk. */
 export interface Entry {
@@ -14,6 +15,9 @@ export interface Entry {
   type: DirEntry['type'] | null;
   /** lstat (or stat under -L), fetched lazily; null when it failed. */
   st?: Stats | null;
+  /** The open directory it was listed in (while that is being walked) and its name there. */
+  dir?: DirHandle;
+  name?: string;
 }
 
 /** What predicates may ask of the walker. All synchronous. */

@@ -36,6 +36,23 @@ export function checkMemory(): void {
   }
 }
 
+/** Bytes seen since the last check (see noteBytes). */
+let unchecked = 0;
+const CHECK_EVERY = 1 << 20;
+
+/**
+ * Bytes passed through a chunk boundary (file read, pipe): checkMemory once per MiB of them
+ * instead of per chunk (getHeapStatistics costs about 1.5 µs; a search over many small files
+ * would pay it per file). A budget is hundreds of MiB, so the check still comes in time.
+ */
+export function noteBytes(n: number): void {
+  unchecked += n;
+  if (unchecked >= CHECK_EVERY) {
+    unchecked = 0;
+    checkMemory();
+  }
+}
+
 let gc: (() => void) | undefined;
 
 /**

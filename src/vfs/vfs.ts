@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { VfsError, fromNodeError } from './errors.js';
-import { checkMemory } from '../pool/memory.js';
+import { noteBytes } from '../pool/memory.js';
 import { BlockMatcher, extensionOf, type ZonePolicy } from './policy.js';
 import { MAX_NAME_BYTES, MAX_PATH_BYTES, splitVirtual } from './paths.js';
 
@@ -10,9 +10,29 @@ const MAX_SYMLINK_HOPS = 40;
 /** Zone roots resolved once per worker (a worker serves the same few zones over and over). */
 const REALPATHS = new Map<string, string>();
 const TMP_MARK = '.nosh-tmp-';
+/** Directory descriptors walks keep open at once (per worker); past it, handles work by path. */
+const MAX_OPEN_DIRS = 128;
+let openDirs = 0;
 /** Permission bits a zone may set: never setuid/setgid (we may run as root; the host may exec zone files). */
 const MODE_MASK = 0o1777;
 const HAVE_PROC_FD = (() => { try { return fs.existsSync('/proc/self/fd'); } catch { return false; } })();
+/** Per compiled matcher: name -> bits (1 blocked as a file, 2 as a directory, 4 may end a multi-component pattern). */
+const NAME_MEMO = new WeakMap<BlockMatcher, Map<string, number>>();
+
+/**
+ * Could `name` be the last component of one of the matcher's multi-component patterns
+ * ('.git/config')? Then the parents matter and the full check runs. If the matcher's shape
+ * is not the one expected, answer yes: slower, never wrong.
+ */
+function mayEndSuffix(m: BlockMatcher, name: string): boolean {
+  const suffixes = (m as unknown as { suffixes?: { parts?: { match?: (n: string) => boolean }[] }[] }).suffixes;
+  if (!Array.isArray(suffixes)) return true;
+  for (const sfx of suffixes) {
+    const last = Array.isArray(sfx?.parts) ? sfx.parts[sfx.parts.length - 1] : undefined;
+    if (typeof last?.match !== 'function' || last.match(name)) return true;
+  }
+  return false;
+}
 
 /** Where a virtual path landed: its components inside the zone and its host path. */
 export interface Resolved {
@@ -52,6 +72,26 @@ export interface DirEntry {
   type: 'file' | 'dir' | 'symlink' | 'other';
 }
 
+/**
+ * An open, verified directory of the zone, for walking (grep -r, find): its children are
+ * reached relative to the open descriptor (through /proc/self/fd/N/name, the openat(2) of
+ * Node), so only the last component is looked up and checked, and the parent cannot be
+ * swapped under the walk. Every check of a full resolution still applies to the child:
+ * name blocked, extension hidden, symlinks not followed (lstat + O_NOFOLLOW), special
+ * files refused, identity (dev, ino) of the opened file against its lstat, and the kernel's
+ * location of the opened fd inside the root. Close it when done (see Vfs.openDir).
+ */
+export interface DirHandle {
+  /** Normalised virtual path of the directory ('/a/b'). */
+  readonly vpath: string;
+  readonly parts: readonly string[];
+  /** fstat of the directory when opened. */
+  readonly stat: fs.Stats;
+  /** Visible entries in readdir order (as Vfs.readdir). */
+  entries(): DirEntry[];
+  close(): void;
+}
+
 export interface WriteOptions {
   append?: boolean;
   /** Fail with EEXIST when the file exists (O_EXCL semantics). */
@@ -80,6 +120,12 @@ export class Vfs {
   readonly changes: Change[] = [];
   private readonly blocked: BlockMatcher;
   private readonly rootIdentity: { dev: number; ino: number };
+  /**
+   * The root's stat when this Vfs was made (one task): resolution only asks it "directory?",
+   * which a realpath'd root checked at the start of the task answers; a path that ends at
+   * the root still gets a fresh lstat (its times and mode may have changed since).
+   */
+  private readonly rootStat: fs.Stats;
 
   /** Shared usage counter of the quota this zone counts against (absent: no quota). */
   readonly quota: QuotaCounter | undefined;
@@ -96,6 +142,7 @@ export class Vfs {
     const st = fs.statSync(this.rootHost);
     if (!st.isDirectory()) throw new Error('zone root is not a directory');
     this.rootIdentity = { dev: st.dev, ino: st.ino };
+    this.rootStat = st;
     this.policy = policy;
     this.blocked = BlockMatcher.for(policy.blockedPatterns);
   }
@@ -115,7 +162,7 @@ export class Vfs {
     const slash = path.endsWith('/');
     const parts: string[] = [];
     let hops = 0;
-    let stat: fs.Stats | null = this.lstatHost(this.rootHost, '/');
+    let stat: fs.Stats | null = this.rootStat;
     let stale = false;
     for (let i = 0; i < queue.length; i++) {
       const seg = queue[i]!;
@@ -134,7 +181,7 @@ export class Vfs {
       if (Buffer.byteLength(seg) > MAX_NAME_BYTES) throw new VfsError('ENAMETOOLONG', path);
       if (stat && !stat.isDirectory() && parts.length > 0) throw new VfsError('ENOTDIR', path);
       const isLast = i === queue.length - 1;
-      const host = this.hostOf([...parts, seg]);
+      const host = this.hostOf(parts) + '/' + seg;
       const st = this.lstatHost(host, path);
       if (st === null) {
         if (!isLast && queue.slice(i + 1).some((s) => s !== '.' && s !== '')) throw new VfsError('ENOENT', path);
@@ -153,14 +200,14 @@ export class Vfs {
         if (isLast && slash) target.push('.'); // the target must be a directory (else ENOTDIR)
         queue.splice(i + 1, 0, ...target);
         parts.length = 0;
-        stat = this.lstatHost(this.rootHost, '/');
+        stat = this.rootStat;
         continue;
       }
       this.checkBlocked(parts, seg, st.isDirectory(), path);
       parts.push(seg);
       stat = st;
     }
-    if (stale) stat = this.lstatHost(this.hostOf(parts), path);
+    if (stale || parts.length === 0) stat = this.lstatHost(this.hostOf(parts), path);
     // A file hidden from readdir by allowedExtensions is refused by every operation (stat,
     // exists, rename, unlink...), not only by open: otherwise rename could unhide it.
     if (stat && !stat.isDirectory() && parts.length > 0) this.checkExtension(parts[parts.length - 1]!, path);
@@ -212,7 +259,7 @@ export class Vfs {
 
   private lstatHost(host: string, vpath: string): fs.Stats | null {
     try {
-      return fs.lstatSync(host);
+      return fs.lstatSync(host, { throwIfNoEntry: false }) ?? null;
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return null;
@@ -220,9 +267,32 @@ export class Vfs {
     }
   }
 
-  private checkBlocked(parents: string[], name: string, isDir: boolean, path: string): void {
-    if (name.startsWith(TMP_MARK) || name.includes(TMP_MARK)) throw new VfsError('EBLOCKED', path);
-    if (!this.blocked.empty && this.blocked.blocksComponent(parents, name, isDir)) throw new VfsError('EBLOCKED', path);
+  private checkBlocked(parents: readonly string[], name: string, isDir: boolean, path: string): void {
+    if (name.includes(TMP_MARK)) throw new VfsError('EBLOCKED', path);
+    if (!this.blocked.empty && this.isBlocked(parents, name, isDir)) throw new VfsError('EBLOCKED', path);
+  }
+
+  /**
+   * blocked.blocksComponent, memoized per name (minimatch is most of the cost of a short
+   * resolution). What a name alone decides (single-name and 'dir/' patterns) is cached; a
+   * name that is the last part of a multi-component pattern always takes the full check.
+   */
+  private isBlocked(parents: readonly string[], name: string, isDir: boolean): boolean {
+    let memo = NAME_MEMO.get(this.blocked);
+    if (!memo) {
+      memo = new Map();
+      NAME_MEMO.set(this.blocked, memo);
+    }
+    let bits = memo.get(name);
+    if (bits === undefined) {
+      bits = (this.blocked.blocksComponent([], name, false) ? 1 : 0) | (this.blocked.blocksComponent([], name, true) ? 2 : 0)
+        | (mayEndSuffix(this.blocked, name) ? 4 : 0);
+      if (memo.size >= 8192) memo.clear();
+      memo.set(name, bits);
+    }
+    if (bits & (isDir ? 2 : 1)) return true;
+    // Bit 4: a multi-component pattern may end in this name: its parents decide.
+    return (bits & 4) !== 0 && this.blocked.blocksComponent(parents, name, isDir);
   }
 
   private checkExtension(name: string, path: string): void {
@@ -233,7 +303,7 @@ export class Vfs {
   /** Is this entry visible in listings (not blocked, extension allowed for files)? */
   visible(parentParts: readonly string[], name: string, type: DirEntry['type']): boolean {
     if (name.includes(TMP_MARK)) return false;
-    if (!this.blocked.empty && this.blocked.blocksComponent(parentParts, name, type === 'dir')) return false;
+    if (!this.blocked.empty && this.isBlocked(parentParts, name, type === 'dir')) return false;
     if (type !== 'dir' && this.policy.allowedExtensions && !this.policy.allowedExtensions.includes(extensionOf(name))) return false;
     return true;
   }
@@ -278,17 +348,22 @@ export class Vfs {
     if (r.stat.isSymbolicLink()) throw new VfsError('ESYMLINK', path);
     if (!r.stat.isFile()) throw new VfsError('ESPECIAL', path);
     this.checkExtension(r.parts[r.parts.length - 1] ?? '', path);
+    return { ...this.openVerified(r.host, r.stat, path), vpath: r.vpath };
+  }
+
+  /** open(O_NOFOLLOW|O_NONBLOCK), then the fd must be the lstat-ed regular file, inside the root. */
+  private openVerified(host: string, lst: fs.Stats, path: string): { fd: number; stat: fs.Stats } {
     let fd: number;
     try {
-      fd = fs.openSync(r.host, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+      fd = fs.openSync(host, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     } catch (e) {
       throw fromNodeError(e, path);
     }
     try {
       const st = fs.fstatSync(fd);
-      if (st.dev !== r.stat.dev || st.ino !== r.stat.ino || !st.isFile()) throw new VfsError('EESCAPE', path);
+      if (st.dev !== lst.dev || st.ino !== lst.ino || !st.isFile()) throw new VfsError('EESCAPE', path);
       this.checkFdInside(fd, path);
-      return { fd, stat: st, vpath: r.vpath };
+      return { fd, stat: st };
     } catch (e) {
       fs.closeSync(fd);
       throw e;
@@ -321,7 +396,7 @@ export class Vfs {
     const { fd, stat } = this.openRead(path, cwd);
     try {
       // A small file gets a buffer its size (plus one byte to see the end in one read).
-      yield* readFdChunks(fd, Math.max(1024, Math.min(chunkSize, stat.size + 1)));
+      yield* readFdChunks(fd, Math.max(1024, Math.min(chunkSize, stat.size + 1)), true);
     } finally {
       fs.closeSync(fd);
     }
@@ -377,10 +452,137 @@ export class Vfs {
     } finally {
       fs.closeSync(fd);
     }
+    return this.visibleEntries(r.parts, dirents);
+  }
+
+  // ---- walking: children of an open, verified directory ----------------------------
+
+  /** Open a directory for walking (resolved like readdir: a final symlink only if the policy follows). */
+  openDir(path: string, cwd = '/'): DirHandle {
+    const r = this.resolveExisting(path, cwd, { followFinal: this.policy.followSymlinks });
+    if (!r.stat.isDirectory()) throw new VfsError('ENOTDIR', path);
+    return this.openDirHost(r.host, r.vpath, r.parts, r.stat, path);
+  }
+
+  /** A child directory of `dir`, never through a symlink (openDir on its path follows where allowed). */
+  openDirAt(dir: DirHandle, name: string): DirHandle {
+    const d = dir as VfsDir;
+    if (d.fd < 0) {
+      const vpath = this.childPath(d, name);
+      const st = this.resolveExisting(vpath).stat;
+      if (st.isSymbolicLink()) throw new VfsError('ESYMLINK', vpath);
+      return this.openDir(vpath);
+    }
+    const { st, vpath } = this.childStat(d, name);
+    if (!st) throw new VfsError('ENOENT', vpath);
+    if (st.isSymbolicLink()) throw new VfsError('ESYMLINK', vpath);
+    if (!st.isDirectory()) throw new VfsError('ENOTDIR', vpath);
+    return this.openDirHost(`/proc/self/fd/${d.fd}/${name}`, vpath, [...d.parts, name], st, vpath);
+  }
+
+  /** lstat of a child of `dir` (null when it does not exist); blocked and hidden names refused. */
+  lstatAt(dir: DirHandle, name: string): fs.Stats | null {
+    const d = dir as VfsDir;
+    if (d.fd < 0) return this.resolve(this.childPath(d, name)).stat;
+    return this.childStat(d, name).st;
+  }
+
+  /** Open a regular file child of `dir` for reading, with openRead's checks; the caller closes fd. */
+  openReadAt(dir: DirHandle, name: string): { fd: number; stat: fs.Stats; vpath: string } {
+    const d = dir as VfsDir;
+    // A followed final symlink needs the full resolution (its target is checked component by component).
+    if (d.fd < 0 || this.policy.followSymlinks) return this.openRead(this.childPath(d, name));
+    const { st, vpath } = this.childStat(d, name);
+    if (!st) throw new VfsError('ENOENT', vpath);
+    if (st.isDirectory()) throw new VfsError('EISDIR', vpath);
+    if (st.isSymbolicLink()) throw new VfsError('ESYMLINK', vpath);
+    if (!st.isFile()) throw new VfsError('ESPECIAL', vpath);
+    return { ...this.openVerified(`/proc/self/fd/${d.fd}/${name}`, st, vpath), vpath };
+  }
+
+  /** Chunks of a regular file child of `dir` (as readChunks). */
+  *readChunksAt(dir: DirHandle, name: string, chunkSize = 256 * 1024): Generator<Buffer> {
+    const { fd, stat } = this.openReadAt(dir, name);
+    try {
+      yield* readFdChunks(fd, Math.max(1024, Math.min(chunkSize, stat.size + 1)), true);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  private childPath(d: VfsDir, name: string): string {
+    checkChildName(name, d.vpath);
+    const vpath = d.vpath === '/' ? '/' + name : d.vpath + '/' + name;
+    if (Buffer.byteLength(vpath) > MAX_PATH_BYTES) throw new VfsError('ENAMETOOLONG', vpath);
+    return vpath;
+  }
+
+  /** Name checks of one more component, then its lstat relative to the open directory. */
+  private childStat(d: VfsDir, name: string): { st: fs.Stats | null; vpath: string } {
+    const vpath = this.childPath(d, name);
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.lstatSync(`/proc/self/fd/${d.fd}/${name}`, { throwIfNoEntry: false });
+    } catch (e) {
+      throw fromNodeError(e, vpath);
+    }
+    if (!st) {
+      this.checkBlocked(d.parts, name, true, vpath);
+      return { st: null, vpath };
+    }
+    this.checkBlocked(d.parts, name, st.isDirectory(), vpath);
+    if (!st.isDirectory()) this.checkExtension(name, vpath);
+    return { st, vpath };
+  }
+
+  private openDirHost(host: string, vpath: string, parts: readonly string[], st: fs.Stats, path: string): DirHandle {
+    if (!HAVE_PROC_FD || openDirs >= MAX_OPEN_DIRS) return new VfsDir(this, -1, vpath, parts, st);
+    let fd: number;
+    try {
+      fd = fs.openSync(host, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    } catch (e) {
+      throw fromNodeError(e, path);
+    }
+    try {
+      const fst = fs.fstatSync(fd);
+      if (fst.ino !== st.ino || fst.dev !== st.dev) throw new VfsError('EESCAPE', path);
+      this.checkFdInside(fd, path);
+      openDirs++;
+      return new VfsDir(this, fd, vpath, parts, fst);
+    } catch (e) {
+      fs.closeSync(fd);
+      throw e;
+    }
+  }
+
+  /** Entries of an open directory, listed through its fd (as readdir). */
+  listDir(dir: DirHandle): DirEntry[] {
+    const d = dir as VfsDir;
+    if (d.fd < 0) return this.readdir(d.vpath);
+    let dirents: fs.Dirent[];
+    try {
+      dirents = fs.readdirSync(`/proc/self/fd/${d.fd}`, { withFileTypes: true });
+    } catch (e) {
+      throw fromNodeError(e, d.vpath);
+    }
+    return this.visibleEntries(d.parts, dirents);
+  }
+
+  /** Drop the descriptor of a handle (idempotent). */
+  closeDir(dir: DirHandle): void {
+    const d = dir as VfsDir;
+    if (d.fd >= 0) {
+      fs.closeSync(d.fd);
+      d.fd = -1;
+      openDirs--;
+    }
+  }
+
+  private visibleEntries(parts: readonly string[], dirents: fs.Dirent[]): DirEntry[] {
     const out: DirEntry[] = [];
     for (const d of dirents) {
       const type: DirEntry['type'] = d.isFile() ? 'file' : d.isDirectory() ? 'dir' : d.isSymbolicLink() ? 'symlink' : 'other';
-      if (this.visible(r.parts, d.name, type)) out.push({ name: d.name, type });
+      if (this.visible(parts, d.name, type)) out.push({ name: d.name, type });
     }
     return out;
   }
@@ -687,7 +889,11 @@ export class AtomicWriter {
   }
 }
 
-export function* readFdChunks(fd: number, chunkSize: number): Generator<Buffer> {
+/**
+ * Chunks of an open file. With `regular` (a regular file, as fstat said), a read shorter
+ * than asked is its end: no second read(2) just to see 0 bytes (small files: one read).
+ */
+export function* readFdChunks(fd: number, chunkSize: number, regular = false): Generator<Buffer> {
   for (;;) {
     const buf = Buffer.allocUnsafe(chunkSize);
     let n: number;
@@ -698,8 +904,12 @@ export function* readFdChunks(fd: number, chunkSize: number): Generator<Buffer> 
       throw e;
     }
     if (n === 0) return;
-    checkMemory();
-    yield n === chunkSize ? buf : buf.subarray(0, n);
+    noteBytes(n);
+    if (n === chunkSize) yield buf;
+    else {
+      yield buf.subarray(0, n);
+      if (regular) return;
+    }
   }
 }
 
@@ -711,4 +921,22 @@ function checkPathText(path: string): void {
   if (path.includes('\0')) throw new VfsError('EINVAL', path.replace(/\0/g, '\\0'));
   if (path === '') throw new VfsError('ENOENT', path);
   if (Buffer.byteLength(path) > MAX_PATH_BYTES) throw new VfsError('ENAMETOOLONG', path.slice(0, 64) + '...');
+}
+
+class VfsDir implements DirHandle {
+  constructor(private readonly vfs: Vfs, public fd: number, readonly vpath: string, readonly parts: readonly string[], readonly stat: fs.Stats) {}
+
+  entries(): DirEntry[] {
+    return this.vfs.listDir(this);
+  }
+
+  close(): void {
+    this.vfs.closeDir(this);
+  }
+}
+
+/** A child name given to the *At methods: exactly one real component. */
+function checkChildName(name: string, dir: string): void {
+  if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0')) throw new VfsError('EINVAL', dir);
+  if (Buffer.byteLength(name) > MAX_NAME_BYTES) throw new VfsError('ENAMETOOLONG', dir);
 }
