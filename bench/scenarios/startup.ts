@@ -3,7 +3,7 @@
  * until it exists) against the MCP filesystem server (initialize + one list_directory).
  * Also the one-shot CLI, `nosh exec 'cat small.txt'`, against spawning GNU cat.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { P } from '../data.js';
 import { NOSH_CLI, loadMcpSdk, mcpFilesystemServer } from '../deps.js';
@@ -35,10 +35,18 @@ async function mcpStart(root: string): Promise<number | null> {
   return ms;
 }
 
+/**
+ * Spawn to exit, stdin from /dev/null: `nosh exec` reads a piped stdin to its end (as cat
+ * would), so a pipe left open (execFile's default) would make it wait forever.
+ */
 function spawnMs(file: string, args: string[], cwd: string): Promise<number | null> {
   const t0 = process.hrtime.bigint();
   return new Promise((resolve) => {
-    execFile(file, args, { cwd }, (err) => resolve(err ? null : Number(process.hrtime.bigint() - t0) / 1e6));
+    const child = spawn(file, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.resume();
+    child.stderr.resume();
+    child.on('error', () => resolve(null));
+    child.on('close', (code) => resolve(code === 0 ? Number(process.hrtime.bigint() - t0) / 1e6 : null));
   });
 }
 
