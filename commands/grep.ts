@@ -236,6 +236,23 @@ const CHUNK = 64 * 1024;
 
 const WORD = '[0-9A-Za-z_]';
 
+/**
+ * V8 compiles a regex on its first exec and refuses one whose code is too large ("Regular
+ * expression too large", a SyntaxError thrown by exec): try it once on an empty string.
+ */
+function compiles(re: RegExp): boolean {
+  try {
+    re.lastIndex = 0;
+    re.exec('');
+    return true;
+  } catch (e) {
+    if (e instanceof SyntaxError) return false;
+    throw e;
+  } finally {
+    re.lastIndex = 0;
+  }
+}
+
 function buildMatcher(patterns: string[], dialect: RegexDialect, o: { i: boolean; w: boolean; x: boolean; z: boolean }, warn: (m: string) => void): Matcher {
   if (patterns.length === 0) {
     return { bufRe: null, test: () => false, matches: () => [], none: true };
@@ -253,7 +270,9 @@ function buildMatcher(patterns: string[], dialect: RegexDialect, o: { i: boolean
       seen.add(w);
       warn(w);
     }
-    lineRes.push(new RegExp(wrapLine(t.source), t.flags + 'g'));
+    const lineRe = new RegExp(wrapLine(t.source), t.flags + 'g');
+    if (!compiles(lineRe)) throw new Fatal('regular expression too large (the JavaScript regex engine refuses it); use shorter patterns');
+    lineRes.push(lineRe);
     if (t.hasBackrefs) backrefs = true;
     flags = t.flags;
     if (!o.z) {
@@ -262,11 +281,14 @@ function buildMatcher(patterns: string[], dialect: RegexDialect, o: { i: boolean
     }
   }
   const single = lineRes.length === 1;
-  const combinedLine = single ? lineRes[0]! : backrefs ? null : new RegExp(lineRes.map((r) => `(?:${r.source})`).join('|'), 'g');
+  let combinedLine = single ? lineRes[0]! : backrefs ? null : new RegExp(lineRes.map((r) => `(?:${r.source})`).join('|'), 'g');
+  // Too large once joined: test the patterns one by one, line by line.
+  if (combinedLine && !single && !compiles(combinedLine)) combinedLine = null;
   let bufRe: RegExp | null = null;
   if (!o.z && (single || !backrefs)) {
     const joined = single ? bufSrc[0]! : bufSrc.map((s) => `(?:${s})`).join('|');
     bufRe = new RegExp(wrapBuf(joined), flags + 'g');
+    if (!compiles(bufRe)) bufRe = null;
   }
   const test = (line: string): boolean => {
     if (combinedLine) {

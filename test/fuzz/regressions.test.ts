@@ -43,3 +43,18 @@ describe('tree -I with a reversed bracket range (was INTERNAL_ERROR: invalid JS 
     expect(r.stdout.toString()).toContain('z.t');
   });
 });
+
+describe('grep with patterns V8 cannot compile (was INTERNAL_ERROR "Regular expression too large")', () => {
+  test('one huge pattern: a grep diagnostic, exit 2', async () => {
+    const r = await runArgv(root, ['grep', '-f', '-', 'a.t'], { stdin: 'y'.repeat(70000) });
+    expect(r.error).toBeUndefined();
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/^grep: regular expression too large/);
+  });
+  test('many patterns too large once joined still match, one by one', async () => {
+    const pats = Array.from({ length: 3000 }, (_, i) => `p${i}${'q'.repeat(20)}`);
+    const r = await runArgv(root, ['grep', '-c', '-f', '-', 'a.t'], { stdin: [...pats, 'foo'].join('\n') });
+    expect(r.error).toBeUndefined();
+    expect(r.stdout.toString()).toBe('1\n');
+  });
+});
