@@ -196,7 +196,9 @@ function globToRegExp(glob: string): RegExp {
       }
     } else re += esc(c);
   }
-  return new RegExp('^(?:' + re + ')$');
+  const compiled = new RegExp('^(?:' + re + ')$');
+  if (!compiles(compiled)) throw new Fatal('glob pattern too large (the JavaScript regex engine refuses it); use a shorter --include/--exclude pattern');
+  return compiled;
 }
 
 interface FilterRule {

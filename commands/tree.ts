@@ -62,8 +62,16 @@ export default defineCommand({
       classify: o.has('F') && !o.has('d'),
       dirsFirst: o.has('dirsfirst'),
       maxDepth,
-      ignore: o.all('I').map(patternRegex),
+      ignore: [],
     };
+    for (const p of o.all('I')) {
+      const re = patternRegex(p);
+      if (!re) {
+        await ctx.stderr.write('tree: -I pattern too large (the JavaScript regex engine refuses it); use a shorter pattern.\n');
+        return 1;
+      }
+      opts.ignore.push(re);
+    }
     const t = new TreeWalker(ctx, opts);
     const roots = ctx.operands.length > 0 ? ctx.operands : ['.'];
     for (const r of roots) await t.root(r);
@@ -101,7 +109,7 @@ function classBody(body: string): string {
 }
 
 /** tree's patterns: '|' separates alternatives; * ? [..] as in shell globs. */
-function patternRegex(p: string): RegExp {
+function patternRegex(p: string): RegExp | null {
   const alts = p.split('|').map((alt) => {
     let re = '';
     for (let i = 0; i < alt.length; i++) {
@@ -123,7 +131,15 @@ function patternRegex(p: string): RegExp {
     }
     return re;
   });
-  return new RegExp(`^(?:${alts.join('|')})$`, 's');
+  const re = new RegExp(`^(?:${alts.join('|')})$`, 's');
+  // V8 compiles on first exec and may refuse a huge pattern ("Regular expression too large").
+  try {
+    re.exec('');
+  } catch (e) {
+    if (e instanceof SyntaxError) return null;
+    throw e;
+  }
+  return re;
 }
 
 /** tree's printit() without a UTF-8 locale: \ escapes for controls, backslash and space; octal for the rest. */

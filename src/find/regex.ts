@@ -16,7 +16,7 @@
  *       such a bracket as a class where glibc would read the characters `[ : a l ...`.
  * `.` and negated lists match a newline in a file name (RE_DOT_NEWLINE).
  */
-import { compileRegex, RegexSyntaxError, type RegexOptions } from '../regex/index.js';
+import { assertCompiles, compileRegex, RegexSyntaxError, type RegexOptions } from '../regex/index.js';
 
 export const REGEX_TYPES = [
   'findutils-default', 'ed', 'emacs', 'gnu-awk', 'grep', 'posix-awk', 'awk', 'posix-basic',
@@ -80,12 +80,11 @@ export function compileFindRegex(pattern: string, type: string, ignoreCase: bool
     default:
       opts = { dialect: 'basic', flavor: 'sed' };
   }
-  let re: RegExp;
   try {
-    re = compileRegex(src, { ...opts, ignoreCase, newline: 'any' });
+    const re = compileRegex(src, { ...opts, ignoreCase, newline: 'any' });
+    return assertCompiles(new RegExp(`^(?:${re.source})$`, re.flags));
   } catch (e) {
     if (e instanceof RegexSyntaxError) throw new FindRegexError(e.message);
     throw e;
   }
-  return new RegExp(`^(?:${re.source})$`, re.flags);
 }

@@ -146,5 +146,24 @@ export function compileRegex(pattern: string, opts: RegexOptions, extraFlags = '
   const t = translateRegexCached(pattern, opts);
   let flags = t.flags;
   for (const f of extraFlags) if (!flags.includes(f)) flags += f;
-  return new RegExp(t.source, flags);
+  return assertCompiles(new RegExp(t.source, flags));
+}
+
+/**
+ * V8 compiles a regex on its first exec, and refuses one whose code would be too large
+ * ("Regular expression too large", a SyntaxError from exec, e.g. a 40 KB pattern): try it
+ * once on an empty string so that this surfaces as a RegexSyntaxError (a diagnostic of the
+ * command), not as an internal error in the middle of a match.
+ */
+export function assertCompiles(re: RegExp): RegExp {
+  const last = re.lastIndex;
+  try {
+    re.exec('');
+  } catch (e) {
+    if (e instanceof SyntaxError) throw new RegexSyntaxError('regular expression too large');
+    throw e;
+  } finally {
+    re.lastIndex = last;
+  }
+  return re;
 }

@@ -200,9 +200,22 @@ function mutatesFor(def: CommandDef, args: string[]): boolean {
   return typeof def.mutates === 'function' ? def.mutates(args) : def.mutates;
 }
 
+/** An argument as JS source: long repeated values (the pool's long strings) as `'x'.repeat(n)`. */
+function showArg(a: string): string {
+  if (a.length > 100) {
+    for (let p = 1; p <= 4; p++) {
+      const unit = a.slice(0, p);
+      if (a.length % p === 0 && unit.repeat(a.length / p) === a) return `${JSON.stringify(unit)}.repeat(${a.length / p})`;
+    }
+    const m = /^(.)\1*/s.exec(a)!;
+    if (m[0].length > 100) return `${JSON.stringify(m[1])}.repeat(${m[0].length}) + ${showArg(a.slice(m[0].length))}`;
+    return JSON.stringify(a.slice(0, 200)) + ` /* …${a.length} chars */`;
+  }
+  return JSON.stringify(a);
+}
+
 function show(argv: string[], stdin: Stdin): string {
-  const a = JSON.stringify(argv);
-  return `argv=${a.length > 600 ? a.slice(0, 600) + '…' : a} stdin=${stdin.label}`;
+  return `argv=[${argv.map(showArg).join(', ')}] stdin=${stdin.label}`;
 }
 
 describe('fuzz: every command with generated argv', async () => {

@@ -82,7 +82,7 @@ export const REGEXISH = ['[', ']', '\\(', '\\)', '(', ')', 'a\\{1,2', 'a\\{2,1\\
 const MISC = ['-', '--', '-x', '---', '=', 'never', 'always', 'auto', 'binary', 'text', 'without-match', 'atime', 'mtime', 'access',
   '755', '0644', 'u+x', 'a=rwx,g-w', '9999', 'zzz', '-w', '202001010000', '1', '2020-01-01', '2020-01-01 00:00', 'yesterday', '@0', '@-1',
   '@99999999999999', 'now', '%n %s', '%', '%Z%', '%N', '%y %x %w', '\\n\\t', '%A %a %F', 'none', '.bak', '*.txt', 'sub*', '*/'];
-export const VALUES = [...NUMBERS, ...PATHS, ...REGEXISH, ...MISC, ...ODD, LONG, LONG.slice(0, 300) + '/', '../'.repeat(50)];
+export const VALUES = [...NUMBERS, ...PATHS, ...REGEXISH, ...MISC, ...ODD, LONG, 'y'.repeat(70000), LONG.slice(0, 300) + '/', '../'.repeat(50)];
 
 export const SED_SCRIPTS = ['p', 'd', '1d', '$d', '$!N', 'n', 'N;P;D', 's/o/0/g', 's/\\(o\\)/\\1\\1/2', 's/x*/-/g', 's/^/> /', 's/$/ </',
   'y/abc/xyz/', 'y/ab/x/', '/foo/,/bar/d', '2,4p', '0~2d', '1~0p', '2,+1d', '/[/p', 's/a/b', 's/a/b/q', 's/a/b/e', 'e ls', 'e', 'r .env',

@@ -58,3 +58,21 @@ describe('grep with patterns V8 cannot compile (was INTERNAL_ERROR "Regular expr
     expect(r.stdout.toString()).toBe('1\n');
   });
 });
+
+describe('regexes V8 refuses to compile are diagnostics, not INTERNAL_ERROR', () => {
+  const H = 'y'.repeat(70000);
+  const cases: [string[], number, RegExp][] = [
+    [['grep', '-r', '--include', H, 'foo', '.'], 2, /^grep: glob pattern too large/],
+    [['find', '.', '-regex', H], 1, /^find: failed to compile regular expression '/],
+    [['tree', '-I', H, '.'], 1, /^tree: -I pattern too large/],
+    [['sed', `s/${H}/x/`, 'a.t'], 1, /^sed: -e expression #1, char \d+: regular expression too large/],
+  ];
+  for (const [argv, code, msg] of cases) {
+    test(`${argv[0]} ${argv.map((a) => (a.length > 40 ? '<70000 chars>' : a)).slice(1).join(' ')}`, async () => {
+      const r = await runArgv(root, argv);
+      expect(r.error).toBeUndefined();
+      expect(r.exitCode).toBe(code);
+      expect(r.stderr.replace(/y{100,}/g, 'Y')).toMatch(msg);
+    });
+  }
+});
