@@ -3,8 +3,7 @@ import { Vfs, VfsError } from '../vfs/index.js';
 import { expandWords } from '../parse/index.js';
 import { runPipeline } from './pipeline.js';
 import { collectGarbage, setMemoryBudget } from '../pool/memory.js';
-import { TOOLS } from '../tools/index.js';
-import { ZONE_TOOLS } from '../zones/transfer.js';
+import { recordTemp } from '../pool/temps.js';
 import type { QuotaHandle } from '../zones/quota.js';
 import type { TaskRequest, TaskResponse } from './task.js';
 
@@ -13,16 +12,18 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promi
   try {
     if (req.memoryMb) setMemoryBudget(req.memoryMb);
     const vfs = new Vfs(req.root, req.policy, counterOf(req.quota));
+    if (req.temps) trackTemps(vfs, req.temps);
     const cwdRes = vfs.resolveExisting(req.cwd, '/', { followFinal: req.policy.followSymlinks });
     if (!cwdRes.stat.isDirectory()) throw new VfsError('ENOTDIR', req.cwd);
     const cwd = cwdRes.vpath;
     if (req.tool) {
-      const tool = TOOLS.get(req.tool.name) ?? ZONE_TOOLS.get(req.tool.name);
+      const tool = await toolNamed(req.tool.name);
       if (!tool) throw new NoshError('INVALID_ARGUMENT', `unknown tool '${req.tool.name}'`, '');
       if (tool.mutates && req.policy.readonly && !(tool.deleteOnly && req.policy.allowDelete)) {
         throw new NoshError('ZONE_READONLY', `${tool.name}: this zone is read-only`, 'Work on a copy in a writable zone (e.g. storage).');
       }
       const peer = req.peer && new Vfs(req.peer.root, req.peer.policy, counterOf(req.peer.quota));
+      if (peer && req.temps) trackTemps(peer, req.temps);
       const out = await tool.run({ fs: vfs, peer, cwd, limits: req.limits, signal: signal ?? new AbortController().signal }, req.tool.args as never);
       return { ok: true, tool: { data: out.data, message: out.message ?? 'ok', changes: vfs.changes, peerChanges: peer?.changes } };
     }
@@ -54,6 +55,27 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promi
     if (e instanceof NoshError && e.code === 'MEMORY_LIMIT') collectGarbage();
     return { ok: false, error: errorBody(e) };
   }
+}
+
+/**
+ * The typed tools (and zod, which they use) are loaded on the first tool call: a worker
+ * that only runs command lines starts without them (start-up of `nosh serve`).
+ */
+let toolTables: Promise<[typeof import('../tools/index.js'), typeof import('../zones/transfer.js')]> | undefined;
+async function toolNamed(name: string) {
+  toolTables ??= Promise.all([import('../tools/index.js'), import('../zones/transfer.js')]);
+  const [{ TOOLS }, { ZONE_TOOLS }] = await toolTables;
+  return TOOLS.get(name) ?? ZONE_TOOLS.get(name);
+}
+
+/** Record every temp file this Vfs creates, so the pool can remove it if the worker is stopped. */
+function trackTemps(vfs: Vfs, sab: SharedArrayBuffer): void {
+  const make = vfs.tempHostFor.bind(vfs);
+  vfs.tempHostFor = (host: string) => {
+    const tmp = make(host);
+    recordTemp(sab, tmp);
+    return tmp;
+  };
 }
 
 function counterOf(q: QuotaHandle | undefined) {

@@ -24,6 +24,8 @@ export interface TaskRequest {
   memoryMb?: number;
   /** Write the last stage's stdout to this zone path instead of returning it. */
   stdoutFile?: string;
+  /** Where the worker records its temp files (src/pool/temps.ts), set by the pool. */
+  temps?: SharedArrayBuffer;
 }
 
 export interface TaskResult {

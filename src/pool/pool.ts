@@ -3,6 +3,7 @@ import { Piscina } from 'piscina';
 import { NoshError } from '../errors.js';
 import type { TaskRequest, TaskResponse } from '../exec/index.js';
 import { enableLinearRegexFallback } from './regex-flags.js';
+import { releaseTempRegistry, removeTemps, takeTempRegistry } from './temps.js';
 
 export interface PoolOptions {
   /** Worker threads (default: number of cores). */
@@ -41,14 +42,23 @@ export class WorkerPool {
   }
 
   async run(task: TaskRequest, timeoutMs: number, cancel?: AbortSignal): Promise<TaskResponse> {
-    const ac = new AbortController();
+    const ac = new TaskAbort();
     let timedOut = false;
     const timer = setTimeout(() => { timedOut = true; ac.abort(); }, timeoutMs);
     const onCancel = () => ac.abort();
     cancel?.addEventListener('abort', onCancel, { once: true });
+    if (cancel?.aborted) ac.abort();
+    const temps = takeTempRegistry();
     try {
-      return (await this.piscina.run({ ...task, memoryMb: this.memoryMb }, { signal: ac.signal })) as TaskResponse;
+      const res = (await this.piscina.run({ ...task, memoryMb: this.memoryMb, temps }, { signal: ac as unknown as AbortSignal })) as TaskResponse;
+      releaseTempRegistry(temps);
+      return res;
     } catch (e) {
+      // The worker was stopped (timeout, cancel, crash): no finally ran there. Terminating
+      // is asynchronous, so look again once it surely stopped.
+      const roots = task.peer ? [task.root, task.peer.root] : [task.root];
+      removeTemps(temps, roots);
+      setTimeout(() => removeTemps(temps, roots), 250).unref();
       if (timedOut) {
         return failure(new NoshError('TIMEOUT', `command timed out after ${timeoutMs} ms`,
           'Narrow the work (a smaller path, a simpler pattern, head to cut output) or raise timeoutMs (max 300000).',
@@ -75,6 +85,34 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     await this.piscina.destroy();
+  }
+}
+
+/**
+ * The least piscina needs to stop a task (it calls addEventListener('abort', fn) and later
+ * removeEventListener, and reads aborted / reason): a full AbortController per task is an
+ * EventTarget, measurably dearer on the hot path of small commands.
+ */
+class TaskAbort {
+  aborted = false;
+  reason: unknown = undefined;
+  private listener: (() => void) | null = null;
+
+  addEventListener(_type: 'abort', fn: () => void): void {
+    this.listener = fn;
+  }
+
+  removeEventListener(): void {
+    this.listener = null;
+  }
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = new Error('aborted');
+    const fn = this.listener;
+    this.listener = null;
+    fn?.();
   }
 }
 
