@@ -55,6 +55,6 @@ async function runTask(root: string, stages: { words?: unknown[]; argv?: string[
     limits: { maxOutputBytes: opts.maxOutputBytes ?? 5_000_000, maxResults: 1000, maxBufferBytes: 256 * 1024 * 1024 },
   });
   if (!res.ok) return { exitCode: -1, stdout: Buffer.alloc(0), stderr: '', truncated: false, error: res.error };
-  const r = res.result;
+  const r = res.result!;
   return { exitCode: r.exitCode, stdout: Buffer.from(r.stdout), stderr: Buffer.from(r.stderr).toString('utf8'), truncated: r.truncated };
 }

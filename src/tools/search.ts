@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NoshError } from '../errors.js';
-import { translateRegex, RegexSyntaxError } from '../regex/index.js';
+import { compileRegex, RegexSyntaxError } from '../regex/index.js';
 import { defineTool, type ToolContext } from './types.js';
 import { Glob, joinV, walk } from './common.js';
 
@@ -82,8 +82,7 @@ function compile(pattern: string, literal: boolean, ignoreCase: boolean): RegExp
   // Patterns and lines are byte strings (latin1): one char per byte, as the regex module expects.
   const bytes = Buffer.from(pattern, 'utf8').toString('latin1');
   try {
-    const t = translateRegex(bytes, { dialect: literal ? 'fixed' : 'extended', ignoreCase });
-    return new RegExp(t.source, t.flags.replace(/[gy]/g, ''));
+    return compileRegex(bytes, { dialect: literal ? 'fixed' : 'extended', ignoreCase });
   } catch (e) {
     if (e instanceof RegexSyntaxError || e instanceof SyntaxError) {
       throw new NoshError('INVALID_ARGUMENT', `search: bad regex: ${(e as Error).message}`,
