@@ -42,7 +42,7 @@ export interface Profile {
 }
 
 export const QUICK: Profile = {
-  lib: { warmup: 50, samples: 400, budgetMs: 800 },
+  lib: { warmup: 300, samples: 400, budgetMs: 800 },
   spawn: { warmup: 5, samples: 40, budgetMs: 800 },
   search: { warmup: 0, samples: 3, budgetMs: 1000, minSamples: 1 },
   big: { warmup: 0, samples: 3, budgetMs: 1500, minSamples: 1 },
