@@ -39,7 +39,7 @@ const USAGE = `Usage: npm run bench -- [--quick] [--filter NAME]... [--json FILE
 /** Table columns: system ids that go in each (the row's base system fills the nosh column). */
 const COLUMNS: { title: string; ids: string[] }[] = [
   { title: 'nosh', ids: ['nosh', 'nosh-mcp'] },
-  { title: 'nosh serve', ids: ['serve'] },
+  { title: 'nosh serve', ids: ['serve', 'nosh-rpc'] },
   { title: 'GNU spawn', ids: ['gnu'] },
   { title: 'just-bash mem', ids: ['jb-mem'] },
   { title: 'just-bash disk', ids: ['jb-disk'] },

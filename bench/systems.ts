@@ -233,7 +233,8 @@ export class NoshServe implements System {
     return Number(process.hrtime.bigint() - t0) / 1e6;
   }
 
-  private call(method: string, params: unknown): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
+  /** One JSON-RPC request; resolves with the response message. */
+  call(method: string, params: unknown): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, resolve);

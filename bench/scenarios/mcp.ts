@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { P } from '../data.js';
 import { NOSH_CLI, loadMcpSdk, mcpFilesystemServer } from '../deps.js';
 import { measure } from '../measure.js';
+import { NoshServe } from '../systems.js';
 import type { Cell, Ctx, Scenario, ScenarioResult } from './common.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -74,6 +75,26 @@ function textOf(res: any): string {
 
 interface Call { tool: string; args: Record<string, unknown>; check: (text: string) => boolean }
 
+/** nosh's own protocol for the same call: a JSON-RPC request to `nosh serve` (issue #5's comparison). */
+async function rpcCell(root: string, call: Call, ctx: Ctx): Promise<Cell> {
+  const serve = new NoshServe(root);
+  const label = 'nosh serve (JSON-RPC)';
+  if ((await serve.start()) === null) return { system: 'nosh-rpc', label, status: 'skipped', note: serve.unavailable ?? 'skipped' };
+  try {
+    const invoke = async () => {
+      const msg = await serve.call(call.tool, call.args);
+      const env = msg.result as { success: boolean; data?: { content?: string } } | undefined;
+      return env?.success ? (env.data?.content ?? JSON.stringify(env.data)) : `error: ${JSON.stringify(msg.error ?? env)}`;
+    };
+    const first = await invoke();
+    if (!call.check(first)) return { system: 'nosh-rpc', label, status: 'wrong', note: `WRONG: ${first.slice(0, 100)}` };
+    ctx.progress(`rpc ${call.tool}`);
+    return { system: 'nosh-rpc', label, status: 'ok', stats: await measure(invoke, ctx.profile.lib) };
+  } finally {
+    await serve.close();
+  }
+}
+
 function scenario(id: string, title: string, calls: (root: string) => { fs: Call; nosh: Call }): Scenario {
   return {
     id, group: 'mcp', title,
@@ -104,6 +125,7 @@ function scenario(id: string, title: string, calls: (root: string) => { fs: Call
           cells.push({ system: key, label, status: 'error', note: `error: ${(e as Error).message}` });
         }
       }
+      cells.unshift(await rpcCell(root, c.nosh, ctx));
       return { id, group: 'mcp', title, better: 'lower', cells };
     },
   };

@@ -43,7 +43,11 @@ export function listMethods(role?: Role): MethodInfo[] {
   return all.filter((m) => m.name === 'exec' || m.annotations.readOnlyHint);
 }
 
+let cached: MethodInfo[] | undefined;
+
+/** Built once: extending every tool's schema with the zone parameters is not free. */
 function allMethods(): MethodInfo[] {
+  if (cached) return cached;
   const tools = [...TOOLS.values()].map((t): MethodInfo => ({
     name: t.name,
     description: t.description,
@@ -51,5 +55,6 @@ function allMethods(): MethodInfo[] {
     annotations: t.annotations,
   }));
   const host = HOST_METHODS.map(({ run: _run, ...info }) => info);
-  return [EXEC, ...tools, ...host];
+  cached = [EXEC, ...tools, ...host];
+  return cached;
 }
