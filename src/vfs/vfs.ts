@@ -377,7 +377,10 @@ export class Vfs {
     try {
       real = fs.readlinkSync(`/proc/self/fd/${fd}`);
     } catch {
-      return;
+      // Unknown location is not inside: the kernel fails this readlink (ENAMETOOLONG) when
+      // the fd's path passes PATH_MAX, e.g. a walked directory moved out to a deep place.
+      // Inside paths that long are unreachable by path anyway (lstat fails the same way).
+      throw new VfsError('EESCAPE', path);
     }
     if (real !== this.rootHost && !real.startsWith(this.rootHost + '/')) throw new VfsError('EESCAPE', path);
   }
@@ -466,7 +469,7 @@ export class Vfs {
 
   /** A child directory of `dir`, never through a symlink (openDir on its path follows where allowed). */
   openDirAt(dir: DirHandle, name: string): DirHandle {
-    const d = dir as VfsDir;
+    const d = this.own(dir);
     if (d.fd < 0) {
       const vpath = this.childPath(d, name);
       const st = this.resolveExisting(vpath).stat;
@@ -482,14 +485,14 @@ export class Vfs {
 
   /** lstat of a child of `dir` (null when it does not exist); blocked and hidden names refused. */
   lstatAt(dir: DirHandle, name: string): fs.Stats | null {
-    const d = dir as VfsDir;
+    const d = this.own(dir);
     if (d.fd < 0) return this.resolve(this.childPath(d, name)).stat;
     return this.childStat(d, name).st;
   }
 
   /** Open a regular file child of `dir` for reading, with openRead's checks; the caller closes fd. */
   openReadAt(dir: DirHandle, name: string): { fd: number; stat: fs.Stats; vpath: string } {
-    const d = dir as VfsDir;
+    const d = this.own(dir);
     // A followed final symlink needs the full resolution (its target is checked component by component).
     if (d.fd < 0 || this.policy.followSymlinks) return this.openRead(this.childPath(d, name));
     const { st, vpath } = this.childStat(d, name);
@@ -508,6 +511,12 @@ export class Vfs {
     } finally {
       fs.closeSync(fd);
     }
+  }
+
+  /** A handle this Vfs opened: another zone's handle (or any object with an fd) would walk that zone. */
+  private own(dir: DirHandle): VfsDir {
+    if (!(dir instanceof VfsDir) || !dir.isOf(this)) throw new VfsError('EINVAL', typeof dir?.vpath === 'string' ? dir.vpath : '?');
+    return dir;
   }
 
   private childPath(d: VfsDir, name: string): string {
@@ -557,8 +566,10 @@ export class Vfs {
 
   /** Entries of an open directory, listed through its fd (as readdir). */
   listDir(dir: DirHandle): DirEntry[] {
-    const d = dir as VfsDir;
+    const d = this.own(dir);
     if (d.fd < 0) return this.readdir(d.vpath);
+    // As readdir: list only a directory that is inside now (it may have been moved out since it was opened).
+    this.checkFdInside(d.fd, d.vpath);
     let dirents: fs.Dirent[];
     try {
       dirents = fs.readdirSync(`/proc/self/fd/${d.fd}`, { withFileTypes: true });
@@ -570,7 +581,7 @@ export class Vfs {
 
   /** Drop the descriptor of a handle (idempotent). */
   closeDir(dir: DirHandle): void {
-    const d = dir as VfsDir;
+    const d = this.own(dir);
     if (d.fd >= 0) {
       fs.closeSync(d.fd);
       d.fd = -1;
@@ -925,6 +936,10 @@ function checkPathText(path: string): void {
 
 class VfsDir implements DirHandle {
   constructor(private readonly vfs: Vfs, public fd: number, readonly vpath: string, readonly parts: readonly string[], readonly stat: fs.Stats) {}
+
+  isOf(vfs: Vfs): boolean {
+    return this.vfs === vfs;
+  }
 
   entries(): DirEntry[] {
     return this.vfs.listDir(this);
