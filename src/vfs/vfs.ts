@@ -568,14 +568,15 @@ export class Vfs {
   listDir(dir: DirHandle): DirEntry[] {
     const d = this.own(dir);
     if (d.fd < 0) return this.readdir(d.vpath);
-    // As readdir: list only a directory that is inside now (it may have been moved out since it was opened).
-    this.checkFdInside(d.fd, d.vpath);
     let dirents: fs.Dirent[];
     try {
       dirents = fs.readdirSync(`/proc/self/fd/${d.fd}`, { withFileTypes: true });
     } catch (e) {
       throw fromNodeError(e, d.vpath);
     }
+    // As readdir: names only of a directory that is inside (it may have been moved out since
+    // it was opened). Checked after listing, so a move before or during the listing is seen.
+    this.checkFdInside(d.fd, d.vpath);
     return this.visibleEntries(d.parts, dirents);
   }
 
