@@ -71,7 +71,7 @@ export const HOST_METHODS: HostMethod[] = [
   {
     name: 'parameters',
     description: 'The effective limits, quotas, zones and policies of this workspace (no host paths).',
-    input: z.object({}).strict(),
+    input: z.object({ ...Ctx }).strict(),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     async run(engine) {
       const c = engine.config;
@@ -101,7 +101,7 @@ export const HOST_METHODS: HostMethod[] = [
   {
     name: 'help',
     description: 'A short guide to the zones, the workflow and examples. Read it first.',
-    input: z.object({}).strict(),
+    input: z.object({ ...Ctx }).strict(),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     async run() {
       return { data: { text: HELP } };
@@ -110,7 +110,7 @@ export const HOST_METHODS: HostMethod[] = [
   {
     name: 'maintenance',
     description: 'Operator task: remove expired session zones and stale temporary files; optionally recount quota usage from disk.',
-    input: z.object({ rescan: z.boolean().optional().describe('Recount quota usage from disk (repairs drift).') }).strict(),
+    input: z.object({ ...Ctx, rescan: z.boolean().optional().describe('Recount quota usage from disk (repairs drift).') }).strict(),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     async run(engine, args) {
       const base = engine.workspace.base;

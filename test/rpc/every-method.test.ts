@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers.js';
+
+// Every method of the registry, once, through `nosh serve` over real pipes.
+const bin = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+let base: string;
+let child: ReturnType<typeof spawn>;
+const pending = new Map<number, (m: any) => void>();
+let nextId = 1;
+
+function call(method: string, params: Record<string, unknown>): Promise<any> {
+  const id = nextId++;
+  return new Promise((resolve) => {
+    pending.set(id, resolve);
+    child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+  });
+}
+
+beforeAll(() => {
+  base = tempDir('nosh-every-');
+  fs.writeFileSync(path.join(base, 'nosh.json'), JSON.stringify({ base: path.join(base, 'ws'), groups: { team: ['alice'] } }));
+  child = spawn(process.execPath, [bin, 'serve', '--config', path.join(base, 'nosh.json'), '--user', 'alice', '--conversation', 'c1'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  createInterface({ input: child.stdout! }).on('line', (l) => {
+    const m = JSON.parse(l);
+    pending.get(m.id)?.(m);
+    pending.delete(m.id);
+  });
+});
+afterAll(async () => {
+  child.stdin!.end();
+  await new Promise((r) => child.once('exit', r));
+  fs.rmSync(base, { recursive: true, force: true });
+});
+
+// In order: later calls use what earlier ones made. [method, params, check of data]
+const CALLS: [string, Record<string, unknown>, (d: any) => void][] = [
+  ['help', {}, (d) => expect(d.text).toMatch(/Zones:/)],
+  ['parameters', {}, (d) => expect(d.zones).toContain('storage')],
+  ['write', { path: 'notes/a.txt', content: 'one\ntwo\n', create_dirs: true }, (d) => expect(d).toBeTruthy()],
+  ['exec', { command: 'cat notes/a.txt' }, (d) => expect(d.stdout).toBe('one\ntwo\n')],
+  ['read', { path: 'notes/a.txt', offset: 2 }, (d) => expect(d.content).toBe('two\n')],
+  ['read_many', { paths: ['notes/a.txt', 'nope'] }, (d) => expect(JSON.stringify(d)).toContain('FILE_NOT_FOUND')],
+  ['edit', { path: 'notes/a.txt', edits: [{ old_text: 'two', new_text: 'TWO' }] }, (d) => expect(d.diff).toContain('+TWO')],
+  ['exists', { path: 'notes/a.txt' }, (d) => expect(d.exists).toBe(true)],
+  ['stat', { path: 'notes/a.txt' }, (d) => expect(d.size).toBe(8)],
+  ['mkdir', { path: 'm/n', parents: true }, (d) => expect(d).toBeTruthy()],
+  ['copy', { from: 'notes/a.txt', to: 'm/b.txt' }, (d) => expect(d).toBeTruthy()],
+  ['move', { from: 'm/b.txt', to: 'm/c.txt' }, (d) => expect(d).toBeTruthy()],
+  ['rename', { from: 'm/c.txt', to: 'm/d.txt' }, (d) => expect(d).toBeTruthy()],
+  ['list', { path: 'm', recursive: true }, (d) => expect(JSON.stringify(d)).toContain('d.txt')],
+  ['tree', { depth: 3 }, (d) => expect(JSON.stringify(d)).toContain('notes')],
+  ['find', { pattern: '*.txt' }, (d) => expect(JSON.stringify(d)).toContain('a.txt')],
+  ['search', { pattern: 'TW.', path: '.' }, (d) => expect(JSON.stringify(d)).toContain('TWO')],
+  ['check_access', { path: '.env', operation: 'read' }, (d) => expect(d.allowed).toBe(false)],
+  ['delete', { path: 'm', recursive: true }, (d) => expect(d).toBeTruthy()],
+  ['import', { name: 'up.txt', content: 'uploaded\n' }, (d) => expect(d.bytes).toBe(9)],
+  ['transfer', { from: 'uploads', to: 'storage', path: 'up.txt' }, (d) => expect(d.moved).toBe(true)],
+  ['allowed_commands', { zone: 'uploads' }, (d) => expect(d.commands.map((c: any) => c.name)).toContain('cat')],
+  ['stats', {}, (d) => expect(Object.keys(d.quotas)).toContain('user:alice')],
+  ['maintenance', { rescan: true }, (d) => expect(d.rescan['user:alice'].ledger).toBe(d.rescan['user:alice'].disk)],
+];
+
+describe('nosh serve answers every method', () => {
+  it('the calls below cover the whole registry', async () => {
+    const listed = (await call('methods', {})).result.map((m: { name: string }) => m.name).sort();
+    expect(listed).toEqual(CALLS.map(([m]) => m).sort());
+  });
+
+  for (const [method, params, check] of CALLS) {
+    it(method, async () => {
+      const res = await call(method, params);
+      expect(res.error).toBeUndefined();
+      expect(res.result.success, JSON.stringify(res.result)).toBe(true);
+      check(res.result.data);
+    });
+  }
+});
