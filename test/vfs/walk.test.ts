@@ -177,6 +177,37 @@ describe('the directory of an open handle is swapped or moved', () => {
   });
 });
 
+describe('the same fail-closed location check guards the atomic writer', () => {
+  test('a folder swapped, just before the temp file is created, for a link to an outside folder deeper than PATH_MAX: nothing lands outside', () => {
+    const seg = 'y'.repeat(200);
+    fs.mkdirSync(path.join(z.base, 'deep'));
+    let dfd = fs.openSync(path.join(z.base, 'deep'), 'r');
+    let deepHost = path.join(z.base, 'deep');
+    for (let i = 0; i < 25; i++) {
+      fs.mkdirSync(`/proc/self/fd/${dfd}/${seg}`);
+      const next = fs.openSync(`/proc/self/fd/${dfd}/${seg}`, 'r');
+      fs.closeSync(dfd);
+      dfd = next;
+      deepHost += '/' + seg;
+    }
+    // A symlink whose target is > PATH_MAX cannot be followed; chain links of short targets instead.
+    fs.symlinkSync(`/proc/self/fd/${dfd}`, path.join(z.base, 'hop')); // resolves only while dfd is open, in this process
+    const vfs = z.vfs();
+    try {
+      hookOnce('openSync', () => {
+        fs.renameSync(z.at('d'), path.join(z.base, 'aside'));
+        fs.symlinkSync(path.join(z.base, 'hop'), z.at('d'));
+      }, (p) => typeof p === 'string' && p.includes('.nosh-tmp-'));
+      expectVfsError(() => vfs.writeFile('d/new.txt', 'escaped?'), 'EESCAPE');
+      expect(fs.readdirSync(`/proc/self/fd/${dfd}`)).toEqual([]);
+    } finally {
+      fs.closeSync(dfd);
+      rmDeep(path.join(z.base, 'deep'));
+    }
+    expect(deepHost.length).toBeGreaterThan(4096);
+  });
+});
+
 describe('children of every kind', () => {
   beforeEach(() => {
     fs.symlinkSync(path.join(outside, 'f.txt'), z.at('d/abs-file'));
