@@ -19,6 +19,23 @@ function workerFile(): string {
   return url.href;
 }
 
+type Balancer = NonNullable<ConstructorParameters<typeof Piscina>[0]>['loadBalancer'] & {};
+type Worker = Parameters<Balancer>[1][number];
+
+/**
+ * One task per worker at a time (a timeout terminates the worker, so it must run nothing
+ * else), and among idle workers always the same one (lowest id): one caller at a time keeps
+ * one worker hot (its code optimised, its thread awake) instead of waking each in turn;
+ * concurrent callers still spread over all of them. Null queues the task.
+ */
+const stickyBalancer: Balancer = (_task, workers) => {
+  let idle: Worker | null = null;
+  for (const w of workers) {
+    if (w.currentUsage === 0 && !w.terminating && !w.destroyed && (!idle || w.id < idle.id)) idle = w;
+  }
+  return idle;
+};
+
 /**
  * The worker pool: per task a timeout (the worker is terminated and replaced), a heap
  * limit (resourceLimits), and every failure turned into an error body.
@@ -37,6 +54,7 @@ export class WorkerPool {
       maxThreads: threads,
       idleTimeout: 60_000,
       maxQueue: 'auto',
+      loadBalancer: stickyBalancer,
       resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.memoryMb / 8)) },
     });
   }
