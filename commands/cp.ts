@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
-import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
+import { defineCommand, type CommandContext } from '../src/command/index.js';
 import {
-  OperandError, UMASK, errnoOf, intoDir, planTargets, quoteAlways, reasonOf, sameFile,
+  UMASK, errnoOf, forEachTarget, intoDir, quoteAlways, reasonOf, sameFile,
 } from '../src/command/fileops.js';
 import { VfsError, type AtomicWriter } from '../src/vfs/index.js';
 
@@ -40,21 +40,7 @@ export default defineCommand({
       force: ctx.opts.has('f'),
       verbose: ctx.opts.has('v'),
     };
-    let plan;
-    try {
-      plan = planTargets(ctx, UsageError);
-    } catch (e) {
-      if (e instanceof OperandError) {
-        await ctx.warn(e.message);
-        return 1;
-      }
-      throw e;
-    }
-    let ok = true;
-    for (const { src, dst } of plan.pairs) {
-      if (!(await copyTop(ctx, src, dst, o))) ok = false;
-    }
-    return ok ? 0 : 1;
+    return forEachTarget(ctx, (src, dst) => copyTop(ctx, src, dst, o));
   },
 });
 

@@ -1,5 +1,5 @@
-import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
-import { OperandError, errnoOf, isDotOrDotDot, lastComponent, planTargets, quoteAlways, reasonOf, sameFile } from '../src/command/fileops.js';
+import { defineCommand, type CommandContext } from '../src/command/index.js';
+import { errnoOf, forEachTarget, isDotOrDotDot, lastComponent, quoteAlways, reasonOf, sameFile } from '../src/command/fileops.js';
 import { VfsError } from '../src/vfs/index.js';
 
 interface MvOptions {
@@ -24,21 +24,7 @@ export default defineCommand({
   async run(ctx) {
     // -f and -n: the one given last wins, as in GNU mv.
     const o: MvOptions = { noClobber: ctx.opts.lastOf('f', 'n') === 'n', verbose: ctx.opts.has('v') };
-    let plan;
-    try {
-      plan = planTargets(ctx, UsageError);
-    } catch (e) {
-      if (e instanceof OperandError) {
-        await ctx.warn(e.message);
-        return 1;
-      }
-      throw e;
-    }
-    let ok = true;
-    for (const { src, dst } of plan.pairs) {
-      if (!(await moveOne(ctx, src, dst, o))) ok = false;
-    }
-    return ok ? 0 : 1;
+    return forEachTarget(ctx, (src, dst) => moveOne(ctx, src, dst, o));
   },
 });
 

@@ -5,6 +5,8 @@
  */
 import { VfsError } from '../vfs/index.js';
 import { quoteName } from './quote.js';
+import { UsageError } from './options.js';
+import type { CommandContext } from './types.js';
 
 /** quoteaf(): like quoteName, but a plain name is quoted too ('f'). */
 export function quoteAlways(name: string): string {
@@ -182,6 +184,28 @@ export interface CopyPlan {
 
 /** A fatal operand error (GNU's die()): printed as is, exit 1, nothing done. */
 export class OperandError extends Error {}
+
+/**
+ * cp and mv: plan the (source, destination) pairs and run `each` on every pair. An operand
+ * error is a diagnostic with exit 1 and nothing done; otherwise exit 1 if any pair failed.
+ */
+export async function forEachTarget(ctx: CommandContext, each: (src: string, dst: string) => Promise<boolean>): Promise<number> {
+  let plan: CopyPlan;
+  try {
+    plan = planTargets(ctx, UsageError);
+  } catch (e) {
+    if (e instanceof OperandError) {
+      await ctx.warn(e.message);
+      return 1;
+    }
+    throw e;
+  }
+  let ok = true;
+  for (const { src, dst } of plan.pairs) {
+    if (!(await each(src, dst))) ok = false;
+  }
+  return ok ? 0 : 1;
+}
 
 export function planTargets(
   ctx: { operands: string[]; opts: { has(k: string): boolean; get(k: string): string | undefined }; fs: import('../vfs/index.js').Vfs; cwd: string },
