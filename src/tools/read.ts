@@ -51,8 +51,6 @@ export function readFile(ctx: ToolContext, args: ReadArgs): ToolResult {
     let bytes = 0;
     let lineNo = 0;
     let truncated = false;
-    let carry = '';
-    const decoder = new StringDecoder(encoding === 'latin1' ? 'latin1' : 'utf8');
     const take = (line: string) => {
       lineNo++;
       if (lineNo < first || lineNo > last || truncated) return;
@@ -62,18 +60,7 @@ export function readFile(ctx: ToolContext, args: ReadArgs): ToolResult {
       out.push(text);
       bytes += size;
     };
-    for (const chunk of ctx.fs.readChunks(args.path, ctx.cwd)) {
-      const text = carry + decoder.write(chunk);
-      let start = 0;
-      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', start)) {
-        take(text.slice(start, i + 1));
-        start = i + 1;
-      }
-      carry = text.slice(start);
-      if (ctx.signal.aborted) throw new NoshError('CANCELLED', 'read cancelled');
-    }
-    carry += decoder.end();
-    if (carry !== '') take(carry);
+    for (const line of textLines(ctx, args.path, encoding)) take(line);
     const returned = out.length;
     return {
       data: {
@@ -83,6 +70,24 @@ export function readFile(ctx: ToolContext, args: ReadArgs): ToolResult {
       },
       message: truncated ? `cut at ${cap} bytes: continue with offset ${first + returned}` : 'ok',
     };
+}
+
+/** The file's lines as text, each with its newline (the last one maybe without), streamed. */
+function* textLines(ctx: ToolContext, path: string, encoding: string): Generator<string> {
+  const decoder = new StringDecoder(encoding === 'latin1' ? 'latin1' : 'utf8');
+  let carry = '';
+  for (const chunk of ctx.fs.readChunks(path, ctx.cwd)) {
+    const text = carry + decoder.write(chunk);
+    let start = 0;
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', start)) {
+      yield text.slice(start, i + 1);
+      start = i + 1;
+    }
+    carry = text.slice(start);
+    if (ctx.signal.aborted) throw new NoshError('CANCELLED', 'read cancelled');
+  }
+  carry += decoder.end();
+  if (carry !== '') yield carry;
 }
 
 function parseJson(ctx: ToolContext, args: ReadArgs): ToolResult {
@@ -112,26 +117,13 @@ function parseJson(ctx: ToolContext, args: ReadArgs): ToolResult {
 function readTail(ctx: ToolContext, args: ReadArgs, n: number, cap: number, encoding: string): ToolResult {
   let ring: string[] = [];
   let lineNo = 0;
-  let carry = '';
-  const decoder = new StringDecoder(encoding === 'latin1' ? 'latin1' : 'utf8');
   const push = (line: string) => {
     lineNo++;
     ring.push(line);
     // Keep the last n lines; drop the older ones in batches (no O(n) shift per line).
     if (ring.length >= 2 * n + 1024) ring = ring.slice(ring.length - n);
   };
-  for (const chunk of ctx.fs.readChunks(args.path, ctx.cwd)) {
-    const text = carry + decoder.write(chunk);
-    let start = 0;
-    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', start)) {
-      push(text.slice(start, i + 1));
-      start = i + 1;
-    }
-    carry = text.slice(start);
-    if (ctx.signal.aborted) throw new NoshError('CANCELLED', 'read cancelled');
-  }
-  carry += decoder.end();
-  if (carry !== '') push(carry);
+  for (const line of textLines(ctx, args.path, encoding)) push(line);
   if (ring.length > n) ring = ring.slice(ring.length - n);
   const first = lineNo - ring.length + 1;
   // Keep the end of the file when the cap cuts: drop lines from the front.
