@@ -104,11 +104,12 @@ interface StageIo {
 
 async function runStage(def: CommandDef | undefined, argv: string[], io: StageIo): Promise<number> {
   const name = argv[0]!;
-  const warn = async (msg: string) => { await io.stderr.write(`${name}: ${msg}\n`); };
   if (!def) {
     await io.stderr.write(`nosh: ${name}: command not found\n`);
     return 127;
   }
+  // Diagnostics carry the command's own name: GNU's egrep/fgrep are wrappers that run grep.
+  const warn = async (msg: string) => { await io.stderr.write(`${def.name}: ${msg}\n`); };
   const args = def.preprocess ? def.preprocess(argv.slice(1)) : argv.slice(1);
   let ctx: CommandContext;
   try {
@@ -120,14 +121,14 @@ async function runStage(def: CommandDef | undefined, argv: string[], io: StageIo
     ctx = { name, args, opts: parsed.opts, operands: parsed.operands, fs: io.vfs, cwd: io.cwd, stdin: io.stdin,
       stdout: io.stdout, stderr: io.stderr, signal: io.signal, limits: io.limits, warn };
   } catch (e) {
-    if (e instanceof UsageError) return usageFailure(name, e.message, io, def.usageStatus);
+    if (e instanceof UsageError) return usageFailure(def.name, e.message, io, def.usageStatus);
     throw e;
   }
   try {
     return await def.run(ctx);
   } catch (e) {
     if (e instanceof BrokenPipe) return 141;
-    if (e instanceof UsageError) return usageFailure(name, e.message, io, def.usageStatus);
+    if (e instanceof UsageError) return usageFailure(def.name, e.message, io, def.usageStatus);
     if (e instanceof VfsError) {
       await warn(`${e.path}: ${e.reason}`);
       return def.name === 'grep' || def.name === 'sed' ? 2 : 1;
