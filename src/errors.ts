@@ -43,3 +43,12 @@ export function ok<T>(data: T, message = 'ok'): SuccessEnvelope<T> {
 export function fail(code: ErrorCode, message: string, hint = '', details: Record<string, unknown> = {}): ErrorEnvelope {
   return { success: false, error: { code, message, details, hint } };
 }
+
+/** ZONE_READONLY for a command or tool, worded for why: the zone itself, or the caller's role. */
+export function readonlyError(what: string, policy: { readonlyRole?: string }): NoshError {
+  return policy.readonlyRole
+    ? new NoshError('ZONE_READONLY', `${what}: the ${policy.readonlyRole} role is read-only`,
+      'This role can read and search but not change files; ask a developer-role caller to make the change.', { role: policy.readonlyRole })
+    : new NoshError('ZONE_READONLY', `${what}: this zone is read-only`,
+      'Copy the file to a writable zone (e.g. storage) and change it there.');
+}

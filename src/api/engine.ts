@@ -6,7 +6,7 @@ import { NoshError, ok, type Envelope } from '../errors.js';
 import { WorkerPool } from '../pool/index.js';
 import { TOOLS } from '../tools/index.js';
 import { ContextSchema, type Context } from '../zones/context.js';
-import { Workspace, type GroupProvider, type Zone } from '../zones/workspace.js';
+import { Workspace, withRole, type GroupProvider, type Zone } from '../zones/workspace.js';
 import type { QuotaHandle } from '../zones/quota.js';
 import { defaultPolicy, DEFAULT_BLOCKED_PATTERNS, type Change } from '../vfs/index.js';
 import { ExecOptionsSchema, ExecRequestSchema, buildTask, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
@@ -50,8 +50,9 @@ export class Engine implements HostEngine {
   async zoneOf(req: { root?: string; zone?: string; context?: Context }): Promise<Zone> {
     if (req.root !== undefined) {
       if (req.zone !== undefined) throw new NoshError('INVALID_ARGUMENT', 'give root or zone, not both', '');
-      return { name: 'root', kind: 'root', root: req.root, versioned: false,
-        policy: defaultPolicy({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, maxFileSize: this.config.limits.maxFileSize, ...clean(this.config.policy) }) };
+      return withRole({ name: 'root', kind: 'root', root: req.root, versioned: false,
+        policy: defaultPolicy({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, maxFileSize: this.config.limits.maxFileSize, ...clean(this.config.policy) }) },
+      req.context ?? {});
     }
     const zone = await this.workspace.resolve(req.zone, req.context ?? {});
     if (zone.kind === 'storage' && this.config.root === undefined) seedWelcome(zone.root, zone.quota);

@@ -1,4 +1,4 @@
-import { NoshError } from '../errors.js';
+import { NoshError, readonlyError } from '../errors.js';
 import { Vfs, VfsError } from '../vfs/index.js';
 import { expandWords } from '../parse/index.js';
 import { runPipeline } from './pipeline.js';
@@ -20,7 +20,7 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promi
       const tool = await toolNamed(req.tool.name);
       if (!tool) throw new NoshError('INVALID_ARGUMENT', `unknown tool '${req.tool.name}'`, '');
       if (tool.mutates && req.policy.readonly && !(tool.deleteOnly && req.policy.allowDelete)) {
-        throw new NoshError('ZONE_READONLY', `${tool.name}: this zone is read-only`, 'Work on a copy in a writable zone (e.g. storage).');
+        throw readonlyError(tool.name, req.policy);
       }
       const peer = req.peer && new Vfs(req.peer.root, req.peer.policy, counterOf(req.peer.quota));
       if (peer && req.temps) trackTemps(peer, req.temps);

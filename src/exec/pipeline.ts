@@ -1,4 +1,4 @@
-import { NoshError } from '../errors.js';
+import { NoshError, readonlyError } from '../errors.js';
 import { Vfs, VfsError, type Change } from '../vfs/index.js';
 import {
   BrokenPipe, CollectingOutput, OutputLimitReached, Pipe, UsageError, bufferInput, helpText, loadCommand, parseArgs,
@@ -46,8 +46,7 @@ async function planStages(vfs: Vfs, stages: string[][]): Promise<(CommandDef | u
       const rest = argv.slice(1);
       const mutates = typeof def.mutates === 'function' ? def.mutates(rest) : def.mutates;
       if (mutates && vfs.policy.readonly && !(vfs.policy.allowDelete && DELETE_ONLY.has(def.name))) {
-        throw new NoshError('ZONE_READONLY', `${name}: this zone is read-only`,
-          'Copy the file to a writable zone (e.g. storage) and change it there.', { command: name });
+        throw readonlyError(name, vfs.policy);
       }
     }
     defs.push(def);

@@ -18,6 +18,8 @@ export interface ZonePolicy {
   maxFileSize: number;
   /** Unquoted | builds a pipeline; false rejects it. */
   pipes: boolean;
+  /** Why the zone is read-only, when it is for the caller's role rather than the zone. */
+  readonlyRole?: string;
 }
 
 export const DEFAULT_BLOCKED_PATTERNS = [

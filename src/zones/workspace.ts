@@ -43,9 +43,7 @@ export class Workspace {
   /** The zone a call names (or the default one) for this context. */
   async resolve(zoneName: string | undefined, ctx: Context): Promise<Zone> {
     const name = zoneName ?? (this.cfg.root !== undefined ? 'root' : 'storage');
-    const zone = await this.locate(name, ctx);
-    if (!roleMayWrite(ctx.role)) zone.policy = { ...zone.policy, readonly: true, allowDelete: false };
-    return zone;
+    return withRole(await this.locate(name, ctx), ctx);
   }
 
   private policyFor(kind: keyof ResolvedConfig['zones'], base: Partial<ZonePolicy> = {}): ZonePolicy {
@@ -159,6 +157,12 @@ export class Workspace {
     fs.mkdirSync(p, { recursive: true });
     return p;
   }
+}
+
+/** A read-only role makes every zone read-only for that caller. */
+export function withRole(zone: Zone, ctx: Context): Zone {
+  if (roleMayWrite(ctx.role)) return zone;
+  return { ...zone, policy: { ...zone.policy, readonly: true, allowDelete: false, readonlyRole: ctx.role } };
 }
 
 function unknownZone(name: string, names: string[]): NoshError {

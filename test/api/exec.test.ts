@@ -168,3 +168,17 @@ describe('close', () => {
     expect(res.success).toBe(false);
   });
 });
+
+describe('roles on an explicit root', () => {
+  it('a critic cannot write through { root } either', async () => {
+    const res = await nosh.exec({ root, context: { role: 'critic' }, command: 'touch critic.txt' });
+    expect(res.success).toBe(false);
+    if (!res.success) {
+      expect(res.error.code).toBe('ZONE_READONLY');
+      expect(res.error.message).toBe('touch: the critic role is read-only');
+    }
+    expect(fs.existsSync(path.join(root, 'critic.txt'))).toBe(false);
+    const read = await nosh.exec({ root, context: { role: 'critic' }, command: 'cat "a b.txt"' });
+    expect(read.success && read.data.stdout).toBe('one\ntwo\nthree\n');
+  });
+});
