@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { defineCommand, type CommandContext } from '../src/command/index.js';
 import {
-  UMASK, errnoOf, forEachTarget, intoDir, quoteAlways, reasonOf, sameFile,
+  UMASK, errnoOf, forEachTarget, quoteAlways, reasonOf, sameFile,
 } from '../src/command/fileops.js';
 import { VfsError, type AtomicWriter } from '../src/vfs/index.js';
 
@@ -226,4 +226,3 @@ function openWriter(ctx: CommandContext, dst: string, st: Stats, o: CpOptions): 
   }
 }
 
-void intoDir;

@@ -1,5 +1,5 @@
 import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
-import { UMASK, adjustMode, compileMode, errnoOf, quoteAlways, reasonOf } from '../src/command/fileops.js';
+import { UMASK, adjustMode, compileMode, quoteAlways, reasonOf } from '../src/command/fileops.js';
 import { VfsError } from '../src/vfs/index.js';
 
 export default defineCommand({
@@ -79,5 +79,4 @@ async function makeAncestors(ctx: CommandContext, dir: string, verbose: boolean)
     }
     if (verbose) await ctx.stdout.write(`mkdir: created directory ${quoteAlways(prefix)}\n`);
   }
-  void errnoOf;
 }

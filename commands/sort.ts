@@ -521,13 +521,6 @@ function compareKey(key: Key, a: Uint8Array, ta: number, la: number, b: Uint8Arr
   return lena < lenb ? -1 : lena !== lenb ? 1 : 0;
 }
 
-/** A line: buf[start, end) without its terminator; k0b/k0e: first key's bounds if known. */
-interface LineRef {
-  buf: Uint8Array;
-  start: number;
-  end: number;
-}
-
 function makeComparator(cfg: Config) {
   const { keys, tab, reverse, stable, unique } = cfg;
   const keycompare = (a: Uint8Array, sa: number, ea: number, b: Uint8Array, sb: number, eb: number, first?: [number, number, number, number]): number => {

@@ -76,7 +76,7 @@ export default defineCommand({
       setInitialize(s1, complement, inDelete);
       setInitialize(s2!, false, inSqueeze);
     } else if (translating) {
-      xlate = buildXlate(s1, s2!, complement, truncate);
+      xlate = buildXlate(s1, s2!, complement);
       if (squeeze) setInitialize(s2!, false, inSqueeze);
     }
     const deleting = del;
@@ -462,7 +462,7 @@ function validateCaseClasses(s1: Spec, s2: Spec, complement: boolean): void {
   }
 }
 
-function buildXlate(s1: Spec, s2: Spec, complement: boolean, truncate: boolean): Uint8Array {
+function buildXlate(s1: Spec, s2: Spec, complement: boolean): Uint8Array {
   const xlate = new Uint8Array(256);
   for (let i = 0; i < 256; i++) xlate[i] = i;
   if (complement) {
@@ -495,6 +495,5 @@ function buildXlate(s1: Spec, s2: Spec, complement: boolean, truncate: boolean):
       w2.skip();
     }
   }
-  void truncate;
   return xlate;
 }

@@ -172,18 +172,17 @@ export const HOST_METHODS: HostMethod[] = [
       if (dst.policy.readonly) throw new NoshError('ZONE_READONLY', `${dst.name} is read-only for you`, '');
       if (bridge.move && src.policy.readonly && !src.policy.allowDelete) throw new NoshError('ZONE_READONLY', `${src.name} is read-only for you`, '');
       const out = await engine.runZoneTool(src, '_transfer', { path: args.path, dest: args.dest, move: bridge.move }, dst, ctx);
-      if (dst.kind === 'group') recordOwnership(engine, dst, out.data as { to: string }, engine.workspace.userOf(ctx), (args.mode as string) ?? 'owner');
+      if (dst.kind === 'group') recordOwnership(dst, out.data as { to: string }, engine.workspace.userOf(ctx), (args.mode as string) ?? 'owner');
       return out;
     },
   },
 ];
 
 /** Ownership modes of group files, kept beside the group folder (outside the zone) for the group issue. */
-function recordOwnership(engine: HostEngine, zone: Zone, data: { to: string }, user: string, mode: string): void {
+function recordOwnership(zone: Zone, data: { to: string }, user: string, mode: string): void {
   const file = `${zone.root}.ownership.json`;
   let table: Record<string, { owner: string; mode: string }> = {};
   try { table = JSON.parse(fs.readFileSync(file, 'utf8')); } catch { /* first entry */ }
   table[data.to] = { owner: user, mode };
   fs.writeFileSync(file, JSON.stringify(table, null, 1));
-  void engine;
 }

@@ -49,7 +49,7 @@ export function parseArgs(def: CommandDef, args: string[]): { opts: ParsedOption
     if (arg.startsWith('--')) {
       const eq = arg.indexOf('=');
       const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-      const flag = findLong(def.name, flags, name);
+      const flag = findLong(flags, name);
       const kind = flag.kind ?? 'boolean';
       if (kind === 'boolean') {
         if (eq >= 0) throw new UsageError(`option '--${flag.long}' doesn't allow an argument`);
@@ -90,7 +90,7 @@ export function parseArgs(def: CommandDef, args: string[]): { opts: ParsedOption
   return { opts, operands };
 }
 
-function findLong(cmd: string, flags: FlagSpec[], name: string): FlagSpec {
+function findLong(flags: FlagSpec[], name: string): FlagSpec {
   const exact = flags.find((f) => f.long === name);
   if (exact) return exact;
   const prefixed = flags.filter((f) => f.long?.startsWith(name));
@@ -100,7 +100,6 @@ function findLong(cmd: string, flags: FlagSpec[], name: string): FlagSpec {
     const list = prefixed.map((f) => `'--${f.long}'`).join(' ');
     throw new UsageError(`option '--${name}' is ambiguous; possibilities: ${list}`);
   }
-  void cmd;
   throw new UsageError(`unrecognized option '--${name}'`);
 }
 

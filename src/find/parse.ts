@@ -10,7 +10,7 @@ import { compileMode, adjustMode } from '../command/fileops.js';
 import { compileGlob } from './fnmatch.js';
 import { compileFindRegex, FindRegexError, REGEX_TYPES } from './regex.js';
 import { compileFormat, FormatError, formatNeedsStat, renderFormat, MissingStat, bytesOf, baseNameOf, localeQuote, typeLetter } from './printf.js';
-import { FindError, Quit, type Entry, type EvalContext, type Node, type PredFn } from './types.js';
+import { FindError, Quit, type Node, type PredFn } from './types.js';
 
 export interface FindPlan {
   follow: 'P' | 'L' | 'H';
