@@ -217,14 +217,7 @@ export class SedRunner {
       }
       if (this.o.inPlace) {
         const backup = backupName(name, this.o.inPlace);
-        const bw = fs.createWriter(backup, this.ctx.cwd);
-        try {
-          for (const chunk of fs.readChunks(name, this.ctx.cwd)) bw.write(chunk);
-          bw.commit();
-        } catch (e) {
-          bw.abort();
-          throw e;
-        }
+        fs.createWriter(backup, this.ctx.cwd).writeAll(fs.readChunks(name, this.ctx.cwd));
       }
       const w = fs.createWriter(name, this.ctx.cwd);
       const fileOut = new Out((b) => w.write(b));

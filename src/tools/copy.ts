@@ -58,18 +58,7 @@ function copyFile(ctx: ToolContext, from: string, to: string, overwrite: boolean
   if (existing && !overwrite) {
     throw new NoshError('FILE_EXISTS', `copy: ${to} exists`, 'Set overwrite: true to replace it, or choose another destination.', { path: to });
   }
-  const w = ctx.fs.createWriter(to, '/', { mode: st.mode & 0o777 });
-  try {
-    for (const chunk of ctx.fs.readChunks(from)) {
-      w.write(chunk);
-      counts.bytes += chunk.length;
-      checkAborted(ctx, 'copy');
-    }
-    w.commit();
-  } catch (e) {
-    w.abort();
-    throw e;
-  }
+  counts.bytes += ctx.fs.createWriter(to, '/', { mode: st.mode & 0o777 }).writeAll(ctx.fs.readChunks(from));
   counts.files++;
 }
 

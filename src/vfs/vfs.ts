@@ -654,14 +654,7 @@ export class Vfs {
   }
 
   writeFile(path: string, data: Uint8Array | string, cwd = '/', opts: WriteOptions = {}): void {
-    const w = this.createWriter(path, cwd, opts);
-    try {
-      w.write(typeof data === 'string' ? Buffer.from(data) : data);
-      w.commit();
-    } catch (e) {
-      w.abort();
-      throw e;
-    }
+    this.createWriter(path, cwd, opts).writeAll([typeof data === 'string' ? Buffer.from(data) : data]);
   }
 
   /** Called by AtomicWriter after a successful rename. */
@@ -871,6 +864,18 @@ export class AtomicWriter {
     let off = 0;
     while (off < chunk.length) off += fs.writeSync(this.fd, chunk, off, chunk.length - off);
     this.size += chunk.length;
+  }
+
+  /** Write every chunk, then commit; any failure (reading the source included) aborts: no partial file. */
+  writeAll(chunks: Iterable<Uint8Array>): number {
+    try {
+      for (const chunk of chunks) this.write(chunk);
+      this.commit();
+    } catch (e) {
+      this.abort();
+      throw e;
+    }
+    return this.size;
   }
 
   commit(): void {

@@ -47,14 +47,7 @@ export const transferTool = defineTool({
         bytes += s.size;
         return;
       }
-      const w = dst.createWriter(to, '/');
-      try {
-        for (const chunk of src.readChunks(from, ctx.cwd)) w.write(chunk);
-        w.commit();
-      } catch (e) {
-        w.abort();
-        throw e;
-      }
+      dst.createWriter(to, '/').writeAll(src.readChunks(from, ctx.cwd));
       copied.push(to);
       bytes += s.size;
     };
