@@ -9,9 +9,9 @@ import { ContextSchema, type Context } from '../zones/context.js';
 import { Workspace, withRole, type GroupProvider, type Zone } from '../zones/workspace.js';
 import type { QuotaHandle } from '../zones/quota.js';
 import { defaultPolicy, DEFAULT_BLOCKED_PATTERNS, type Change } from '../vfs/index.js';
-import { ExecOptionsSchema, ExecRequestSchema, buildTask, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
+import { ExecOptionsSchema, ExecRequestSchema, buildTask, taskLimits, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
 import { ExecParams, listMethods, type MethodInfo } from './methods.js';
-import { HOST_METHODS, type HostEngine } from './host.js';
+import { HOST_METHODS, type HostEngine, type ZoneToolOptions } from './host.js';
 import type { Role } from '../zones/context.js';
 
 /** What a committed write reports to the host (the versioning hook for documents and groups). */
@@ -39,11 +39,6 @@ export class Engine implements HostEngine {
   constructor(readonly config: ResolvedConfig, groupProvider?: GroupProvider, private readonly afterWrite?: AfterWrite) {
     this.workspace = new Workspace(config, groupProvider);
     this.pool = new WorkerPool({ threads: config.threads, memoryMb: config.limits.memoryMb });
-  }
-
-  private get limits() {
-    const l = this.config.limits;
-    return { maxOutputBytes: l.maxOutputBytes, maxResults: l.maxResults, maxBufferBytes: l.maxBufferBytes };
   }
 
   /** The zone of a request: an explicit host root (library only) or a named zone for the context. */
@@ -90,12 +85,9 @@ export class Engine implements HostEngine {
       if (tool) {
         const { zone, cwd, context, ...args } = (params ?? {}) as { zone?: string; cwd?: string; context?: unknown };
         const parsed = tool.input.parse(args);
-        const z0 = await this.zoneOf({ zone, context: ContextSchema.optional().parse(context) });
-        const res = await this.pool.run({ root: z0.root, policy: z0.policy, quota: z0.quota, cwd: cwd ?? '/', stages: [], tool: { name: method, args: parsed }, limits: this.limits },
-          this.config.limits.timeoutMs, opts.signal);
-        if (!res.ok) return { success: false, error: res.error };
-        await this.written(z0, context as Context | undefined, res.tool!.changes);
-        return ok(res.tool!.data, res.tool!.message);
+        const ctx = ContextSchema.optional().parse(context);
+        const out = await this.runZoneTool(await this.zoneOf({ zone, context: ctx }), method, parsed, { context: ctx, cwd, signal: opts.signal });
+        return ok(out.data, out.message);
       }
       const host = HOST_METHODS.find((m) => m.name === method);
       if (host) {
@@ -114,11 +106,12 @@ export class Engine implements HostEngine {
   }
 
   /** Run a worker tool in a zone (and a peer zone for transfers); failures throw as NoshError. */
-  async runZoneTool(zone: Zone, name: string, args: unknown, peer?: Zone, context?: Context): Promise<{ data: unknown; message: string }> {
+  async runZoneTool(zone: Zone, name: string, args: unknown, o: ZoneToolOptions = {}): Promise<{ data: unknown; message: string }> {
+    const { peer, context } = o;
     const res = await this.pool.run({
-      root: zone.root, policy: zone.policy, quota: zone.quota, cwd: '/', stages: [], tool: { name, args }, limits: this.limits,
+      root: zone.root, policy: zone.policy, quota: zone.quota, cwd: o.cwd ?? '/', stages: [], tool: { name, args }, limits: taskLimits(this.config.limits),
       peer: peer && { root: peer.root, policy: peer.policy, quota: peer.quota },
-    }, this.config.limits.timeoutMs);
+    }, this.config.limits.timeoutMs, o.signal);
     if (!res.ok) throw new NoshError(res.error.code, res.error.message, res.error.hint, res.error.details);
     await this.written(zone, context, res.tool!.changes);
     if (peer) await this.written(peer, context, res.tool!.peerChanges ?? []);

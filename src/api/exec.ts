@@ -43,6 +43,11 @@ export interface ExecData {
   stdout_file?: string;
 }
 
+/** The limits a worker task carries, from the configured ones (the output cap may be lowered per call). */
+export function taskLimits(l: LimitsConfig, maxOutputBytes = l.maxOutputBytes) {
+  return { maxOutputBytes, maxResults: l.maxResults, maxBufferBytes: l.maxBufferBytes };
+}
+
 /** Build the worker task for one exec call (zone already resolved to a root and policy). */
 export function buildTask(req: z.output<typeof ExecRequestSchema>, opts: z.output<typeof ExecOptionsSchema>,
   root: string, policy: ZonePolicy, limits: LimitsConfig, quota?: QuotaHandle): TaskRequest {
@@ -60,7 +65,7 @@ export function buildTask(req: z.output<typeof ExecRequestSchema>, opts: z.outpu
   const stdin = typeof opts.stdin === 'string' ? Buffer.from(opts.stdin, 'utf8') : opts.stdin;
   return {
     root, policy, quota, cwd: req.cwd, stages, stdin,
-    limits: { maxOutputBytes: opts.maxOutputBytes ?? limits.maxOutputBytes, maxResults: limits.maxResults, maxBufferBytes: limits.maxBufferBytes },
+    limits: taskLimits(limits, opts.maxOutputBytes),
     stdoutFile: opts.stdoutFile,
   };
 }

@@ -14,7 +14,15 @@ export interface HostEngine {
   readonly config: import('../config.js').ResolvedConfig;
   readonly workspace: import('../zones/workspace.js').Workspace;
   zoneOf(req: { zone?: string; context?: Context }): Promise<Zone>;
-  runZoneTool(zone: Zone, name: string, args: unknown, peer?: Zone, context?: Context): Promise<{ data: unknown; message: string }>;
+  runZoneTool(zone: Zone, name: string, args: unknown, o?: ZoneToolOptions): Promise<{ data: unknown; message: string }>;
+}
+
+export interface ZoneToolOptions {
+  /** Second zone of a transfer. */
+  peer?: Zone;
+  context?: Context;
+  cwd?: string;
+  signal?: AbortSignal;
 }
 
 export interface HostMethod extends MethodInfo {
@@ -143,7 +151,7 @@ export const HOST_METHODS: HostMethod[] = [
       const zone = await engine.zoneOf({ zone: 'uploads', context: ctx });
       const writable = { ...zone, policy: { ...zone.policy, readonly: false } };
       const b64 = (args.content_base64 as string | undefined) ?? Buffer.from(String(args.content), 'utf8').toString('base64');
-      return engine.runZoneTool(writable, '_import', { name, content_base64: b64 }, undefined, args.context as Context);
+      return engine.runZoneTool(writable, '_import', { name, content_base64: b64 }, { context: args.context as Context });
     },
   },
   {
@@ -171,7 +179,7 @@ export const HOST_METHODS: HostMethod[] = [
       const dst = await engine.zoneOf({ zone: String(args.to), context: ctx });
       if (dst.policy.readonly) throw new NoshError('ZONE_READONLY', `${dst.name} is read-only for you`, '');
       if (bridge.move && src.policy.readonly && !src.policy.allowDelete) throw new NoshError('ZONE_READONLY', `${src.name} is read-only for you`, '');
-      const out = await engine.runZoneTool(src, '_transfer', { path: args.path, dest: args.dest, move: bridge.move }, dst, ctx);
+      const out = await engine.runZoneTool(src, '_transfer', { path: args.path, dest: args.dest, move: bridge.move }, { peer: dst, context: ctx });
       if (dst.kind === 'group') recordOwnership(dst, out.data as { to: string }, engine.workspace.userOf(ctx), (args.mode as string) ?? 'owner');
       return out;
     },
