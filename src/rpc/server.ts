@@ -1,110 +1,160 @@
 import type { Readable, Writable } from 'node:stream';
-import { z } from 'zod';
 import type { Nosh } from '../index.js';
-import { readLines } from './lines.js';
+import { LineSplitter } from './lines.js';
 
 /** JSON-RPC 2.0 error codes for protocol faults; tool failures travel as envelopes. */
 export const RPC = { PARSE: -32700, INVALID_REQUEST: -32600, NO_METHOD: -32601, INVALID_PARAMS: -32602, INTERNAL: -32603 } as const;
 
 type Id = string | number | null;
 interface Response { jsonrpc: '2.0'; id: Id; result?: unknown; error?: { code: number; message: string; data?: unknown } }
+interface Request { jsonrpc: '2.0'; method: string; id?: Id; params?: Record<string, unknown> | unknown[] }
 
 export interface ServeOptions {
   /** Largest accepted message line in bytes (default 16 MB). */
   maxLineBytes?: number;
 }
 
+const DEFAULT_MAX = 16 * 1024 * 1024;
+
 /**
  * Serve JSON-RPC 2.0 over newline-delimited streams: requests, notifications, batches,
  * concurrent requests answered as they finish, `$/cancelRequest` {id} aborting a running
- * call. Resolves when the input ends and every running call has answered.
+ * call. When the input ends or is destroyed (EOF, SIGTERM) reading stops; resolves once every
+ * running call has answered.
  */
-export async function serveRpc(nosh: Nosh, input: Readable, output: Writable, opts: ServeOptions = {}): Promise<void> {
-  const running = new Map<string, AbortController>();
-  const pending = new Set<Promise<void>>();
-  const send = (msg: Response | Response[]) => {
-    output.write(JSON.stringify(msg) + '\n');
-  };
-  const track = (p: Promise<void>) => {
-    pending.add(p);
-    void p.finally(() => pending.delete(p));
-  };
+export function serveRpc(nosh: Nosh, input: Readable, output: Writable, opts: ServeOptions = {}): Promise<void> {
+  const server = new RpcServer(nosh, (msg) => { output.write(JSON.stringify(msg) + '\n'); });
+  const max = opts.maxLineBytes ?? DEFAULT_MAX;
+  const lines = new LineSplitter(max, (line) => server.line(line),
+    () => server.send(errorResponse(null, RPC.INVALID_REQUEST, 'message too large', { max_bytes: max })));
+  return new Promise((resolve, reject) => {
+    let failure: unknown;
+    let stopped = false;
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
+      input.off('data', onData);
+      lines.end();
+      server.drained().then(() => (failure === undefined ? resolve() : reject(failure)), reject);
+    };
+    const onData = (chunk: Buffer | string) => lines.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    input.on('data', onData);
+    input.once('end', stop);
+    input.once('close', stop);
+    input.once('error', (e) => {
+      if ((e as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') failure = e;
+      stop();
+    });
+  });
+}
 
-  const oversize = () => send(errorResponse(null, RPC.INVALID_REQUEST, 'message too large', { max_bytes: opts.maxLineBytes ?? DEFAULT_MAX }));
-  for await (const line of readLines(input, opts.maxLineBytes ?? DEFAULT_MAX, oversize)) {
+/** The protocol state of one connection: running calls (for cancel and shutdown) and the method names. */
+class RpcServer {
+  private readonly running = new Map<Id, AbortController>();
+  private inflight = 0;
+  private idle: (() => void) | null = null;
+  private names: Set<string> | undefined;
+
+  constructor(private readonly nosh: Nosh, readonly send: (msg: Response | Response[]) => void) {}
+
+  line(line: string): void {
     let msg: unknown;
     try {
       msg = JSON.parse(line);
     } catch {
-      send(errorResponse(null, RPC.PARSE, 'Parse error'));
-      continue;
+      this.send(errorResponse(null, RPC.PARSE, 'Parse error'));
+      return;
     }
-    if (Array.isArray(msg)) {
-      if (msg.length === 0) {
-        send(errorResponse(null, RPC.INVALID_REQUEST, 'Invalid Request: empty batch'));
-        continue;
+    if (!Array.isArray(msg)) {
+      this.track(this.handle(msg).then((r) => { if (r) this.send(r); }));
+      return;
+    }
+    if (msg.length === 0) {
+      this.send(errorResponse(null, RPC.INVALID_REQUEST, 'Invalid Request: empty batch'));
+      return;
+    }
+    this.track(Promise.all(msg.map((m) => this.handle(m))).then((rs) => {
+      const out = rs.filter((r): r is Response => r !== null);
+      if (out.length > 0) this.send(out);
+    }));
+  }
+
+  /** Resolves when no call is running. */
+  drained(): Promise<void> {
+    if (this.inflight === 0) return Promise.resolve();
+    return new Promise((resolve) => { this.idle = resolve; });
+  }
+
+  private track(p: Promise<void>): void {
+    this.inflight++;
+    const done = () => {
+      if (--this.inflight === 0 && this.idle) {
+        const idle = this.idle;
+        this.idle = null;
+        idle();
       }
-      track(Promise.all(msg.map((m) => handle(nosh, m, running))).then((rs) => {
-        const out = rs.filter((r): r is Response => r !== null);
-        if (out.length > 0) send(out);
-      }));
-    } else {
-      track(handle(nosh, msg, running).then((r) => { if (r) send(r); }));
+    };
+    p.then(done, done);
+  }
+
+  /** One request or notification; null when nothing is to be answered. */
+  private async handle(raw: unknown): Promise<Response | null> {
+    if (!isRequest(raw)) {
+      const id = (raw as { id?: unknown } | null)?.id;
+      return errorResponse(typeof id === 'string' || typeof id === 'number' ? id : null, RPC.INVALID_REQUEST, 'Invalid Request');
+    }
+    const { method, params } = raw;
+    const isNotification = !('id' in raw);
+    const id: Id = raw.id ?? null;
+
+    if (method === '$/cancelRequest' || method === 'notifications/cancelled') {
+      const target = params as { id?: unknown; requestId?: unknown } | undefined;
+      const key = (target?.id ?? target?.requestId) as Id;
+      const ac = this.running.get(key);
+      ac?.abort();
+      return isNotification ? null : { jsonrpc: '2.0', id, result: { cancelled: ac !== undefined } };
+    }
+    if (method === 'rpc.discover' || method === 'methods') {
+      if (isNotification) return null;
+      const { z } = await import('zod');
+      const list = this.nosh.methods().map((m) => ({ name: m.name, description: m.description, annotations: m.annotations, params: z.toJSONSchema(m.input) }));
+      return { jsonrpc: '2.0', id, result: list };
+    }
+    this.names ??= new Set(this.nosh.methods().map((m) => m.name));
+    if (!this.names.has(method)) {
+      return isNotification ? null : errorResponse(id, RPC.NO_METHOD, `Method not found: ${method}`);
+    }
+    if (Array.isArray(params)) return isNotification ? null : errorResponse(id, RPC.INVALID_PARAMS, 'Invalid params: pass an object of named parameters');
+
+    const ac = new AbortController();
+    if (!isNotification) this.running.set(id, ac);
+    try {
+      const env = await this.nosh.call(method, params ?? {}, { signal: ac.signal });
+      if (isNotification) return null;
+      if (!env.success && env.error.code === 'INVALID_ARGUMENT' && Array.isArray(env.error.details.issues)) {
+        return errorResponse(id, RPC.INVALID_PARAMS, `Invalid params: ${env.error.message}`, env.error);
+      }
+      return { jsonrpc: '2.0', id, result: env };
+    } catch (e) {
+      return isNotification ? null : errorResponse(id, RPC.INTERNAL, 'Internal error', { kind: (e as Error)?.name });
+    } finally {
+      if (this.running.get(id) === ac) this.running.delete(id);
     }
   }
-  while (pending.size > 0) await Promise.all([...pending]);
 }
 
-const DEFAULT_MAX = 16 * 1024 * 1024;
-
-const RequestSchema = z.object({
-  jsonrpc: z.literal('2.0'),
-  method: z.string(),
-  id: z.union([z.string(), z.number(), z.null()]).optional(),
-  params: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
-});
-
-/** One request or notification; null when nothing is to be answered. */
-async function handle(nosh: Nosh, raw: unknown, running: Map<string, AbortController>): Promise<Response | null> {
-  const parsed = RequestSchema.safeParse(raw);
-  if (!parsed.success) {
-    const id = (raw as { id?: unknown })?.id;
-    return errorResponse(typeof id === 'string' || typeof id === 'number' ? id : null, RPC.INVALID_REQUEST, 'Invalid Request');
-  }
-  const { method, params } = parsed.data;
-  const isNotification = !('id' in (raw as object));
-  const id: Id = parsed.data.id ?? null;
-
-  if (method === '$/cancelRequest' || method === 'notifications/cancelled') {
-    const target = (params as { id?: unknown; requestId?: unknown } | undefined);
-    const key = JSON.stringify(target?.id ?? target?.requestId);
-    running.get(key)?.abort();
-    return isNotification ? null : { jsonrpc: '2.0', id, result: { cancelled: running.has(key) } };
-  }
-  if (method === 'rpc.discover' || method === 'methods') {
-    const list = nosh.methods().map((m) => ({ name: m.name, description: m.description, annotations: m.annotations, params: z.toJSONSchema(m.input) }));
-    return isNotification ? null : { jsonrpc: '2.0', id, result: list };
-  }
-  if (!nosh.methods().some((m) => m.name === method)) {
-    return isNotification ? null : errorResponse(id, RPC.NO_METHOD, `Method not found: ${method}`);
-  }
-  if (Array.isArray(params)) return isNotification ? null : errorResponse(id, RPC.INVALID_PARAMS, 'Invalid params: pass an object of named parameters');
-
-  const ac = new AbortController();
-  const key = JSON.stringify(id);
-  if (!isNotification) running.set(key, ac);
-  try {
-    const env = await nosh.call(method, params ?? {}, { signal: ac.signal });
-    if (isNotification) return null;
-    if (!env.success && env.error.code === 'INVALID_ARGUMENT' && Array.isArray(env.error.details.issues)) {
-      return errorResponse(id, RPC.INVALID_PARAMS, `Invalid params: ${env.error.message}`, env.error);
-    }
-    return { jsonrpc: '2.0', id, result: env };
-  } catch (e) {
-    return isNotification ? null : errorResponse(id, RPC.INTERNAL, 'Internal error', { kind: (e as Error)?.name });
-  } finally {
-    if (running.get(key) === ac) running.delete(key);
-  }
+/**
+ * A JSON-RPC 2.0 request object: jsonrpc "2.0", a string method, an id that is a string, a
+ * number or null (absent for a notification), params an object or an array when present.
+ */
+function isRequest(raw: unknown): raw is Request {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return false;
+  const r = raw as Record<string, unknown>;
+  if (r.jsonrpc !== '2.0' || typeof r.method !== 'string') return false;
+  const id = r.id;
+  if (id !== undefined && id !== null && typeof id !== 'string' && typeof id !== 'number') return false;
+  const p = r.params;
+  return p === undefined || (typeof p === 'object' && p !== null);
 }
 
 function errorResponse(id: Id, code: number, message: string, data?: unknown): Response {

@@ -93,6 +93,8 @@ describe('nosh serve (JSON-RPC 2.0 over stdio)', () => {
     expect(await client.request('nope', {}, 4)).toMatchObject({ id: 4, error: { code: -32601 } });
     expect(await client.request('exec', { command: 7 }, 5)).toMatchObject({ id: 5, error: { code: -32602 } });
     expect(await client.request('exec', ['cat'], 6)).toMatchObject({ id: 6, error: { code: -32602 } });
+    expect(await client.request('read', { path: 'a.txt', zone: 5 }, 7)).toMatchObject({ id: 7, error: { code: -32602 } });
+    expect(await client.request('read', { path: 'a.txt', cwd: ['/'] }, 8)).toMatchObject({ id: 8, error: { code: -32602 } });
     client.send('[]');
     expect((await client.next()).error.code).toBe(-32600);
   });
@@ -160,6 +162,19 @@ describe('shutdown', () => {
     expect(r.result.success).toBe(true);
     expect(await c.exited).toBe(0);
     expect(fs.readFileSync(path.join(root, 'copy.txt'), 'utf8')).toBe('alpha\nbeta\ngamma\n');
+  });
+
+  it('on SIGTERM, stops reading but a running write finishes and answers', async () => {
+    const c = new Client(root);
+    expect((await c.request('exec', { command: 'pwd' }, 1)).result.success).toBe(true);
+    c.send({ jsonrpc: '2.0', id: 'w', method: 'exec', params: { command: 'cat -A big.txt', stdout_file: 'term.txt', timeout_ms: 120000 } });
+    await new Promise((r) => setTimeout(r, 150));
+    c.proc.kill('SIGTERM');
+    const r = await c.next();
+    expect(r.id).toBe('w');
+    expect(r.result.success).toBe(true);
+    expect(await c.exited).toBe(0);
+    expect(fs.statSync(path.join(root, 'term.txt')).size).toBe(3_000_000 * 10);
   });
 
   it('on SIGTERM, exits cleanly', async () => {
