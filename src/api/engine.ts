@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { z } from 'zod';
 
 import type { ResolvedConfig } from '../config.js';
 import { NoshError, ok, type Envelope } from '../errors.js';
@@ -8,9 +9,9 @@ import { TOOLS } from '../tools/index.js';
 import { ContextSchema, type Context } from '../zones/context.js';
 import { Workspace, withRole, type GroupProvider, type Zone } from '../zones/workspace.js';
 import type { QuotaHandle } from '../zones/quota.js';
-import { defaultPolicy, DEFAULT_BLOCKED_PATTERNS, type Change } from '../vfs/index.js';
+import type { Change } from '../vfs/index.js';
 import { ExecOptionsSchema, ExecRequestSchema, buildTask, taskLimits, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
-import { ExecParams, listMethods, type MethodInfo } from './methods.js';
+import { ExecParams, ZoneParams, listMethods, type MethodInfo } from './methods.js';
 import { HOST_METHODS, type HostEngine, type ZoneToolOptions } from './host.js';
 import type { Role } from '../zones/context.js';
 
@@ -45,9 +46,7 @@ export class Engine implements HostEngine {
   async zoneOf(req: { root?: string; zone?: string; context?: Context }): Promise<Zone> {
     if (req.root !== undefined) {
       if (req.zone !== undefined) throw new NoshError('INVALID_ARGUMENT', 'give root or zone, not both', '');
-      return withRole({ name: 'root', kind: 'root', root: req.root, versioned: false,
-        policy: defaultPolicy({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, maxFileSize: this.config.limits.maxFileSize, ...clean(this.config.policy) }) },
-      req.context ?? {});
+      return withRole({ name: 'root', kind: 'root', root: req.root, versioned: false, policy: this.workspace.rootPolicy() }, req.context ?? {});
     }
     const zone = await this.workspace.resolve(req.zone, req.context ?? {});
     if (zone.kind === 'storage' && this.config.root === undefined) seedWelcome(zone.root, zone.quota);
@@ -83,10 +82,16 @@ export class Engine implements HostEngine {
       }
       const tool = TOOLS.get(method);
       if (tool) {
-        const { zone, cwd, context, ...args } = (params ?? {}) as { zone?: string; cwd?: string; context?: unknown };
+        const { zone, cwd, context, ...args } = (params ?? {}) as { zone?: unknown; cwd?: unknown; context?: unknown };
+        // zone and cwd as the registry's schema has them (a wrong type is INVALID_ARGUMENT, not a crash):
+        // checked by hand on the hot path, the zod schema only names what is wrong.
+        if ((zone !== undefined && (typeof zone !== 'string' || zone === '')) || (cwd !== undefined && typeof cwd !== 'string')) {
+          z.object(ZoneParams).pick({ zone: true, cwd: true }).parse({ zone, cwd });
+        }
         const parsed = tool.input.parse(args);
-        const ctx = ContextSchema.optional().parse(context);
-        const out = await this.runZoneTool(await this.zoneOf({ zone, context: ctx }), method, parsed, { context: ctx, cwd, signal: opts.signal });
+        const ctx = context === undefined ? undefined : ContextSchema.parse(context);
+        const out = await this.runZoneTool(await this.zoneOf({ zone: zone as string | undefined, context: ctx }), method, parsed,
+          { context: ctx, cwd: cwd as string | undefined, signal: opts.signal });
         return ok(out.data, out.message);
       }
       const host = HOST_METHODS.find((m) => m.name === method);
@@ -133,10 +138,6 @@ export class Engine implements HostEngine {
 
 function closedEnvelope() {
   return envelopeOfError(new NoshError('INTERNAL_ERROR', 'nosh is closed', 'Create a new instance.'));
-}
-
-function clean<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 const seeded = new Set<string>();

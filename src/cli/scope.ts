@@ -10,11 +10,15 @@ export interface CallDefaults {
  * (serve, mcp, repl): one process serves one user, its own requests may still say more.
  */
 export function withDefaults(nosh: Nosh, d: CallDefaults): Nosh {
-  const fill = <T extends { zone?: string; context?: Context; root?: string }>(p: T): T => ({
-    ...p,
-    ...(p.zone === undefined && p.root === undefined && d.zone !== undefined ? { zone: d.zone } : {}),
-    ...(d.context ? { context: { ...d.context, ...(p.context ?? {}) } } : {}),
-  });
+  const fill = <T extends { zone?: string; context?: Context; root?: string }>(p: T): T => {
+    const zone = p.zone === undefined && p.root === undefined && d.zone !== undefined;
+    if (!zone && !d.context) return p; // nothing to add (serve --root): no copy per call
+    return {
+      ...p,
+      ...(zone ? { zone: d.zone } : {}),
+      ...(d.context ? { context: { ...d.context, ...(p.context ?? {}) } } : {}),
+    };
+  };
   return {
     config: nosh.config,
     exec: (req, opts) => nosh.exec(fill(req), opts),

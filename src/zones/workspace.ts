@@ -46,8 +46,30 @@ export class Workspace {
     return withRole(await this.locate(name, ctx), ctx);
   }
 
+  /**
+   * Zone policies depend on the configuration alone, which does not change for the life of
+   * the Workspace: each is built once and frozen (a caller that needs a variant copies it).
+   */
+  private readonly policies = new Map<string, ZonePolicy>();
+
+  private cachedPolicy(key: string, build: () => ZonePolicy): ZonePolicy {
+    let p = this.policies.get(key);
+    if (!p) {
+      p = freezePolicy(build());
+      this.policies.set(key, p);
+    }
+    return p;
+  }
+
   private policyFor(kind: keyof ResolvedConfig['zones'], base: Partial<ZonePolicy> = {}): ZonePolicy {
-    return defaultPolicy({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, maxFileSize: this.cfg.limits.maxFileSize, ...base, ...clean(this.cfg.zones[kind] ?? {}) });
+    return this.cachedPolicy(kind, () =>
+      defaultPolicy({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, maxFileSize: this.cfg.limits.maxFileSize, ...base, ...clean(this.cfg.zones[kind] ?? {}) }));
+  }
+
+  /** The policy of the 'root' zone (config.root, or an explicit library root). */
+  rootPolicy(): ZonePolicy {
+    return this.cachedPolicy('\0root', () =>
+      defaultPolicy({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, maxFileSize: this.cfg.limits.maxFileSize, ...clean(this.cfg.policy) }));
   }
 
   userOf(ctx: Context): string {
@@ -61,8 +83,7 @@ export class Workspace {
   private async locate(name: string, ctx: Context): Promise<Zone> {
     if (name === 'root') {
       if (this.cfg.root === undefined) throw unknownZone(name, this.zoneNames());
-      return { name, kind: 'root', root: this.cfg.root, versioned: false,
-        policy: defaultPolicy({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, maxFileSize: this.cfg.limits.maxFileSize, ...clean(this.cfg.policy) }) };
+      return { name, kind: 'root', root: this.cfg.root, versioned: false, policy: this.rootPolicy() };
     }
     const colon = name.indexOf(':');
     const kind = colon < 0 ? name : name.slice(0, colon);
@@ -110,11 +131,11 @@ export class Workspace {
       default: {
         const m = this.cfg.mounts.find((x) => x.name === name);
         if (!m) throw unknownZone(name, this.zoneNames());
-        return { name, kind: 'mount', root: m.path, versioned: false, policy: defaultPolicy({
+        return { name, kind: 'mount', root: m.path, versioned: false, policy: this.cachedPolicy(`\0mount:${name}`, () => defaultPolicy({
           readonly: m.readonly, allowDelete: false, blockedPatterns: m.blockedPatterns ?? DEFAULT_BLOCKED_PATTERNS,
           allowedExtensions: m.allowedExtensions?.map((e) => e.toLowerCase()) ?? null,
           followSymlinks: m.followSymlinks ?? false, maxFileSize: m.maxFileSize ?? this.cfg.limits.maxFileSize,
-        }) };
+        })) };
       }
     }
   }
@@ -163,6 +184,14 @@ export class Workspace {
 export function withRole(zone: Zone, ctx: Context): Zone {
   if (roleMayWrite(ctx.role)) return zone;
   return { ...zone, policy: { ...zone.policy, readonly: true, allowDelete: false, readonlyRole: ctx.role } };
+}
+
+/** Shared between calls, so made immutable: a stray write to it throws instead of leaking into other calls. */
+function freezePolicy(p: ZonePolicy): ZonePolicy {
+  if (p.allowedCommands) Object.freeze(p.allowedCommands);
+  if (p.allowedExtensions) Object.freeze(p.allowedExtensions);
+  Object.freeze(p.blockedPatterns);
+  return Object.freeze(p);
 }
 
 function unknownZone(name: string, names: string[]): NoshError {
