@@ -15,7 +15,7 @@
 import { defineCommand, type CommandContext, type FlagSpec } from '../src/command/index.js';
 import { RegexSyntaxError, translateRegex, type RegexDialect } from '../src/regex/index.js';
 import { VfsError } from '../src/vfs/index.js';
-import type { DirHandle } from '../src/vfs/vfs.js';
+import type { DirHandle, WalkFile } from '../src/vfs/vfs.js';
 
 const WITH_ARG_SHORT = new Set(['e', 'f', 'm', 'A', 'B', 'C']);
 const WITH_ARG_LONG = ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'label', 'include',
@@ -356,14 +356,73 @@ interface Opts {
   dirRules: RegExp[];
 }
 
+/** Output is sent on once this much is pending. */
+const FLUSH_AT = 64 * 1024;
+/** Whole-file reads of the walk go into one reused buffer (output copies what it keeps). */
+const SMALL_FILE = 64 * 1024;
+let scratch: Buffer | null = null;
+
+/**
+ * Pending output: small pieces are copied into one block (a file's bytes may be in the reused
+ * read buffer); a big piece gets its own copy instead of growing the block.
+ */
+class OutBuffer {
+  private parts: Buffer[] = [];
+  private block = Buffer.allocUnsafe(FLUSH_AT);
+  private used = 0;
+  size = 0;
+
+  push(b: Buffer | string): void {
+    const n = b.length; // a string here is a byte string (latin1): one char per byte
+    if (n > 4096) {
+      this.seal();
+      this.parts.push(typeof b === 'string' ? Buffer.from(b, 'latin1') : Buffer.from(b));
+    } else {
+      if (this.used + n > this.block.length) {
+        this.seal();
+        this.block = Buffer.allocUnsafe(FLUSH_AT);
+      }
+      if (typeof b === 'string') this.block.write(b, this.used, 'latin1');
+      else b.copy(this.block, this.used);
+      this.used += n;
+    }
+    this.size += n;
+  }
+
+  /** Everything pending, handed over (the buffer starts empty again). */
+  take(): Buffer {
+    this.seal();
+    const data = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
+    this.parts = [];
+    this.size = 0;
+    return data;
+  }
+
+  /** Drop what was pushed after the first `size` bytes. */
+  truncate(size: number): void {
+    if (size >= this.size) return;
+    const keep = Buffer.from(this.take().subarray(0, size));
+    if (keep.length > 0) this.parts.push(keep);
+    this.size = keep.length;
+  }
+
+  private seal(): void {
+    if (this.used === 0) return;
+    this.parts.push(this.block.subarray(0, this.used));
+    this.block = this.block.subarray(this.used);
+    this.used = 0;
+  }
+}
+
 class GrepRun {
-  private out: Buffer[] = [];
-  private outSize = 0;
+  private readonly out = new OutBuffer();
   /** Some group was printed (GNU's static `used`): group separators from then on. */
   used = false;
   errorSeen = false;
   anySelected = false;
   exitNow = false;
+  /** A directory read through left the zone: what its files said (even -q's match) is void. */
+  escaped = false;
   outFile: boolean | 'auto';
   readonly eol: number;
   readonly eolChar: string;
@@ -371,6 +430,11 @@ class GrepRun {
   /** Matching lines are not printed (-c -l -L -q). */
   readonly quietOut: boolean;
   readonly visited = new Set<string>();
+  /**
+   * Directories files were read through (Vfs.openListedFileAt) since their location was last
+   * checked, with the output size before the first such file and the name to report.
+   */
+  private readonly unverified = new Map<DirHandle, { mark: number; display: string; escaped: boolean }>();
 
   constructor(readonly ctx: CommandContext, readonly o: Opts, readonly m: Matcher, operandCount: number) {
     this.eol = o.z ? 0 : 10;
@@ -382,17 +446,54 @@ class GrepRun {
   }
 
   push(b: Buffer | string): void {
-    const buf = typeof b === 'string' ? Buffer.from(b, 'latin1') : b;
-    this.out.push(buf);
-    this.outSize += buf.length;
+    this.out.push(b);
+  }
+
+  get pending(): number {
+    return this.out.size;
   }
 
   async flush(force = false): Promise<void> {
-    if (this.outSize === 0 || (!force && this.outSize < 65536)) return;
-    const data = this.out.length === 1 ? this.out[0]! : Buffer.concat(this.out);
-    this.out = [];
-    this.outSize = 0;
+    if (!force && this.out.size < FLUSH_AT) return;
+    // Nothing read through a directory leaves before the directory is known to be inside.
+    if (this.unverified.size > 0) await this.settle();
+    if (this.out.size === 0) return;
+    const data = this.out.take();
+    for (const v of this.unverified.values()) v.mark = 0; // escaped ones: drop from here on
     await this.ctx.stdout.write(data);
+  }
+
+  /**
+   * Check where the directories read through are now (one readlink each). One that left the
+   * zone since its listing: its files may not be the zone's, so the output from its first
+   * file on is dropped and the directory reported. It stays listed (escaped) until the walk
+   * leaves it, so whatever is still read through it is dropped too. False if one escaped.
+   */
+  private async settle(only?: DirHandle): Promise<boolean> {
+    let cut = Infinity;
+    const bad: string[] = [];
+    for (const [h, v] of this.unverified) {
+      if (only && h !== only) continue;
+      if (!v.escaped) {
+        try {
+          this.ctx.fs.verifyDir(h);
+          this.unverified.delete(h);
+          continue;
+        } catch (e) {
+          if (!(e instanceof VfsError)) throw e;
+          v.escaped = true;
+          bad.push(`${v.display || '.'}: ${e.reason}`);
+        }
+      }
+      cut = Math.min(cut, v.mark);
+    }
+    if (cut === Infinity) return true;
+    this.out.truncate(cut);
+    for (const v of this.unverified.values()) v.mark = Math.min(v.mark, this.out.size);
+    this.escaped = true;
+    this.errorSeen = true;
+    if (!this.o.noMessages) for (const m of bad) await this.ctx.stderr.write(`grep: ${m}\n`);
+    return false;
   }
 
   async message(msg: string): Promise<void> {
@@ -434,16 +535,16 @@ class GrepRun {
   }
 
   /**
-   * Walk a directory: opened once (Vfs.openDir, or openDirAt from its already verified
-   * parent), its children looked up relative to it, so each file costs one lstat + open
-   * instead of a resolution from the root. Directories being walked (ancestors) are
-   * remembered by dev:ino: -R must not loop through a link to one of them.
+   * Walk a directory: opened once (Vfs.openDir, or openListedDirAt from its already listed
+   * parent), its children opened relative to it, so a file costs one open + fstat instead of
+   * a resolution from the root. Directories being walked (ancestors) are remembered by
+   * dev:ino: -R must not loop through a link to one of them.
    */
   private async walk(dir: string, display: string, parent: { dir: DirHandle; name: string } | null): Promise<void> {
     const fs = this.ctx.fs;
     let h: DirHandle;
     try {
-      h = parent ? fs.openDirAt(parent.dir, parent.name) : fs.openDir(dir, this.ctx.cwd);
+      h = parent ? fs.openListedDirAt(parent.dir, parent.name) : fs.openDir(dir, this.ctx.cwd);
     } catch (e) {
       await this.fileError(display || '.', e);
       return;
@@ -453,7 +554,9 @@ class GrepRun {
       if (this.visited.has(key)) return;
       this.visited.add(key);
       await this.walkEntries(h, dir, display);
+      if (this.unverified.has(h)) await this.settle(h);
     } finally {
+      this.unverified.delete(h);
       this.visited.delete(key);
       h.close();
     }
@@ -469,13 +572,20 @@ class GrepRun {
       return;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const join = (base: string, name: string) => (base === '' ? name : /^\/+$/.test(base) ? '/' + name : base.replace(/\/+$/, '') + '/' + name);
+    const prefix = (base: string) => (base === '' ? '' : /^\/+$/.test(base) ? '/' : base.replace(/\/+$/, '') + '/');
+    const pathPrefix = prefix(dir);
+    const dispPrefix = prefix(display);
     for (const ent of entries) {
       if (this.exitNow) return;
-      const path = join(dir, ent.name);
-      const disp = join(display, ent.name);
-      if (ent.type === 'symlink') {
+      if (ent.type === 'file') {
+        if (excludedBy(this.o.fileRules, ent.name, true)) continue;
+        await this.listedFile(h, ent.name, dispPrefix + ent.name);
+      } else if (ent.type === 'dir') {
+        if (this.o.dirRules.some((r) => r.test(ent.name))) continue;
+        await this.walk(pathPrefix + ent.name, dispPrefix + ent.name, { dir: h, name: ent.name });
+      } else if (ent.type === 'symlink') {
         if (this.o.recurse !== 'R' || !fs.policy.followSymlinks) continue;
+        const path = pathPrefix + ent.name;
         let st;
         try {
           st = fs.stat(path, this.ctx.cwd);
@@ -484,28 +594,23 @@ class GrepRun {
         }
         if (st.isDirectory()) {
           if (this.o.dirRules.some((r) => r.test(ent.name))) continue;
-          await this.walk(path, disp, null);
+          await this.walk(path, dispPrefix + ent.name, null);
         } else if (st.isFile()) {
           if (excludedBy(this.o.fileRules, ent.name, true)) continue;
-          await this.file(path, disp, st.size);
+          await this.file(path, dispPrefix + ent.name, st.size);
         }
-      } else if (ent.type === 'dir') {
-        if (this.o.dirRules.some((r) => r.test(ent.name))) continue;
-        await this.walk(path, disp, { dir: h, name: ent.name });
-      } else if (ent.type === 'file') {
-        if (excludedBy(this.o.fileRules, ent.name, true)) continue;
-        await this.file(path, disp, -1, h, ent.name);
       }
     }
   }
 
-  private async file(path: string, display: string, size: number, dir?: DirHandle, name?: string): Promise<void> {
+  /** A file named on the command line or reached through a followed link: full resolution. */
+  private async file(path: string, display: string, size: number): Promise<void> {
     const fs = this.ctx.fs;
     let width = 0;
     if (this.o.tab) {
       if (size < 0) {
         try {
-          size = (dir ? fs.lstatAt(dir, name!)?.size : fs.stat(path, this.ctx.cwd).size) ?? 0;
+          size = fs.stat(path, this.ctx.cwd).size;
         } catch {
           size = 0;
         }
@@ -513,9 +618,49 @@ class GrepRun {
       width = String(size).length;
     }
     try {
-      await this.scan(dir ? fs.readChunksAt(dir, name!, CHUNK) : fs.readChunks(path, this.ctx.cwd, CHUNK), display, width);
+      await this.scan(fs.readChunks(path, this.ctx.cwd, CHUNK), display, width);
     } catch (e) {
       await this.fileError(display, e);
+    }
+  }
+
+  /**
+   * A file the walk listed in `h`: a small one is read whole into the shared buffer and
+   * searched without a single await unless there is output to send or a message to print.
+   */
+  private async listedFile(h: DirHandle, name: string, display: string): Promise<void> {
+    const v = this.unverified.get(h);
+    if (v?.escaped) return; // reported once, when it was found outside
+    let f: WalkFile;
+    try {
+      f = this.ctx.fs.openListedFileAt(h, name);
+    } catch (e) {
+      await this.fileError(display, e);
+      return;
+    }
+    if (!v) this.unverified.set(h, { mark: this.out.size, display: dirOf(display), escaped: false });
+    try {
+      const s = new Scan(this, display, this.o.tab ? String(f.size).length : 0);
+      let first: Buffer | null = null;
+      if (f.size < SMALL_FILE) {
+        const buf = (scratch ??= Buffer.allocUnsafe(SMALL_FILE + 1));
+        const n = f.read(buf, 0, f.size + 1);
+        // Shorter than asked: that is the whole (regular) file.
+        if (n <= f.size) {
+          s.whole(buf.subarray(0, n));
+          const wait = this.report(s, display, h);
+          if (wait) await wait;
+          return;
+        }
+        first = Buffer.from(buf.subarray(0, n)); // it grew since its fstat: read on
+      }
+      await s.run(walkChunks(f, first));
+      const wait = this.report(s, display, h);
+      if (wait) await wait;
+    } catch (e) {
+      await this.fileError(display, e);
+    } finally {
+      f.close();
     }
   }
 
@@ -523,24 +668,53 @@ class GrepRun {
   private async scan(src: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, name: string, width: number): Promise<void> {
     const s = new Scan(this, name, this.o.tab ? width : 0);
     await s.run(src);
+    const wait = this.report(s, name);
+    if (wait) await wait;
+  }
+
+  /** After a file: its count or name; a promise only when something must be sent now. */
+  private report(s: Scan, name: string, dir?: DirHandle): Promise<void> | undefined {
     const o = this.o;
     const nlines = s.nlines;
     if (nlines > 0) this.anySelected = true;
     const showName = this.outFile === true;
-    const nameBytes = Buffer.from(name, 'utf8');
     if (o.count && o.list === '' && !o.quiet) {
       if (showName) {
-        this.push(nameBytes);
+        this.push(Buffer.from(name, 'utf8'));
         this.push(o.nullName ? '\0' : ':');
       }
       this.push(nlines + '\n');
     }
     if (!o.quiet && ((o.list === 'l' && nlines > 0) || (o.list === 'L' && nlines === 0))) {
-      this.push(nameBytes);
+      this.push(Buffer.from(name, 'utf8'));
       this.push(o.nullName ? '\0' : '\n');
     }
-    if (s.binaryMatched) await this.message(`${name}: binary file matches`);
-    await this.flush();
+    if (s.binaryMatched) return this.binaryMatches(name, dir);
+    if (this.out.size >= FLUSH_AT) return this.flush();
+    return undefined;
+  }
+
+  /** "binary file matches" says something of the file: only once its directory is checked. */
+  private async binaryMatches(name: string, dir?: DirHandle): Promise<void> {
+    if (dir && this.unverified.has(dir) && !(await this.settle(dir))) return;
+    await this.message(`${name}: binary file matches`);
+  }
+}
+
+/** The directory part of a display name ('' for a bare name). */
+function dirOf(display: string): string {
+  const i = display.lastIndexOf('/');
+  return i < 0 ? '' : i === 0 ? '/' : display.slice(0, i);
+}
+
+/** Chunks of a walked file, after `first` (what a whole-file read already got). */
+function* walkChunks(f: WalkFile, first: Buffer | null): Generator<Buffer> {
+  if (first) yield first;
+  for (;;) {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    const n = f.read(buf, 0, CHUNK);
+    if (n === 0) return;
+    yield n === CHUNK ? buf : buf.subarray(0, n);
   }
 }
 
@@ -592,6 +766,18 @@ class Scan {
       if (this.done || this.g.exitNow) return this.finish();
     }
     if (carry && carry.length > 0) this.chunk(carry);
+    this.finish();
+  }
+
+  /** The whole input at once (a small file): as run, without awaiting. */
+  whole(buf: Buffer): void {
+    const last = buf.lastIndexOf(this.g.eol);
+    if (buf.length === 0) { /* empty file: nothing to search */ }
+    else if (last + 1 === buf.length || last < 0) this.chunk(buf);
+    else {
+      this.chunk(buf.subarray(0, last + 1));
+      if (!this.done && !this.g.exitNow) this.chunk(buf.subarray(last + 1));
+    }
     this.finish();
   }
 
@@ -973,7 +1159,7 @@ async function grep(ctx: CommandContext): Promise<number> {
     if (run.exitNow) break;
   }
   await run.flush(true);
-  if (run.exitNow) return 0;
+  if (run.exitNow) return run.escaped ? 2 : 0;
   if (run.errorSeen) return 2;
   return run.anySelected ? 0 : 1;
 }

@@ -291,6 +291,67 @@ describe('the tree changes during the walk (host attacker)', () => {
   });
 });
 
+describe('grep -r: a directory moved out of the zone after its listing, while its files are read', () => {
+  // grep reads the files of a listed directory through its fd without a location check per
+  // file; the directory's location is checked after its files and before any output leaves.
+  // Here walk2/mv leaves the zone just as its first file is opened, and its second (listed
+  // while inside) gets outside content: nothing read through it may show, not even a count,
+  // a name, a binary-match note or -q's exit status.
+  const big = `needle ${OUT_TEXT}\n`.repeat(8000); // past the whole-file read and the output flush
+  const moved = () => path.join(z.base, 'moved-mv');
+  function setUp(): void {
+    fs.mkdirSync(z.at('walk2/mv'), { recursive: true });
+    fs.writeFileSync(z.at('walk2/a0.txt'), 'needle before\n');
+    fs.writeFileSync(z.at('walk2/mv/a.txt'), 'needle a-inside\n');
+    fs.writeFileSync(z.at('walk2/mv/b.txt'), 'needle b-inside\n');
+    fs.writeFileSync(z.at('walk2/z.txt'), 'needle after\n');
+  }
+  function moveOut(content: string | Buffer): void {
+    fs.renameSync(z.at('walk2/mv'), moved());
+    fs.writeFileSync(path.join(moved(), 'b.txt'), content);
+  }
+  afterEach(() => {
+    fs.rmSync(z.at('walk2'), { recursive: true, force: true });
+    fs.rmSync(moved(), { recursive: true, force: true });
+  });
+
+  const CASES: [string, string | Buffer][] = [
+    ['grep -r needle walk2', `needle ${OUT_TEXT}\n`],
+    ['grep -r needle walk2', big],
+    ['grep -rn needle walk2', big],
+    ['grep -rc needle walk2', big],
+    ['grep -rl needle walk2', `needle ${OUT_TEXT}\n`],
+    ['grep -rL needle walk2', 'no match here\n'],
+    ['grep -r needle walk2', Buffer.from(`needle ${OUT_TEXT}\0binary\n`)],
+    ['grep -rq needle walk2/mv', `needle ${OUT_TEXT}\n`],
+  ];
+  for (const [line, content] of CASES) {
+    test(`${line} (${typeof content === 'string' ? content.length : 'binary'} bytes outside)`, async () => {
+      setUp();
+      before = z.outsideSnapshot();
+      hookOnce('openSync', () => moveOut(content), (p) => typeof p === 'string' && p.startsWith('/proc/self/fd/') && p.endsWith('/a.txt'));
+      const r = await sh(line, BASE);
+      assertClean(r.all, BASE);
+      expect(r.out).not.toContain('mv/');
+      expect(r.stderr).not.toContain('binary file matches');
+      expect(r.stderr).toContain('walk2/mv: Permission denied (path leaves the zone)');
+      expect(r.exitCode).toBe(2);
+      if (line === 'grep -r needle walk2') {
+        expect(r.out).toContain('walk2/a0.txt:needle before');
+        expect(r.out).toContain('walk2/z.txt:needle after');
+      }
+    });
+  }
+
+  test('unmoved, the same walk prints everything (the check costs no output)', async () => {
+    setUp();
+    const r = await sh('grep -r needle walk2', BASE);
+    expect(r.out.split('\n').sort().join('\n')).toBe(['', 'walk2/a0.txt:needle before', 'walk2/mv/a.txt:needle a-inside',
+      'walk2/mv/b.txt:needle b-inside', 'walk2/z.txt:needle after'].join('\n'));
+    expect(r.exitCode).toBe(0);
+  });
+});
+
 test('nothing outside changed over the whole file, and no host path was ever printed', () => {
   assertOutsideUntouched();
   expect(fs.readFileSync(path.join(outside, 'hard.txt'), 'utf8')).toBe('needle hardlinked (reading is allowed)\n');

@@ -646,3 +646,179 @@ describe('handles are bound to their zone', () => {
     expectVfsError(() => vfs.lstatAt(forged, 'theirs.txt'), ['EESCAPE', 'EINVAL']);
   });
 });
+
+// The fast walk (grep -r, find): a child's type comes from the listing, not from an lstat;
+// the open (O_NOFOLLOW, O_DIRECTORY) and the fstat of the opened file refuse anything else;
+// the directory's location is checked at its listing and again by verifyDir after reads.
+describe('the fast walk: openListedDirAt / openListedFileAt / verifyDir', () => {
+  function readListed(vfs: Vfs, h: DirHandle, name: string): string {
+    const f = vfs.openListedFileAt(h, name);
+    try {
+      const buf = Buffer.alloc(f.size + 1);
+      return buf.subarray(0, f.read(buf, 0, buf.length)).toString('utf8');
+    } finally {
+      f.close();
+    }
+  }
+
+  test('listed children are read and entered; the directory handle is located once listed', () => {
+    const vfs = z.vfs();
+    const h = keep(vfs.openDir('d'));
+    expect(h.entries().map((e) => `${e.name}:${e.type}`).sort()).toEqual(['f.txt:file', 'sub:dir']);
+    expect(readListed(vfs, h, 'f.txt')).toBe('inside\n');
+    const sub = keep(vfs.openListedDirAt(h, 'sub'));
+    expect(sub.vpath).toBe('/d/sub');
+    expect(sub.entries().map((e) => e.name)).toEqual(['g.txt']);
+    expect(readListed(vfs, sub, 'g.txt')).toBe('inside g\n');
+    vfs.verifyDir(sub);
+  });
+
+  const fileSwaps: [string, (p: string) => void, string[]][] = [
+    ['a symlink to outside', (p) => { fs.unlinkSync(p); fs.symlinkSync(path.join(outside, 'f.txt'), p); }, ['ESYMLINK']],
+    ['a relative symlink to outside', (p) => { fs.unlinkSync(p); fs.symlinkSync('../../outside/f.txt', p); }, ['ESYMLINK']],
+    ['a FIFO', (p) => { fs.unlinkSync(p); execFileSync('mkfifo', [p]); }, ['ESPECIAL']],
+    ['a character device', (p) => { fs.unlinkSync(p); execFileSync('mknod', [p, 'c', '1', '5']); }, ['ESPECIAL']],
+    ['a directory', (p) => { fs.unlinkSync(p); fs.mkdirSync(p); }, ['EISDIR']],
+  ];
+  for (const [what, swap, errnos] of fileSwaps) {
+    test(`a listed file swapped for ${what} between the listing and the open: refused, without blocking`, async () => {
+      const vfs = z.vfs();
+      const h = keep(vfs.openDir('d'));
+      expect(h.entries().find((e) => e.name === 'f.txt')?.type).toBe('file');
+      swap(z.at('d/f.txt'));
+      await withinMs(2000, () => expectVfsError(() => vfs.openListedFileAt(h, 'f.txt'), errnos));
+      assertOutsideUntouched();
+    });
+  }
+
+  test('a socket swapped in for a listed file is refused', async () => {
+    const vfs = z.vfs();
+    const h = keep(vfs.openDir('d'));
+    h.entries();
+    fs.unlinkSync(z.at('d/f.txt'));
+    const server = net.createServer(() => {});
+    await new Promise<void>((res) => server.listen(z.at('d/f.txt'), res));
+    try {
+      expectVfsError(() => vfs.openListedFileAt(h, 'f.txt'), ['ESPECIAL', 'ENXIO', 'EIO']);
+    } finally {
+      await new Promise<void>((res) => server.close(() => res()));
+    }
+  });
+
+  test('a listed directory swapped for a link to outside, or for a file, before its open: refused', () => {
+    const vfs = z.vfs();
+    const h = keep(vfs.openDir('d'));
+    h.entries();
+    fs.renameSync(z.at('d/sub'), z.at('aside'));
+    fs.symlinkSync(path.join(outside, 'sub'), z.at('d/sub'));
+    expectVfsError(() => vfs.openListedDirAt(h, 'sub'), ['ESYMLINK', 'ENOTDIR']);
+    fs.unlinkSync(z.at('d/sub'));
+    fs.symlinkSync('../../outside/sub', z.at('d/sub'));
+    expectVfsError(() => vfs.openListedDirAt(h, 'sub'), ['ESYMLINK', 'ENOTDIR']);
+    fs.unlinkSync(z.at('d/sub'));
+    fs.writeFileSync(z.at('d/sub'), 'now a file\n');
+    expectVfsError(() => vfs.openListedDirAt(h, 'sub'), 'ENOTDIR');
+    assertOutsideUntouched();
+  });
+
+  test('moved out of the zone after its listing: verifyDir refuses (back inside: accepted again)', () => {
+    const vfs = z.vfs();
+    const h = keep(vfs.openDir('d'));
+    h.entries();
+    const sub = keep(vfs.openListedDirAt(h, 'sub'));
+    sub.entries();
+    fs.renameSync(z.at('d'), path.join(outside, 'moved'));
+    expectVfsError(() => vfs.verifyDir(h), 'EESCAPE');
+    expectVfsError(() => vfs.verifyDir(sub), 'EESCAPE');
+    expectVfsError(() => h.entries(), 'EESCAPE');
+    fs.renameSync(path.join(outside, 'moved'), z.at('d'));
+    vfs.verifyDir(h);
+    vfs.verifyDir(sub);
+  });
+
+  test('moved out to a place deeper than PATH_MAX after its listing: verifyDir still refuses', () => {
+    const vfs = z.vfs();
+    const h = keep(vfs.openDir('d'));
+    h.entries();
+    const seg = 'x'.repeat(200);
+    fs.mkdirSync(path.join(z.base, 'deep'));
+    let dfd = fs.openSync(path.join(z.base, 'deep'), 'r');
+    try {
+      for (let i = 0; i < 25; i++) {
+        fs.mkdirSync(`/proc/self/fd/${dfd}/${seg}`);
+        const next = fs.openSync(`/proc/self/fd/${dfd}/${seg}`, 'r');
+        fs.closeSync(dfd);
+        dfd = next;
+      }
+      fs.renameSync(z.at('d'), `/proc/self/fd/${dfd}/d`);
+    } finally {
+      fs.closeSync(dfd);
+    }
+    try {
+      expectVfsError(() => vfs.verifyDir(h), 'EESCAPE');
+    } finally {
+      rmDeep(path.join(z.base, 'deep'));
+    }
+  });
+
+  test('a directory opened by openListedDirAt is not located until listed: moved out before its listing, no file is opened through it', () => {
+    const vfs = z.vfs();
+    const h = keep(vfs.openDir('d'));
+    h.entries();
+    const sub = keep(vfs.openListedDirAt(h, 'sub'));
+    fs.renameSync(z.at('d/sub'), path.join(outside, 'moved-sub'));
+    fs.writeFileSync(path.join(outside, 'moved-sub', 'planted.txt'), SECRET);
+    // Not listed yet: the full checks apply, and they see where it is.
+    expectVfsError(() => vfs.openListedFileAt(sub, 'g.txt'), 'EESCAPE');
+    expectVfsError(() => vfs.openListedFileAt(sub, 'planted.txt'), 'EESCAPE');
+    expectVfsError(() => sub.entries(), 'EESCAPE');
+    expectVfsError(() => vfs.openListedFileAt(sub, 'g.txt'), 'EESCAPE');
+  });
+
+  test('blocked names, hidden extensions, temp names and hostile names are refused even when asked for directly', () => {
+    fs.writeFileSync(z.at('d/.env'), 'SECRET_ENV=1\n');
+    fs.writeFileSync(z.at('d/run.sh'), 'echo\n');
+    fs.writeFileSync(z.at('d/.nosh-tmp-abc123'), 'partial\n');
+    fs.mkdirSync(z.at('d/.ssh'));
+    fs.mkdirSync(z.at('d/.git'));
+    fs.writeFileSync(z.at('d/.git/config'), 'token\n');
+    const vfs = z.vfs({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, allowedExtensions: ['.txt'] });
+    const h = keep(vfs.openDir('d'));
+    expect(h.entries().map((e) => e.name).sort()).toEqual(['.git', 'f.txt', 'sub']);
+    expectVfsError(() => vfs.openListedFileAt(h, '.env'), 'EBLOCKED');
+    expectVfsError(() => vfs.openListedFileAt(h, 'run.sh'), 'EEXT');
+    expectVfsError(() => vfs.openListedFileAt(h, '.nosh-tmp-abc123'), 'EBLOCKED');
+    expectVfsError(() => vfs.openListedDirAt(h, '.ssh'), 'EBLOCKED');
+    const git = keep(vfs.openListedDirAt(h, '.git'));
+    expect(git.entries()).toEqual([]);
+    expectVfsError(() => vfs.openListedFileAt(git, 'config'), 'EBLOCKED');
+    for (const bad of ['', '.', '..', '../outside/f.txt', 'sub/g.txt', '/etc/passwd', 'f.txt\0', 'x'.repeat(256)]) {
+      expectVfsError(() => vfs.openListedFileAt(h, bad), ['EINVAL', 'ENAMETOOLONG']);
+      expectVfsError(() => vfs.openListedDirAt(h, bad), ['EINVAL', 'ENAMETOOLONG']);
+    }
+  });
+
+  test('closed handles (the path fallback) keep every check', () => {
+    const vfs = z.vfs();
+    const h = vfs.openDir('d');
+    h.entries();
+    h.close();
+    expect(readListed(vfs, h, 'f.txt')).toBe('inside\n');
+    fs.unlinkSync(z.at('d/f.txt'));
+    fs.symlinkSync(path.join(outside, 'f.txt'), z.at('d/f.txt'));
+    expectVfsError(() => vfs.openListedFileAt(h, 'f.txt'), 'ESYMLINK');
+    const sub = keep(vfs.openListedDirAt(h, 'sub'));
+    expect(readListed(vfs, sub, 'g.txt')).toBe('inside g\n');
+  });
+
+  test('a handle of another zone is refused', () => {
+    const other = makeZone();
+    fs.writeFileSync(other.at('theirs.txt'), SECRET);
+    const h = keep(other.vfs().openDir('/'));
+    h.entries();
+    const vfs = z.vfs();
+    expectVfsError(() => vfs.openListedFileAt(h, 'theirs.txt'), 'EINVAL');
+    expectVfsError(() => vfs.openListedDirAt(h, 'x'), 'EINVAL');
+    expectVfsError(() => vfs.verifyDir(h), 'EINVAL');
+  });
+});
