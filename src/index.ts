@@ -44,6 +44,12 @@ export interface CreateOptions {
 /** Start nosh. A bad config throws a NoshError (INVALID_ARGUMENT) naming the key. */
 export async function createNosh(config: NoshConfig = {}, opts: CreateOptions = {}): Promise<Nosh> {
   const engine = new Engine(parseConfig(config), opts.groupProvider, opts.afterWrite);
+  try {
+    await engine.ready();
+  } catch (e) {
+    await engine.close();
+    throw e;
+  }
   return {
     config: engine.config,
     exec: (req, o) => engine.exec(req, o),

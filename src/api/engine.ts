@@ -5,14 +5,14 @@ import { z } from 'zod';
 import type { ResolvedConfig } from '../config.js';
 import { NoshError, ok, type Envelope } from '../errors.js';
 import { WorkerPool } from '../pool/index.js';
-import { TOOLS } from '../tools/index.js';
 import { ContextSchema, type Context } from '../zones/context.js';
 import { Workspace, withRole, type GroupProvider, type Zone } from '../zones/workspace.js';
 import type { QuotaHandle } from '../zones/quota.js';
 import type { Change } from '../vfs/index.js';
 import { ExecOptionsSchema, ExecRequestSchema, buildTask, taskLimits, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
-import { ExecParams, ZoneParams, listMethods, type MethodInfo } from './methods.js';
-import { HOST_METHODS, type HostEngine, type ZoneToolOptions } from './host.js';
+import { ExecParams, ZoneParams } from './params.js';
+import type { MethodInfo } from './methods.js';
+import type { HostEngine, ZoneToolOptions } from './host.js';
 import type { Role } from '../zones/context.js';
 
 /** What a committed write reports to the host (the versioning hook for documents and groups). */
@@ -31,15 +31,36 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The method registry: the typed tools (and their zod schemas), the host methods and the
+ * listing built from them. Loaded on first need rather than with the engine, so that `nosh
+ * serve` answers an exec before it has loaded them; createNosh waits for it.
+ */
+interface Registry {
+  tools: typeof import('../tools/index.js').TOOLS;
+  host: typeof import('./host.js').HOST_METHODS;
+  list: typeof import('./methods.js').listMethods;
+}
+
+let registry: Registry | undefined;
+let registryLoading: Promise<Registry> | undefined;
+
+function loadRegistry(): Promise<Registry> {
+  registryLoading ??= Promise.all([import('../tools/index.js'), import('./host.js'), import('./methods.js')])
+    .then(([t, h, m]) => (registry = { tools: t.TOOLS, host: h.HOST_METHODS, list: m.listMethods }));
+  return registryLoading;
+}
+
 /** The engine behind the library API, RPC and MCP: zones, pool, methods. */
 export class Engine implements HostEngine {
   readonly workspace: Workspace;
   private readonly pool: WorkerPool;
   private closed = false;
 
-  constructor(readonly config: ResolvedConfig, groupProvider?: GroupProvider, private readonly afterWrite?: AfterWrite) {
+  /** `pool`: one already started for this config's threads and memoryMb (the CLI starts it before loading the engine). */
+  constructor(readonly config: ResolvedConfig, groupProvider?: GroupProvider, private readonly afterWrite?: AfterWrite, pool?: WorkerPool) {
     this.workspace = new Workspace(config, groupProvider);
-    this.pool = new WorkerPool({ threads: config.threads, memoryMb: config.limits.memoryMb });
+    this.pool = pool ?? new WorkerPool({ threads: config.threads, memoryMb: config.limits.memoryMb });
   }
 
   /** The zone of a request: an explicit host root (library only) or a named zone for the context. */
@@ -80,7 +101,8 @@ export class Engine implements HostEngine {
           { stdin: p.stdin, timeoutMs: p.timeout_ms, maxOutputBytes: p.max_output_bytes, stdoutFile: p.stdout_file, signal: opts.signal },
         );
       }
-      const tool = TOOLS.get(method);
+      const { tools, host: hostMethods, list } = registry ?? await loadRegistry();
+      const tool = tools.get(method);
       if (tool) {
         const { zone, cwd, context, ...args } = (params ?? {}) as { zone?: unknown; cwd?: unknown; context?: unknown };
         // zone and cwd as the registry's schema has them (a wrong type is INVALID_ARGUMENT, not a crash):
@@ -94,20 +116,27 @@ export class Engine implements HostEngine {
           { context: ctx, cwd: cwd as string | undefined, signal: opts.signal });
         return ok(out.data, out.message);
       }
-      const host = HOST_METHODS.find((m) => m.name === method);
+      const host = hostMethods.find((m) => m.name === method);
       if (host) {
         const out = await host.run(this, host.input.parse(params ?? {}) as Record<string, unknown>);
         return ok(out.data, out.message ?? 'ok');
       }
       return envelopeOfError(new NoshError('INVALID_ARGUMENT', `unknown method '${method}'`,
-        `Methods: ${listMethods().map((m) => m.name).join(', ')}.`));
+        `Methods: ${list().map((m) => m.name).join(', ')}.`));
     } catch (e) {
       return envelopeOfError(e);
     }
   }
 
+  /** The registry's methods; needs ready() to have resolved (createNosh waits for it). */
   methods(role?: Role): MethodInfo[] {
-    return listMethods(role);
+    if (!registry) throw new Error('nosh: methods() before the method registry was loaded (await ready())');
+    return registry.list(role);
+  }
+
+  /** Load the method registry (the typed tools, the host methods): what methods() needs. */
+  async ready(): Promise<void> {
+    await loadRegistry();
   }
 
   /** Run a worker tool in a zone (and a peer zone for transfers); failures throw as NoshError. */

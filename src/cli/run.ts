@@ -1,9 +1,13 @@
 import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createNosh, type Context, type Envelope, type ExecData, type Nosh, type NoshConfig } from '../index.js';
-import { parseConfig } from '../config.js';
-import { ROLES, type Role } from '../zones/context.js';
+import type { Context, Envelope, ExecData, Nosh, NoshConfig } from '../index.js';
+import type { Role } from '../zones/context.js';
+import type { WorkerPool } from '../pool/index.js';
 import { withDefaults } from './scope.js';
+
+// Only what parsing the arguments needs is imported up front: the engine, zod and the tools
+// are loaded after the worker pool has been started, so the workers boot (each loads its own
+// modules) while this thread loads them (start-up of `nosh serve` to its first answer).
 
 const VERSION = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -69,16 +73,21 @@ export async function runCli(argv: string[]): Promise<number> {
 
 type WorkspaceValues = { root?: string; config?: string; base?: string; zone?: string; user?: string; conversation?: string; session?: string; role?: string };
 
+/** The --config file as JSON, not yet validated (undefined without --config). */
+function rawConfigFrom(values: WorkspaceValues): unknown {
+  if (values.config === undefined) return undefined;
+  try {
+    return JSON.parse(fs.readFileSync(values.config, 'utf8'));
+  } catch (e) {
+    throw new Error(`--config: cannot read ${values.config} as JSON: ${(e as Error).message}`);
+  }
+}
+
 /** The config the flags describe: --config file, then --base / --root on top. */
-function configFrom(values: WorkspaceValues): NoshConfig {
+async function configFrom(values: WorkspaceValues, raw: unknown): Promise<NoshConfig> {
   let cfg: NoshConfig = {};
   if (values.config !== undefined) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(fs.readFileSync(values.config, 'utf8'));
-    } catch (e) {
-      throw new Error(`--config: cannot read ${values.config} as JSON: ${(e as Error).message}`);
-    }
+    const { parseConfig } = await import('../config.js');
     try {
       parseConfig(raw);
     } catch (e) {
@@ -95,7 +104,8 @@ function configFrom(values: WorkspaceValues): NoshConfig {
 }
 
 /** --zone and the context flags, as defaults for every call. */
-function defaultsFrom(values: WorkspaceValues): { zone?: string; context?: Context } {
+async function defaultsFrom(values: WorkspaceValues): Promise<{ zone?: string; context?: Context }> {
+  const { ROLES } = await import('../zones/context.js');
   if (values.role !== undefined && !(ROLES as readonly string[]).includes(values.role)) {
     throw new Error(`--role: unknown role '${values.role}' (developer, generalist, critic)`);
   }
@@ -108,10 +118,45 @@ function defaultsFrom(values: WorkspaceValues): { zone?: string; context?: Conte
   return { zone: values.zone, context: Object.keys(context).length > 0 ? context : undefined };
 }
 
-async function open(values: WorkspaceValues, threads?: number): Promise<Nosh> {
-  const defaults = defaultsFrom(values);
-  const nosh = await createNosh({ ...configFrom(values), ...(threads ? { threads } : {}) });
-  return withDefaults(nosh, defaults);
+/**
+ * The workspace the flags describe. The worker pool is started first, from the pool settings
+ * of the raw config (threads, limits.memoryMb): the workers boot while this thread imports
+ * zod and the engine and validates the config. If the validated config asks for another
+ * pool (or is refused), that early pool is closed.
+ */
+async function open(values: WorkspaceValues, threads?: number): Promise<{ nosh: Nosh; ready: () => Promise<void> }> {
+  const raw = rawConfigFrom(values);
+  const early = poolSettings(raw, threads);
+  const { WorkerPool } = await import('../pool/index.js');
+  let pool: WorkerPool | undefined = new WorkerPool(early);
+  try {
+    const cfg = await configFrom(values, raw);
+    const defaults = await defaultsFrom(values);
+    const [{ parseConfig }, { Engine }] = await Promise.all([import('../config.js'), import('../api/engine.js')]);
+    const config = parseConfig({ ...cfg, ...(threads ? { threads } : {}) });
+    if (config.threads !== early.threads || config.limits.memoryMb !== early.memoryMb) {
+      const unfit = pool;
+      pool = undefined;
+      await unfit.close();
+    }
+    // The Engine is what createNosh wraps; the CLI hands it the pool it started. Its method
+    // registry (typed tools, host methods) is loaded by ready(), when a caller needs it.
+    const engine = new Engine(config, undefined, undefined, pool);
+    return { nosh: withDefaults(engine, defaults), ready: () => engine.ready() };
+  } catch (e) {
+    await pool?.close();
+    throw e;
+  }
+}
+
+/** threads and limits.memoryMb of a raw config, as the config schema would read them (its defaults otherwise). */
+function poolSettings(raw: unknown, threads: number | undefined): { threads: number | undefined; memoryMb: number } {
+  const r = (typeof raw === 'object' && raw !== null ? raw : {}) as { threads?: unknown; limits?: { memoryMb?: unknown } };
+  const int = (v: unknown, min: number, max: number) => (Number.isInteger(v) && (v as number) >= min && (v as number) <= max ? v as number : undefined);
+  return {
+    threads: threads ?? int(r.threads, 1, 256),
+    memoryMb: int(typeof r.limits === 'object' && r.limits !== null ? r.limits.memoryMb : undefined, 16, 16_384) ?? 512,
+  };
 }
 
 async function execCommand(args: string[]): Promise<number> {
@@ -127,7 +172,7 @@ async function execCommand(args: string[]): Promise<number> {
   }
   const timeoutMs = values.timeout !== undefined ? Number(values.timeout) : undefined;
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw new Error('--timeout takes milliseconds, a positive whole number');
-  const nosh = await open(values, 1);
+  const { nosh } = await open(values, 1);
   try {
     const stdin = readStdin(values["stdin-file"]);
     const req = argvForm ? { cmd: positionals[0]!, args: positionals.slice(1) } : { command: positionals[0]! };
@@ -171,7 +216,7 @@ async function replCommand(args: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const nosh = await open(values, 1);
+  const { nosh } = await open(values, 1);
   try {
     const { repl } = await import('./repl.js');
     return await repl(nosh);
@@ -186,13 +231,13 @@ async function serveCommand(args: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const nosh = await open(values);
+  const { nosh, ready } = await open(values);
   const { serveRpc } = await import('../rpc/server.js');
   // SIGTERM: stop reading; calls already running (writes included) finish and answer.
   const stop = () => process.stdin.destroy();
   process.once('SIGTERM', stop);
   try {
-    await serveRpc(nosh, process.stdin, process.stdout);
+    await serveRpc(nosh, process.stdin, process.stdout, { ready });
   } catch (e) {
     if ((e as NodeJS.ErrnoException)?.code !== 'ERR_STREAM_PREMATURE_CLOSE') throw e;
   } finally {
@@ -208,8 +253,9 @@ async function mcpCommand(args: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const nosh = await open(values);
+  const { nosh, ready } = await open(values);
   try {
+    await ready();
     const { serveMcpStdio } = await import('../mcp/server.js');
     await serveMcpStdio(nosh, VERSION);
   } finally {

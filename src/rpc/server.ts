@@ -12,6 +12,12 @@ interface Request { jsonrpc: '2.0'; method: string; id?: Id; params?: Record<str
 export interface ServeOptions {
   /** Largest accepted message line in bytes (default 16 MB). */
   maxLineBytes?: number;
+  /**
+   * Resolves when nosh.methods() may be called (the CLI loads the method registry lazily, so
+   * that a first exec is answered without it). Awaited before the first look-up of a method
+   * other than exec, and started once the first answer is out.
+   */
+  ready?: () => Promise<void>;
 }
 
 const DEFAULT_MAX = 16 * 1024 * 1024;
@@ -23,7 +29,7 @@ const DEFAULT_MAX = 16 * 1024 * 1024;
  * running call has answered.
  */
 export function serveRpc(nosh: Nosh, input: Readable, output: Writable, opts: ServeOptions = {}): Promise<void> {
-  const server = new RpcServer(nosh, (msg) => { output.write(JSON.stringify(msg) + '\n'); });
+  const server = new RpcServer(nosh, (msg) => { output.write(JSON.stringify(msg) + '\n'); }, opts.ready);
   const max = opts.maxLineBytes ?? DEFAULT_MAX;
   const lines = new LineSplitter(max, (line) => server.line(line),
     () => server.send(errorResponse(null, RPC.INVALID_REQUEST, 'message too large', { max_bytes: max })));
@@ -54,8 +60,26 @@ class RpcServer {
   private inflight = 0;
   private idle: (() => void) | null = null;
   private names: Set<string> | undefined;
+  private answered = false;
+  readonly send: (msg: Response | Response[]) => void;
 
-  constructor(private readonly nosh: Nosh, readonly send: (msg: Response | Response[]) => void) {}
+  constructor(private readonly nosh: Nosh, write: (msg: Response | Response[]) => void, private readonly ready?: () => Promise<void>) {
+    this.send = (msg) => {
+      write(msg);
+      if (this.answered) return;
+      this.answered = true;
+      // The first answer is out: load the method registry now, while the client reads it.
+      if (ready) setImmediate(() => void ready().catch(() => {}));
+    };
+  }
+
+  /** The names of the methods served (nosh.methods() for the CLI's role), once the registry is loaded. */
+  private async methodNames(): Promise<Set<string>> {
+    if (this.names) return this.names;
+    await this.ready?.();
+    this.names = new Set(this.nosh.methods().map((m) => m.name));
+    return this.names;
+  }
 
   line(line: string): void {
     let msg: unknown;
@@ -66,14 +90,14 @@ class RpcServer {
       return;
     }
     if (!Array.isArray(msg)) {
-      this.track(this.handle(msg).then((r) => { if (r) this.send(r); }));
+      this.track(this.answer(msg).then((r) => { if (r) this.send(r); }));
       return;
     }
     if (msg.length === 0) {
       this.send(errorResponse(null, RPC.INVALID_REQUEST, 'Invalid Request: empty batch'));
       return;
     }
-    this.track(Promise.all(msg.map((m) => this.handle(m))).then((rs) => {
+    this.track(Promise.all(msg.map((m) => this.answer(m))).then((rs) => {
       const out = rs.filter((r): r is Response => r !== null);
       if (out.length > 0) this.send(out);
     }));
@@ -97,6 +121,16 @@ class RpcServer {
     p.then(done, done);
   }
 
+  /** handle(), where an unexpected failure (the registry failed to load) still gets an answer. */
+  private answer(raw: unknown): Promise<Response | null> {
+    return this.handle(raw).catch((e) => {
+      const r = raw as { id?: unknown } | null;
+      if (typeof r !== 'object' || r === null || !('id' in r)) return null;
+      const id = typeof r.id === 'string' || typeof r.id === 'number' ? r.id : null;
+      return errorResponse(id, RPC.INTERNAL, 'Internal error', { kind: (e as Error)?.name });
+    });
+  }
+
   /** One request or notification; null when nothing is to be answered. */
   private async handle(raw: unknown): Promise<Response | null> {
     if (!isRequest(raw)) {
@@ -116,12 +150,13 @@ class RpcServer {
     }
     if (method === 'rpc.discover' || method === 'methods') {
       if (isNotification) return null;
+      await this.methodNames();
       const { z } = await import('zod');
       const list = this.nosh.methods().map((m) => ({ name: m.name, description: m.description, annotations: m.annotations, params: z.toJSONSchema(m.input) }));
       return { jsonrpc: '2.0', id, result: list };
     }
-    this.names ??= new Set(this.nosh.methods().map((m) => m.name));
-    if (!this.names.has(method)) {
+    // exec is served to every role; any other method is looked up in the registry.
+    if (method !== 'exec' && !(this.names ?? await this.methodNames()).has(method)) {
       return isNotification ? null : errorResponse(id, RPC.NO_METHOD, `Method not found: ${method}`);
     }
     if (Array.isArray(params)) return isNotification ? null : errorResponse(id, RPC.INVALID_PARAMS, 'Invalid params: pass an object of named parameters');

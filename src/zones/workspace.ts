@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { NoshError } from '../errors.js';
 import type { ResolvedConfig } from '../config.js';
-import { DEFAULT_BLOCKED_PATTERNS, defaultPolicy, type ZonePolicy } from '../vfs/index.js';
+import { DEFAULT_BLOCKED_PATTERNS, defaultPolicy, type ZonePolicy } from '../vfs/policy.js'; // not the whole Vfs: the main thread needs policies only
 import { roleMayWrite, type Context } from './context.js';
 import { validateId } from './ids.js';
 import { QuotaLedger, type QuotaHandle } from './quota.js';

@@ -15,8 +15,8 @@ class Client {
   private inbox: unknown[] = [];
   exited: Promise<number | null>;
 
-  constructor(root: string) {
-    this.proc = spawn(process.execPath, [bin, 'serve', '--root', root], { stdio: 'pipe' });
+  constructor(root: string, extra: string[] = []) {
+    this.proc = spawn(process.execPath, [bin, 'serve', '--root', root, ...extra], { stdio: 'pipe' });
     this.proc.stdout.setEncoding('utf8');
     this.proc.stdout.on('data', (d: string) => {
       this.buf += d;
@@ -150,6 +150,31 @@ describe('nosh serve (JSON-RPC 2.0 over stdio)', () => {
     expect(r.error.message).toMatch(/too large/);
     const after = await client.request('exec', { command: 'pwd' }, 'after');
     expect(after.result.data.stdout).toBe('/\n');
+  });
+});
+
+describe('start-up (the method registry is loaded lazily)', () => {
+  it('a fresh server answers read, an unknown method and methods as its first requests', async () => {
+    for (const [method, params, check] of [
+      ['read', { path: 'a.txt' }, (r: any) => expect(r.result.data.content).toBe('alpha\nbeta\ngamma\n')],
+      ['nope', {}, (r: any) => expect(r.error.code).toBe(-32601)],
+      ['methods', {}, (r: any) => expect(r.result.map((m: { name: string }) => m.name)).toContain('read')],
+    ] as const) {
+      const c = new Client(root);
+      check(await c.request(method, params, 1));
+      c.proc.stdin.end();
+      expect(await c.exited).toBe(0);
+    }
+  });
+
+  it('a read-only --role does not serve write methods, first request or not', async () => {
+    const c = new Client(root, ['--role', 'critic']);
+    expect(await c.request('write', { path: 'w.txt', content: 'x' }, 1)).toMatchObject({ error: { code: -32601 } });
+    expect((await c.request('exec', { command: 'pwd' }, 2)).result.success).toBe(true);
+    expect(await c.request('write', { path: 'w.txt', content: 'x' }, 3)).toMatchObject({ error: { code: -32601 } });
+    c.proc.stdin.end();
+    expect(await c.exited).toBe(0);
+    expect(fs.existsSync(path.join(root, 'w.txt'))).toBe(false);
   });
 });
 
