@@ -95,7 +95,7 @@ export class Walker implements EvalContext {
     if (ty === 'dir') {
       try {
         if (e.dir && e.type === 'dir' && !this.followHere(e)) {
-          const h = this.ctx.fs.openDirAt(e.dir, e.name!);
+          const h = this.ctx.fs.openListedDirAt(e.dir, e.name!);
           try {
             return h.entries().length === 0;
           } finally {
@@ -212,7 +212,7 @@ export class Walker implements EvalContext {
     let h: DirHandle;
     try {
       // Opened relative to its open parent when it is a plain directory met by the walk.
-      h = e.dir && e.type === 'dir' && !this.followHere(e) ? this.ctx.fs.openDirAt(e.dir, e.name!) : this.ctx.fs.openDir(e.path, this.ctx.cwd);
+      h = e.dir && e.type === 'dir' && !this.followHere(e) ? this.ctx.fs.openListedDirAt(e.dir, e.name!) : this.ctx.fs.openDir(e.path, this.ctx.cwd);
       try {
         list = h.entries();
       } catch (err) {
@@ -236,9 +236,15 @@ export class Walker implements EvalContext {
     list.sort(byName);
     const prefix = e.path.endsWith('/') ? e.path : e.path + '/';
     const bprefix = e.bytes.endsWith('/') ? e.bytes : e.bytes + '/';
-    for (const d of list) {
-      if (this.ctx.signal.aborted) throw new Error('aborted');
-      const child: Entry = { path: prefix + d.name, bytes: bprefix + bytesOf(d.name), root: e.root, depth: e.depth + 1, type: d.type, dir: h, name: d.name };
+    const signal = this.ctx.signal;
+    for (let i = 0; i < list.length; i++) {
+      const d = list[i]!;
+      if ((i & 255) === 0 && signal.aborted) throw new Error('aborted');
+      const nameBytes = bytesOf(d.name);
+      const path = prefix + d.name;
+      // ASCII names under an ASCII path: the bytes are the path itself.
+      const bytes = nameBytes === d.name && bprefix === prefix ? path : bprefix + nameBytes;
+      const child: Entry = { path, bytes, root: e.root, depth: e.depth + 1, type: d.type, dir: h, name: d.name, nameBytes };
       if (d.type === 'dir' || (d.type === 'symlink' && this.plan.follow === 'L')) await this.visit(child);
       else {
         // A leaf: no recursion, no await unless there is output or a diagnostic to pass on.

@@ -269,7 +269,7 @@ class ExprParser {
       case '-false': return this.pred(t, () => false);
       case '-name': case '-iname': {
         const g = compileGlob(bytesOf(this.arg(t)), t === '-iname');
-        return this.pred(t, (e) => g.test(nameForMatch(e.bytes)));
+        return this.pred(t, (e) => g.test(e.nameBytes ?? nameForMatch(e.bytes)));
       }
       case '-path': case '-ipath': case '-wholename': case '-iwholename': {
         const g = compileGlob(bytesOf(this.arg(t)), t.startsWith('-i'));

@@ -18,6 +18,8 @@ export interface Entry {
   /** The open directory it was listed in (while that is being walked) and its name there. */
   dir?: DirHandle;
   name?: string;
+  /** That name as a byte string (what -name matches). */
+  nameBytes?: string;
 }
 
 /** What predicates may ask of the walker. All synchronous. */

@@ -119,6 +119,8 @@ export class Vfs {
   readonly policy: ZonePolicy;
   readonly changes: Change[] = [];
   private readonly blocked: BlockMatcher;
+  /** NAME_MEMO's map for `blocked`, once looked up. */
+  private memo: Map<string, number> | null = null;
   private readonly rootIdentity: { dev: number; ino: number };
   /**
    * The root's stat when this Vfs was made (one task): resolution only asks it "directory?",
@@ -278,21 +280,30 @@ export class Vfs {
    * name that is the last part of a multi-component pattern always takes the full check.
    */
   private isBlocked(parents: readonly string[], name: string, isDir: boolean): boolean {
+    const memo = this.nameMemo();
+    const bits = memo.get(name) ?? this.nameBits(memo, name);
+    if (bits & (isDir ? 2 : 1)) return true;
+    // Bit 4: a multi-component pattern may end in this name: its parents decide.
+    return (bits & 4) !== 0 && this.blocked.blocksComponent(parents, name, isDir);
+  }
+
+  private nameMemo(): Map<string, number> {
+    if (this.memo) return this.memo;
     let memo = NAME_MEMO.get(this.blocked);
     if (!memo) {
       memo = new Map();
       NAME_MEMO.set(this.blocked, memo);
     }
-    let bits = memo.get(name);
-    if (bits === undefined) {
-      bits = (this.blocked.blocksComponent([], name, false) ? 1 : 0) | (this.blocked.blocksComponent([], name, true) ? 2 : 0)
-        | (mayEndSuffix(this.blocked, name) ? 4 : 0);
-      if (memo.size >= 8192) memo.clear();
-      memo.set(name, bits);
-    }
-    if (bits & (isDir ? 2 : 1)) return true;
-    // Bit 4: a multi-component pattern may end in this name: its parents decide.
-    return (bits & 4) !== 0 && this.blocked.blocksComponent(parents, name, isDir);
+    return (this.memo = memo);
+  }
+
+  /** What the name alone says (see NAME_MEMO), computed and remembered. */
+  private nameBits(memo: Map<string, number>, name: string): number {
+    const bits = (this.blocked.blocksComponent([], name, false) ? 1 : 0) | (this.blocked.blocksComponent([], name, true) ? 2 : 0)
+      | (mayEndSuffix(this.blocked, name) ? 4 : 0);
+    if (memo.size >= 8192) memo.clear();
+    memo.set(name, bits);
+    return bits;
   }
 
   private checkExtension(name: string, path: string): void {
@@ -532,16 +543,10 @@ export class Vfs {
     const vpath = this.childPath(d, name);
     this.checkBlocked(d.parts, name, true, vpath);
     const fd = this.openChild(d, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, vpath);
-    let st: fs.Stats;
-    try {
-      st = fs.fstatSync(fd);
-    } catch (e) {
-      fs.closeSync(fd);
-      throw fromNodeError(e, vpath);
-    }
     openDirs++;
-    // Not located yet: its entries() checks the location before returning a name.
-    return new VfsDir(this, fd, vpath, [...d.parts, name], st, false);
+    // Not located yet: its entries() checks the location before returning a name. Its stat
+    // is taken when asked (find -name never asks).
+    return new VfsDir(this, fd, vpath, [...d.parts, name], null, false);
   }
 
   /**
@@ -1019,8 +1024,19 @@ class VfsDir implements DirHandle {
    */
   located: boolean;
 
-  constructor(private readonly vfs: Vfs, public fd: number, readonly vpath: string, readonly parts: readonly string[], readonly stat: fs.Stats, located = true) {
+  constructor(private readonly vfs: Vfs, public fd: number, readonly vpath: string, readonly parts: readonly string[], private st: fs.Stats | null, located = true) {
     this.located = located;
+  }
+
+  get stat(): fs.Stats {
+    if (!this.st) {
+      try {
+        this.st = this.fd >= 0 ? fs.fstatSync(this.fd) : this.vfs.lstat(this.vpath);
+      } catch (e) {
+        throw e instanceof VfsError ? e : fromNodeError(e, this.vpath);
+      }
+    }
+    return this.st;
   }
 
   isOf(vfs: Vfs): boolean {
