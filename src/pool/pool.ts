@@ -1,15 +1,22 @@
 import { availableParallelism } from 'node:os';
+import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { NoshError } from '../errors.js';
 import type { TaskRequest, TaskResponse } from '../exec/index.js';
 import { enableLinearRegexFallback } from './regex-flags.js';
 import { releaseTempRegistry, removeTemps, takeTempRegistry } from './temps.js';
+import { REPLIES, REQUESTS, STOP, counterMovedWithin, laneFlags, postOnLane, whenCounterMoves, type LaneChannel } from './lane.js';
 
 export interface PoolOptions {
   /** Worker threads (default: number of cores). */
   threads?: number;
   /** Heap limit of each worker, MB. */
   memoryMb?: number;
+  /**
+   * How long a lone caller blocks the event loop waiting for its reply (Atomics.wait: the
+   * fastest wake-up there is) before it waits asynchronously instead, ms; 0 turns that off.
+   */
+  syncWaitMs?: number;
 }
 
 /** Under vitest the sources are .ts; workers always run the compiled JavaScript. */
@@ -20,81 +27,110 @@ function workerFile(): string {
 }
 
 type Balancer = NonNullable<ConstructorParameters<typeof Piscina>[0]>['loadBalancer'] & {};
-type Worker = Parameters<Balancer>[1][number];
 
-/**
- * One task per worker at a time (a timeout terminates the worker, so it must run nothing
- * else), and among idle workers always the same one (lowest id): one caller at a time keeps
- * one worker hot (its code optimised, its thread awake) instead of waking each in turn;
- * concurrent callers still spread over all of them. Null queues the task.
- */
-const stickyBalancer: Balancer = (_task, workers) => {
-  let idle: Worker | null = null;
-  for (const w of workers) {
-    if (w.currentUsage === 0 && !w.terminating && !w.destroyed && (!idle || w.id < idle.id)) idle = w;
-  }
-  return idle;
+/** One lane per worker: piscina may only hand a lane task to a worker that has none. */
+const idleWorkerOnly: Balancer = (_task, workers) => {
+  for (const w of workers) if (w.currentUsage === 0 && !w.terminating && !w.destroyed) return w;
+  return null;
 };
 
+/** A caller's task, queued or on a lane. */
+interface Job {
+  task: TaskRequest;
+  temps: SharedArrayBuffer;
+  resolve: (res: TaskResponse) => void;
+  timer: NodeJS.Timeout;
+  timeoutMs: number;
+  cancel?: AbortSignal;
+  onCancel?: () => void;
+  lane?: Lane;
+  /** Why the pool stopped it, if it did. */
+  stopped?: 'timeout' | 'cancel';
+  done?: boolean;
+}
+
+/** The main thread's end of one worker's lane (src/pool/lane.ts). */
+class Lane {
+  readonly flags = new Int32Array(laneFlags());
+  readonly abort = new TaskAbort();
+  /** Replies taken so far. */
+  replies = 0;
+  job?: Job;
+  dead = false;
+  /** Ended by the pool after sitting idle (see retireIdleLanes); started again on demand. */
+  retired = false;
+  /** Jobs taken, and their count when the idle check last looked. */
+  jobs = 0;
+  jobsSeen = 0;
+
+  constructor(readonly index: number, readonly port: MessagePort) {}
+}
+
+/** Lanes that end on their own, with no job on them, before the pool gives up restarting. */
+const MAX_LANE_FAILURES = 5;
+/** Jobs waiting for a lane before new ones are refused. */
+const MAX_QUEUE = 10_000;
 /**
- * The worker pool: per task a timeout (the worker is terminated and replaced), a heap
- * limit (resourceLimits), and every failure turned into an error body.
+ * A lane that took no job during one whole period of this length ends, so that its worker no
+ * longer keeps the process alive: a program that never calls close() still exits.
+ */
+const IDLE_LANE_MS = 2_000;
+
+/**
+ * The worker pool: tasks run on lanes, one per piscina worker; per task a timeout (the worker
+ * is terminated and piscina replaces it), a heap limit (resourceLimits), and every failure
+ * turned into an error body. Among idle lanes the lowest is always chosen, so one caller at a
+ * time keeps one worker hot (its code optimised, its thread awake).
  */
 export class WorkerPool {
   private readonly piscina: Piscina;
   readonly memoryMb: number;
+  private readonly syncWaitMs: number;
+  private readonly lanes: Lane[] = [];
+  private readonly queue: Job[] = [];
+  private busy = 0;
+  private laneFailures = 0;
+  private closed = false;
+  private readonly idleCheck: NodeJS.Timeout;
 
   constructor(opts: PoolOptions = {}) {
     enableLinearRegexFallback();
     const threads = Math.max(1, opts.threads ?? availableParallelism());
     this.memoryMb = opts.memoryMb ?? 512;
+    this.syncWaitMs = opts.syncWaitMs ?? 2;
     this.piscina = new Piscina({
       filename: workerFile(),
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: 60_000,
-      maxQueue: 'auto',
-      loadBalancer: stickyBalancer,
+      loadBalancer: idleWorkerOnly,
       resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.memoryMb / 8)) },
     });
+    for (let i = 0; i < threads; i++) this.startLane(i);
+    this.idleCheck = setInterval(() => this.retireIdleLanes(), IDLE_LANE_MS).unref();
   }
 
-  async run(task: TaskRequest, timeoutMs: number, cancel?: AbortSignal): Promise<TaskResponse> {
-    const ac = new TaskAbort();
-    let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; ac.abort(); }, timeoutMs);
-    const onCancel = () => ac.abort();
-    cancel?.addEventListener('abort', onCancel, { once: true });
-    if (cancel?.aborted) ac.abort();
-    const temps = takeTempRegistry();
-    try {
-      const res = (await this.piscina.run({ ...task, memoryMb: this.memoryMb, temps }, { signal: ac as unknown as AbortSignal })) as TaskResponse;
-      releaseTempRegistry(temps);
-      return res;
-    } catch (e) {
-      // The worker was stopped (timeout, cancel, crash): no finally ran there. Terminating
-      // is asynchronous, so look again once it surely stopped.
-      const roots = task.peer ? [task.root, task.peer.root] : [task.root];
-      removeTemps(temps, roots);
-      setTimeout(() => removeTemps(temps, roots), 250).unref();
-      if (timedOut) {
-        return failure(new NoshError('TIMEOUT', `command timed out after ${timeoutMs} ms`,
-          'Narrow the work (a smaller path, a simpler pattern, head to cut output) or raise timeoutMs (max 300000).',
-          { timeout_ms: timeoutMs }));
+  run(task: TaskRequest, timeoutMs: number, cancel?: AbortSignal): Promise<TaskResponse> {
+    return new Promise<TaskResponse>((resolve) => {
+      if (this.closed) return resolve(failure(new NoshError('INTERNAL_ERROR', 'nosh is closed', 'Create a new instance.')));
+      if (cancel?.aborted) return resolve(failure(cancelled()));
+      if (this.queue.length >= MAX_QUEUE) {
+        return resolve(failure(new NoshError('INTERNAL_ERROR', 'too many requests are waiting', 'Retry later, or send fewer requests at once.')));
       }
-      if (cancel?.aborted) return failure(new NoshError('CANCELLED', 'the request was cancelled', ''));
-      const code = (e as { code?: string })?.code;
-      if (code === 'ERR_WORKER_OUT_OF_MEMORY' || /out of memory|heap/i.test(String((e as Error)?.message))) {
-        return failure(new NoshError('MEMORY_LIMIT', `command exceeded the worker memory limit of ${this.memoryMb} MB`,
-          'Stream instead of loading everything: process smaller files or ranges, or pipe through head.',
-          { memory_mb: this.memoryMb }));
+      const job: Job = { task, temps: takeTempRegistry(), resolve, timeoutMs, cancel, timer: undefined as unknown as NodeJS.Timeout };
+      job.timer = setTimeout(() => this.stop(job, 'timeout'), timeoutMs);
+      if (cancel) {
+        job.onCancel = () => this.stop(job, 'cancel');
+        cancel.addEventListener('abort', job.onCancel, { once: true });
       }
-      return failure(new NoshError('INTERNAL_ERROR', 'the worker running the command failed', 'Retry; if it repeats, simplify the command.',
-        { kind: (e as Error)?.name ?? 'Error' }));
-    } finally {
-      clearTimeout(timer);
-      cancel?.removeEventListener('abort', onCancel);
-    }
+      let lane = this.lanes.find((l) => !l.job && !l.dead);
+      if (!lane) {
+        const retired = this.lanes.find((l) => l.retired);
+        if (retired) lane = this.startLane(retired.index);
+      }
+      if (lane) this.dispatch(lane, job);
+      else this.queue.push(job);
+    });
   }
 
   get threads(): number {
@@ -102,14 +138,146 @@ export class WorkerPool {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.idleCheck);
+    for (const job of this.queue.splice(0)) this.finish(job, failure(new NoshError('INTERNAL_ERROR', 'nosh is closed', '')));
+    for (const lane of this.lanes) {
+      Atomics.store(lane.flags, STOP, 1);
+      Atomics.notify(lane.flags, REQUESTS);
+    }
     await this.piscina.destroy();
+  }
+
+  /**
+   * Start (or restart) lane `index`: a piscina task that serves it until STOP or termination.
+   * Jobs can be posted on it at once: its worker reads them when the task starts.
+   */
+  private startLane(index: number): Lane {
+    const { port1, port2 } = new MessageChannel();
+    const lane = new Lane(index, port1);
+    this.lanes[index] = lane;
+    const channel: LaneChannel = { flags: lane.flags.buffer as SharedArrayBuffer, port: port2 };
+    this.piscina.run(channel, { transferList: [port2], signal: lane.abort as unknown as AbortSignal })
+      .then(() => this.laneEnded(lane, undefined), (e: unknown) => this.laneEnded(lane, e));
+    return lane;
+  }
+
+  private retireIdleLanes(): void {
+    for (const lane of this.lanes) {
+      if (!lane.dead && !lane.job && lane.jobs === lane.jobsSeen) {
+        lane.dead = lane.retired = true;
+        Atomics.store(lane.flags, STOP, 1);
+        Atomics.notify(lane.flags, REQUESTS);
+      }
+      lane.jobsSeen = lane.jobs;
+    }
+  }
+
+  private dispatch(lane: Lane, job: Job): void {
+    lane.job = job;
+    lane.jobs++;
+    job.lane = lane;
+    this.busy++;
+    postOnLane(lane.flags, lane.port, REQUESTS, { ...job.task, memoryMb: this.memoryMb, temps: job.temps });
+    // Alone in flight: sleep on the reply counter instead of going back to the event loop.
+    if (this.busy === 1 && this.syncWaitMs > 0 && counterMovedWithin(lane.flags, REPLIES, lane.replies, this.syncWaitMs)) this.collect(lane);
+    else whenCounterMoves(lane.flags, REPLIES, lane.replies, () => { if (lane.job === job) this.collect(lane); });
+  }
+
+  /** Take the reply of the lane's job and give the lane the next queued job. */
+  private collect(lane: Lane): void {
+    const job = lane.job;
+    const entry = receiveMessageOnPort(lane.port);
+    if (!job || lane.dead || !entry) return;
+    lane.replies++;
+    lane.job = undefined;
+    this.busy--;
+    releaseTempRegistry(job.temps);
+    this.finish(job, entry.message as TaskResponse);
+    this.next(lane);
+  }
+
+  private next(lane: Lane): void {
+    const job = this.queue.shift();
+    if (job) this.dispatch(lane, job);
+  }
+
+  /** Timeout or cancel: a queued job just ends; a running one takes its worker down with it. */
+  private stop(job: Job, why: 'timeout' | 'cancel'): void {
+    if (job.done || job.stopped) return;
+    job.stopped = why;
+    if (job.lane) {
+      job.lane.abort.abort();
+      return;
+    }
+    this.queue.splice(this.queue.indexOf(job), 1);
+    releaseTempRegistry(job.temps);
+    this.finish(job, failure(stoppedError(job)));
+  }
+
+  /** A lane's piscina task ended: its worker was stopped, crashed, or the pool closed. */
+  private laneEnded(lane: Lane, error: unknown): void {
+    lane.dead = true;
+    lane.port.close();
+    // Release a caller's pending wait on the lane (it finds the job gone and does nothing).
+    Atomics.add(lane.flags, REPLIES, 1);
+    Atomics.notify(lane.flags, REPLIES);
+    const job = lane.job;
+    lane.job = undefined;
+    if (job) {
+      this.busy--;
+      // The worker was stopped mid-task: no finally ran there. Terminating is asynchronous,
+      // so look again once it surely stopped.
+      const roots = job.task.peer ? [job.task.root, job.task.peer.root] : [job.task.root];
+      removeTemps(job.temps, roots);
+      setTimeout(() => removeTemps(job.temps, roots), 250).unref();
+      this.finish(job, failure(job.stopped ? stoppedError(job) : crashError(error, this.memoryMb)));
+    } else if (!this.closed && !lane.retired) {
+      this.laneFailures++;
+    }
+    if (this.closed || lane.retired) return;
+    if (this.laneFailures > MAX_LANE_FAILURES) {
+      // Workers that cannot even start (a broken install): fail fast instead of spinning.
+      for (const queued of this.queue.splice(0)) this.finish(queued, failure(crashError(error, this.memoryMb)));
+      return;
+    }
+    this.next(this.startLane(lane.index));
+  }
+
+  private finish(job: Job, res: TaskResponse): void {
+    if (job.done) return;
+    job.done = true;
+    clearTimeout(job.timer);
+    if (job.onCancel) job.cancel?.removeEventListener('abort', job.onCancel);
+    job.resolve(res);
   }
 }
 
+function cancelled(): NoshError {
+  return new NoshError('CANCELLED', 'the request was cancelled', '');
+}
+
+function stoppedError(job: Job): NoshError {
+  if (job.stopped === 'cancel') return cancelled();
+  return new NoshError('TIMEOUT', `command timed out after ${job.timeoutMs} ms`,
+    'Narrow the work (a smaller path, a simpler pattern, head to cut output) or raise timeoutMs (max 300000).',
+    { timeout_ms: job.timeoutMs });
+}
+
+function crashError(e: unknown, memoryMb: number): NoshError {
+  const code = (e as { code?: string })?.code;
+  if (code === 'ERR_WORKER_OUT_OF_MEMORY' || /out of memory|heap/i.test(String((e as Error)?.message))) {
+    return new NoshError('MEMORY_LIMIT', `command exceeded the worker memory limit of ${memoryMb} MB`,
+      'Stream instead of loading everything: process smaller files or ranges, or pipe through head.',
+      { memory_mb: memoryMb });
+  }
+  return new NoshError('INTERNAL_ERROR', 'the worker running the command failed', 'Retry; if it repeats, simplify the command.',
+    { kind: (e as Error)?.name ?? 'Error' });
+}
+
 /**
- * The least piscina needs to stop a task (it calls addEventListener('abort', fn) and later
- * removeEventListener, and reads aborted / reason): a full AbortController per task is an
- * EventTarget, measurably dearer on the hot path of small commands.
+ * The least piscina needs to stop a lane's task (it calls addEventListener('abort', fn) and
+ * later removeEventListener, and reads aborted / reason).
  */
 class TaskAbort {
   aborted = false;

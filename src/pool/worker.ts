@@ -1,6 +1,7 @@
-import { executeTask, type TaskRequest, type TaskResponse } from '../exec/index.js';
+import { executeTask, type TaskRequest } from '../exec/index.js';
+import { serveLane, type LaneChannel } from './lane.js';
 
-/** Piscina worker entry: one task in, one plain-data response out. Buffers are transferred. */
-export default async function runTask(req: TaskRequest): Promise<TaskResponse> {
-  return executeTask(req);
+/** Piscina worker entry: the worker's lane (src/pool/lane.ts), one task after another. */
+export default function runLane(channel: LaneChannel): Promise<void> {
+  return serveLane(channel, (req: TaskRequest) => executeTask(req));
 }

@@ -1,0 +1,82 @@
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+
+/**
+ * A lane: the hot path between the main thread and one worker.
+ *
+ * Piscina owns the threads (creation, heap limits, termination, replacement); each worker
+ * runs one long-lived piscina task, its lane. Requests and replies travel as messages on
+ * the lane's own MessagePort, but neither side waits for them through its event loop:
+ * counters in shared memory say that a message is there, a waiting thread sleeps on them
+ * with Atomics.wait (a futex, a few microseconds to wake), and the message is taken with
+ * receiveMessageOnPort. A per-task piscina.run costs about 20 µs of main-thread work plus an
+ * event-loop wake-up on each side, more than a small command itself takes.
+ */
+export interface LaneChannel {
+  /** Int32 counters, see REQUESTS / REPLIES / STOP. */
+  flags: SharedArrayBuffer;
+  port: MessagePort;
+}
+
+/** Requests posted by the main thread. */
+export const REQUESTS = 0;
+/** Replies posted by the worker. */
+export const REPLIES = 1;
+/** Set by the main thread to end the lane (the worker's task then returns). */
+export const STOP = 2;
+
+export function laneFlags(): SharedArrayBuffer {
+  return new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT);
+}
+
+/** Post one message and raise `counter`, waking the other side if it sleeps on it. */
+export function postOnLane(flags: Int32Array, port: MessagePort, counter: number, message: unknown): void {
+  port.postMessage(message);
+  Atomics.add(flags, counter, 1);
+  Atomics.notify(flags, counter);
+}
+
+/*
+ * Waiting for a counter to move. A wake-up alone proves nothing: a side raises the counter
+ * before it notifies, so a late notify for the previous message can wake a waiter for the
+ * next one. Both waits therefore look at the counter again after every wake-up.
+ */
+
+/** Block until flags[counter] is no longer `seen`, at most `ms`; true if it moved. */
+export function counterMovedWithin(flags: Int32Array, counter: number, seen: number, ms: number): boolean {
+  const end = performance.now() + ms;
+  for (let left = ms; Atomics.load(flags, counter) === seen; left = end - performance.now()) {
+    if (left <= 0 || Atomics.wait(flags, counter, seen, left) === 'timed-out') break;
+  }
+  return Atomics.load(flags, counter) !== seen;
+}
+
+/** Call `then` (once, from the event loop) when flags[counter] is no longer `seen`. */
+export function whenCounterMoves(flags: Int32Array, counter: number, seen: number, then: () => void): void {
+  const wait = waitAsync(flags, counter, seen);
+  if (!wait.async) queueMicrotask(then);
+  else void wait.value.then(() => whenCounterMoves(flags, counter, seen, then));
+}
+
+/** Atomics.waitAsync (in Node since 16; in TypeScript's lib only from es2024). */
+const waitAsync = (Atomics as unknown as {
+  waitAsync(a: Int32Array, index: number, value: number): { async: false; value: string } | { async: true; value: Promise<string> };
+}).waitAsync;
+
+/** Worker side: serve requests until the main thread sets STOP. */
+export async function serveLane(channel: LaneChannel, handle: (request: never) => Promise<unknown>): Promise<void> {
+  const flags = new Int32Array(channel.flags);
+  let seen = 0;
+  for (;;) {
+    while (Atomics.load(flags, REQUESTS) === seen) {
+      if (Atomics.load(flags, STOP) !== 0) {
+        channel.port.close();
+        return;
+      }
+      Atomics.wait(flags, REQUESTS, seen);
+    }
+    seen++;
+    const entry = receiveMessageOnPort(channel.port);
+    const reply = await handle(entry?.message as never);
+    postOnLane(flags, channel.port, REPLIES, reply);
+  }
+}

@@ -1,0 +1,51 @@
+import { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { counterMovedWithin, laneFlags, REPLIES, whenCounterMoves } from '../../src/pool/lane.js';
+
+/**
+ * A thread that first sends a bare notify (what a late notify for the previous reply looks
+ * like), then, a little later, raises the counter and notifies: a waiter must not take the
+ * first wake-up for a reply.
+ */
+function lateNotifyThenReply(flags: SharedArrayBuffer): Worker {
+  return new Worker(`
+    const { workerData } = require('node:worker_threads');
+    const f = new Int32Array(workerData);
+    const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+    pause(20);
+    Atomics.notify(f, ${REPLIES});
+    pause(40);
+    Atomics.add(f, ${REPLIES}, 1);
+    Atomics.notify(f, ${REPLIES});
+  `, { eval: true, workerData: flags });
+}
+
+describe('lane counters', () => {
+  it('a blocking wait ignores a wake-up whose counter did not move', async () => {
+    const sab = laneFlags();
+    const flags = new Int32Array(sab);
+    const w = lateNotifyThenReply(sab);
+    await new Promise((r) => w.once('online', r));
+    expect(counterMovedWithin(flags, REPLIES, 0, 10_000)).toBe(true);
+    expect(Atomics.load(flags, REPLIES)).toBe(1);
+    await w.terminate();
+  });
+
+  it('an asynchronous wait ignores a wake-up whose counter did not move', async () => {
+    const sab = laneFlags();
+    const flags = new Int32Array(sab);
+    const seen: number[] = [];
+    const moved = new Promise<void>((resolve) => whenCounterMoves(flags, REPLIES, 0, () => { seen.push(Atomics.load(flags, REPLIES)); resolve(); }));
+    const keepAlive = setTimeout(() => {}, 10_000);
+    const w = lateNotifyThenReply(sab);
+    await moved;
+    clearTimeout(keepAlive);
+    expect(seen).toEqual([1]);
+    await w.terminate();
+  });
+
+  it('a blocking wait gives up after its time when nothing moves', () => {
+    const flags = new Int32Array(laneFlags());
+    expect(counterMovedWithin(flags, REPLIES, 0, 5)).toBe(false);
+  });
+});
