@@ -729,7 +729,7 @@ class Scan {
   private firstNull = -1;
   private quiet: boolean;
   private doneOnMatch: boolean;
-  private readonly nameHead: string;
+  private nameHead: string | null = null;
   private readonly showName: boolean;
   // positions
   private bufStart = 0;
@@ -740,13 +740,13 @@ class Scan {
   private nlPos = 0;
   private ring: { abs: number; bytes: Buffer; lineNo: number }[] = [];
 
-  constructor(private readonly g: GrepRun, name: string, private readonly width: number) {
+  constructor(private readonly g: GrepRun, private readonly name: string, private readonly width: number) {
     const o = g.o;
     this.outleft = o.maxCount;
     this.quiet = g.quietOut;
     this.doneOnMatch = o.list !== '' || o.quiet;
     this.showName = g.outFile === true;
-    this.nameHead = this.showName ? Buffer.from(name, 'utf8').toString('latin1') : '';
+
   }
 
   async run(src: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
@@ -960,7 +960,7 @@ class Scan {
   private head(abs: number, lineNo: number, sep: string, nonEmpty: boolean): string {
     const o = this.g.o;
     let h = '';
-    if (this.showName) h += this.nameHead + (o.nullName ? '\0' : sep);
+    if (this.showName) h += (this.nameHead ??= Buffer.from(this.name, 'utf8').toString('latin1')) + (o.nullName ? '\0' : sep);
     if (o.lineNo) h += String(lineNo).padStart(this.width) + sep;
     if (o.byteOff) h += String(abs).padStart(this.width) + sep;
     if (o.tab && h !== '' && nonEmpty) h += '\t';

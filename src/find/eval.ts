@@ -28,7 +28,9 @@ const byName = (a: DirEntry, b: DirEntry) => (a.name < b.name ? -1 : a.name > b.
 export class Walker implements EvalContext {
   status = 0;
   readonly now: number;
-  private buf = '';
+  /** Pending output, written byte string by byte string into one block. */
+  private block = Buffer.allocUnsafe(2 * FLUSH_AT);
+  private used = 0;
   private errs: string[] = [];
   private pruned = false;
   private quit = false;
@@ -78,7 +80,12 @@ export class Walker implements EvalContext {
   }
 
   out(bytes: string): void {
-    this.buf += bytes;
+    if (this.used + bytes.length > this.block.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(2 * this.block.length, this.used + bytes.length));
+      this.block.copy(bigger, 0, 0, this.used);
+      this.block = bigger;
+    }
+    this.used += this.block.write(bytes, this.used, 'latin1');
   }
 
   warn(msg: string, fail = true): void {
@@ -191,7 +198,7 @@ export class Walker implements EvalContext {
     if (descend && e.depth < plan.maxdepth && this.typeOf(e) === 'dir') await this.walkDir(e);
     if (this.quit) return;
     if (plan.depthFirst && e.depth >= plan.mindepth) this.evaluate(e);
-    if (this.buf.length >= FLUSH_AT || this.errs.length > 0) await this.flush(false);
+    if (this.used >= FLUSH_AT || this.errs.length > 0) await this.flush(false);
   }
 
   private async walkDir(e: Entry): Promise<void> {
@@ -249,7 +256,7 @@ export class Walker implements EvalContext {
       else {
         // A leaf: no recursion, no await unless there is output or a diagnostic to pass on.
         if (child.depth >= this.plan.mindepth) this.evaluate(child);
-        if (this.buf.length >= FLUSH_AT || this.errs.length > 0) await this.flush(false);
+        if (this.used >= FLUSH_AT || this.errs.length > 0) await this.flush(false);
       }
       if (this.quit) break;
     }
@@ -265,9 +272,11 @@ export class Walker implements EvalContext {
   }
 
   private async flush(final: boolean): Promise<void> {
-    if (this.buf.length > 0 && (final || this.buf.length >= FLUSH_AT || this.errs.length > 0)) {
-      const chunk = Buffer.from(this.buf, 'latin1');
-      this.buf = '';
+    if (this.used > 0 && (final || this.used >= FLUSH_AT || this.errs.length > 0)) {
+      // Handed over whole: the next output goes to a new block.
+      const chunk = this.block.subarray(0, this.used);
+      this.block = Buffer.allocUnsafe(2 * FLUSH_AT);
+      this.used = 0;
       await this.ctx.stdout.write(chunk);
     }
     if (this.errs.length > 0) {
