@@ -63,13 +63,20 @@ export class Engine implements HostEngine {
     this.pool = pool ?? new WorkerPool({ threads: config.threads, memoryMb: config.limits.memoryMb });
   }
 
-  /** The zone of a request: an explicit host root (library only) or a named zone for the context. */
-  async zoneOf(req: { root?: string; zone?: string; context?: Context }): Promise<Zone> {
+  /**
+   * The zone of a request: an explicit host root (library only) or a named zone for the
+   * context. A promise only for a group zone (membership may be asked asynchronously).
+   */
+  zoneOf(req: { root?: string; zone?: string; context?: Context }): Zone | Promise<Zone> {
     if (req.root !== undefined) {
       if (req.zone !== undefined) throw new NoshError('INVALID_ARGUMENT', 'give root or zone, not both', '');
       return withRole({ name: 'root', kind: 'root', root: req.root, versioned: false, policy: this.workspace.rootPolicy() }, req.context ?? {});
     }
-    const zone = await this.workspace.resolve(req.zone, req.context ?? {});
+    const zone = this.workspace.resolve(req.zone, req.context ?? {});
+    return zone instanceof Promise ? zone.then((z) => this.seeded(z)) : this.seeded(zone);
+  }
+
+  private seeded(zone: Zone): Zone {
     if (zone.kind === 'storage' && this.config.root === undefined) seedWelcome(zone.root, zone.quota);
     return zone;
   }
@@ -80,10 +87,11 @@ export class Engine implements HostEngine {
       const { signal, ...rest } = rawOpts;
       const req = ExecRequestSchema.parse(rawReq);
       const opts = ExecOptionsSchema.parse(rest);
-      const zone = await this.zoneOf(req);
+      const zoneOrPromise = this.zoneOf(req);
+      const zone = zoneOrPromise instanceof Promise ? await zoneOrPromise : zoneOrPromise;
       const task = buildTask(req, opts, zone.root, zone.policy, this.config.limits, zone.quota);
       const res = await this.pool.run(task, opts.timeoutMs ?? this.config.limits.timeoutMs, signal);
-      if (res.ok && res.result) await this.written(zone, req.context, res.result.changes);
+      if (this.afterWrite && res.ok && res.result) await this.written(zone, req.context, res.result.changes);
       return toEnvelope(res, opts, task.limits.maxOutputBytes);
     } catch (e) {
       return envelopeOfError(e);
@@ -112,7 +120,8 @@ export class Engine implements HostEngine {
         }
         const parsed = tool.input.parse(args);
         const ctx = context === undefined ? undefined : ContextSchema.parse(context);
-        const out = await this.runZoneTool(await this.zoneOf({ zone: zone as string | undefined, context: ctx }), method, parsed,
+        const zoneOrPromise = this.zoneOf({ zone: zone as string | undefined, context: ctx });
+        const out = await this.runZoneTool(zoneOrPromise instanceof Promise ? await zoneOrPromise : zoneOrPromise, method, parsed,
           { context: ctx, cwd: cwd as string | undefined, signal: opts.signal });
         return ok(out.data, out.message);
       }
@@ -147,8 +156,10 @@ export class Engine implements HostEngine {
       peer: peer && { root: peer.root, policy: peer.policy, quota: peer.quota },
     }, this.config.limits.timeoutMs, o.signal);
     if (!res.ok) throw new NoshError(res.error.code, res.error.message, res.error.hint, res.error.details);
-    await this.written(zone, context, res.tool!.changes);
-    if (peer) await this.written(peer, context, res.tool!.peerChanges ?? []);
+    if (this.afterWrite) {
+      await this.written(zone, context, res.tool!.changes);
+      if (peer) await this.written(peer, context, res.tool!.peerChanges ?? []);
+    }
     return { data: res.tool!.data, message: res.tool!.message };
   }
 

@@ -13,7 +13,7 @@ import type { MethodInfo } from './methods.js';
 export interface HostEngine {
   readonly config: import('../config.js').ResolvedConfig;
   readonly workspace: import('../zones/workspace.js').Workspace;
-  zoneOf(req: { zone?: string; context?: Context }): Promise<Zone>;
+  zoneOf(req: { zone?: string; context?: Context }): Zone | Promise<Zone>;
   runZoneTool(zone: Zone, name: string, args: unknown, o?: ZoneToolOptions): Promise<{ data: unknown; message: string }>;
 }
 

@@ -90,14 +90,14 @@ class RpcServer {
       return;
     }
     if (!Array.isArray(msg)) {
-      this.track(this.answer(msg).then((r) => { if (r) this.send(r); }));
+      this.track(this.handle(msg).then((r) => { if (r) this.send(r); }));
       return;
     }
     if (msg.length === 0) {
       this.send(errorResponse(null, RPC.INVALID_REQUEST, 'Invalid Request: empty batch'));
       return;
     }
-    this.track(Promise.all(msg.map((m) => this.answer(m))).then((rs) => {
+    this.track(Promise.all(msg.map((m) => this.handle(m))).then((rs) => {
       const out = rs.filter((r): r is Response => r !== null);
       if (out.length > 0) this.send(out);
     }));
@@ -121,16 +121,6 @@ class RpcServer {
     p.then(done, done);
   }
 
-  /** handle(), where an unexpected failure (the registry failed to load) still gets an answer. */
-  private answer(raw: unknown): Promise<Response | null> {
-    return this.handle(raw).catch((e) => {
-      const r = raw as { id?: unknown } | null;
-      if (typeof r !== 'object' || r === null || !('id' in r)) return null;
-      const id = typeof r.id === 'string' || typeof r.id === 'number' ? r.id : null;
-      return errorResponse(id, RPC.INTERNAL, 'Internal error', { kind: (e as Error)?.name });
-    });
-  }
-
   /** One request or notification; null when nothing is to be answered. */
   private async handle(raw: unknown): Promise<Response | null> {
     if (!isRequest(raw)) {
@@ -150,14 +140,26 @@ class RpcServer {
     }
     if (method === 'rpc.discover' || method === 'methods') {
       if (isNotification) return null;
-      await this.methodNames();
-      const { z } = await import('zod');
-      const list = this.nosh.methods().map((m) => ({ name: m.name, description: m.description, annotations: m.annotations, params: z.toJSONSchema(m.input) }));
-      return { jsonrpc: '2.0', id, result: list };
+      try {
+        await this.methodNames();
+        const { z } = await import('zod');
+        const list = this.nosh.methods().map((m) => ({ name: m.name, description: m.description, annotations: m.annotations, params: z.toJSONSchema(m.input) }));
+        return { jsonrpc: '2.0', id, result: list };
+      } catch (e) {
+        return errorResponse(id, RPC.INTERNAL, 'Internal error', { kind: (e as Error)?.name });
+      }
     }
     // exec is served to every role; any other method is looked up in the registry.
-    if (method !== 'exec' && !(this.names ?? await this.methodNames()).has(method)) {
-      return isNotification ? null : errorResponse(id, RPC.NO_METHOD, `Method not found: ${method}`);
+    if (method !== 'exec') {
+      let names = this.names;
+      if (!names) {
+        try {
+          names = await this.methodNames();
+        } catch (e) {
+          return isNotification ? null : errorResponse(id, RPC.INTERNAL, 'Internal error', { kind: (e as Error)?.name });
+        }
+      }
+      if (!names.has(method)) return isNotification ? null : errorResponse(id, RPC.NO_METHOD, `Method not found: ${method}`);
     }
     if (Array.isArray(params)) return isNotification ? null : errorResponse(id, RPC.INVALID_PARAMS, 'Invalid params: pass an object of named parameters');
 

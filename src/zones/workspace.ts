@@ -40,10 +40,15 @@ export class Workspace {
     }
   }
 
-  /** The zone a call names (or the default one) for this context. */
-  async resolve(zoneName: string | undefined, ctx: Context): Promise<Zone> {
+  /**
+   * The zone a call names (or the default one) for this context. Synchronous except for a
+   * group zone, whose membership may be asked of an asynchronous provider; a bad name or id
+   * throws.
+   */
+  resolve(zoneName: string | undefined, ctx: Context): Zone | Promise<Zone> {
     const name = zoneName ?? (this.cfg.root !== undefined ? 'root' : 'storage');
-    return withRole(await this.locate(name, ctx), ctx);
+    const zone = this.locate(name, ctx);
+    return zone instanceof Promise ? zone.then((z) => withRole(z, ctx)) : withRole(zone, ctx);
   }
 
   /**
@@ -80,7 +85,7 @@ export class Workspace {
     return this.quotas.handle(`user:${user}`, this.cfg.quotas.userMb * MB, [this.dir('users', user)]);
   }
 
-  private async locate(name: string, ctx: Context): Promise<Zone> {
+  private locate(name: string, ctx: Context): Zone | Promise<Zone> {
     if (name === 'root') {
       if (this.cfg.root === undefined) throw unknownZone(name, this.zoneNames());
       return { name, kind: 'root', root: this.cfg.root, versioned: false, policy: this.rootPolicy() };
@@ -112,12 +117,14 @@ export class Workspace {
       case 'group': {
         const id = validateId('group', arg);
         const user = this.userOf(ctx);
-        if (!(await this.isMember(user, id, ctx))) {
-          throw new NoshError('GROUP_ACCESS_DENIED', `user '${user}' is not a member of group '${id}'`,
-            'Use a group you belong to, or ask an administrator to add you.', { group: id });
-        }
-        return { name, kind, root: this.ensure('groups', id), versioned: true, policy: this.policyFor('group'),
-          quota: this.quotas.handle(`group:${id}`, this.cfg.quotas.groupMb * MB, [this.dir('groups', id)]) };
+        return this.isMember(user, id, ctx).then((member) => {
+          if (!member) {
+            throw new NoshError('GROUP_ACCESS_DENIED', `user '${user}' is not a member of group '${id}'`,
+              'Use a group you belong to, or ask an administrator to add you.', { group: id });
+          }
+          return { name, kind, root: this.ensure('groups', id), versioned: true, policy: this.policyFor('group'),
+            quota: this.quotas.handle(`group:${id}`, this.cfg.quotas.groupMb * MB, [this.dir('groups', id)]) };
+        });
       }
       case 'session': {
         const id = validateId('session', arg ?? ctx.session);
