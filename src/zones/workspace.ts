@@ -159,14 +159,20 @@ export class Workspace {
    */
   private claimSession(id: string, user: string): void {
     const file = this.dir('session-owners', id);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    try {
-      fs.writeFileSync(file, user, { flag: 'wx' });
-      return;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    // Read first: every call but the first finds the owner there (a failed exclusive create
+    // would cost an exception per call). Not cached: maintenance may expire the session.
+    let owner = readIfExists(file);
+    if (owner === undefined) {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      try {
+        fs.writeFileSync(file, user, { flag: 'wx' });
+        return;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
+      owner = fs.readFileSync(file, 'utf8');
     }
-    if (fs.readFileSync(file, 'utf8') !== user) {
+    if (owner !== user) {
       throw new NoshError('PERMISSION_DENIED', `session '${id}' belongs to another user`,
         'Use the session id of your own context (context.session).', { session: id });
     }
@@ -191,6 +197,15 @@ export class Workspace {
 export function withRole(zone: Zone, ctx: Context): Zone {
   if (roleMayWrite(ctx.role)) return zone;
   return { ...zone, policy: { ...zone.policy, readonly: true, allowDelete: false, readonlyRole: ctx.role } };
+}
+
+function readIfExists(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
 }
 
 /** Shared between calls, so made immutable: a stray write to it throws instead of leaking into other calls. */
