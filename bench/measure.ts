@@ -18,6 +18,8 @@ export interface Stats {
 export interface MeasureOptions {
   /** Calls made and thrown away before timing starts. */
   warmup: number;
+  /** Time cap of the warm-up (default a third of budgetMs). */
+  warmupMs?: number;
   /** Samples wanted. */
   samples: number;
   /** Stop taking samples after this long (but take at least minSamples). */
@@ -50,7 +52,8 @@ export async function measureInterleaved(fns: (() => Promise<unknown>)[], opts: 
       const o = opts[i]!;
       const want = Math.ceil(o.samples / rounds);
       all[i]!.push(...await samples(fn, {
-        warmup: r === 0 ? o.warmup : Math.min(3, o.warmup), samples: want, budgetMs: o.budgetMs / rounds, minSamples: 1,
+        warmup: r === 0 ? o.warmup : Math.min(3, o.warmup), warmupMs: r === 0 ? o.warmupMs : undefined,
+        samples: want, budgetMs: o.budgetMs / rounds, minSamples: 1,
       }));
     }
   }
@@ -58,8 +61,8 @@ export async function measureInterleaved(fns: (() => Promise<unknown>)[], opts: 
 }
 
 async function samples(fn: () => Promise<unknown>, o: MeasureOptions): Promise<number[]> {
-  // Warm-up: at most a third of the budget, so slow systems do not spend it all here.
-  const warmEnd = process.hrtime.bigint() + BigInt(Math.round((o.budgetMs / 3) * 1e6));
+  // Warm-up: capped (by default a third of the budget), so slow systems do not spend it all here.
+  const warmEnd = process.hrtime.bigint() + BigInt(Math.round((o.warmupMs ?? o.budgetMs / 3) * 1e6));
   for (let i = 0; i < o.warmup; i++) {
     await fn();
     if (process.hrtime.bigint() > warmEnd) break;

@@ -42,7 +42,7 @@ export interface Profile {
 }
 
 export const QUICK: Profile = {
-  lib: { warmup: 300, samples: 400, budgetMs: 800 },
+  lib: { warmup: 3000, warmupMs: 1000, samples: 400, budgetMs: 800 },
   spawn: { warmup: 5, samples: 40, budgetMs: 800 },
   search: { warmup: 0, samples: 3, budgetMs: 1000, minSamples: 1 },
   big: { warmup: 0, samples: 3, budgetMs: 1500, minSamples: 1 },
@@ -52,7 +52,7 @@ export const QUICK: Profile = {
 };
 
 export const FULL: Profile = {
-  lib: { warmup: 200, samples: 2000, budgetMs: 10_000 },
+  lib: { warmup: 5000, warmupMs: 3000, samples: 2000, budgetMs: 10_000 },
   spawn: { warmup: 10, samples: 200, budgetMs: 10_000 },
   search: { warmup: 2, samples: 20, budgetMs: 10_000, minSamples: 3 },
   big: { warmup: 1, samples: 5, budgetMs: 60_000, minSamples: 1 },

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 
 /**

@@ -28,10 +28,17 @@ function workerFile(): string {
 
 type Balancer = NonNullable<ConstructorParameters<typeof Piscina>[0]>['loadBalancer'] & {};
 
-/** One lane per worker: piscina may only hand a lane task to a worker that has none. */
+/**
+ * One lane per worker: piscina may only hand a lane task to a worker that has none. The
+ * lowest thread id first, so a lane started again after idling lands on the worker it had,
+ * whose code V8 has already optimised.
+ */
 const idleWorkerOnly: Balancer = (_task, workers) => {
-  for (const w of workers) if (w.currentUsage === 0 && !w.terminating && !w.destroyed) return w;
-  return null;
+  let idle: (typeof workers)[number] | null = null;
+  for (const w of workers) {
+    if (w.currentUsage === 0 && !w.terminating && !w.destroyed && (!idle || w.id < idle.id)) idle = w;
+  }
+  return idle;
 };
 
 /** A caller's task, queued or on a lane. */
