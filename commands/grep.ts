@@ -579,7 +579,8 @@ class GrepRun {
       if (this.exitNow) return;
       if (ent.type === 'file') {
         if (excludedBy(this.o.fileRules, ent.name, true)) continue;
-        await this.listedFile(h, ent.name, dispPrefix + ent.name);
+        const wait = this.listedFile(h, ent.name, dispPrefix + ent.name);
+        if (wait) await wait;
       } else if (ent.type === 'dir') {
         if (this.o.dirRules.some((r) => r.test(ent.name))) continue;
         await this.walk(pathPrefix + ent.name, dispPrefix + ent.name, { dir: h, name: ent.name });
@@ -626,34 +627,41 @@ class GrepRun {
 
   /**
    * A file the walk listed in `h`: a small one is read whole into the shared buffer and
-   * searched without a single await unless there is output to send or a message to print.
+   * searched synchronously; a promise comes back only when there is something to wait for
+   * (output to send, a message, a bigger file).
    */
-  private async listedFile(h: DirHandle, name: string, display: string): Promise<void> {
+  private listedFile(h: DirHandle, name: string, display: string): Promise<void> | undefined {
     const v = this.unverified.get(h);
-    if (v?.escaped) return; // reported once, when it was found outside
+    if (v?.escaped) return undefined; // reported once, when it was found outside
     let f: WalkFile;
     try {
       f = this.ctx.fs.openListedFileAt(h, name);
     } catch (e) {
-      await this.fileError(display, e);
-      return;
+      return this.fileError(display, e);
     }
     if (!v) this.unverified.set(h, { mark: this.out.size, display: dirOf(display), escaped: false });
+    if (f.size >= SMALL_FILE) return this.streamFile(f, h, display, null);
+    let s: Scan;
+    try {
+      const buf = (scratch ??= Buffer.allocUnsafe(SMALL_FILE + 1));
+      const n = f.read(buf, 0, f.size + 1);
+      // It grew since its fstat: read on.
+      if (n > f.size) return this.streamFile(f, h, display, Buffer.from(buf.subarray(0, n)));
+      // Shorter than asked: that is the whole (regular) file.
+      s = new Scan(this, display, this.o.tab ? String(f.size).length : 0);
+      s.whole(buf.subarray(0, n));
+    } catch (e) {
+      f.close();
+      return this.fileError(display, e);
+    }
+    f.close();
+    return this.report(s, display, h);
+  }
+
+  /** A walked file read chunk by chunk (after `first`, what was read already); closes it. */
+  private async streamFile(f: WalkFile, h: DirHandle, display: string, first: Buffer | null): Promise<void> {
     try {
       const s = new Scan(this, display, this.o.tab ? String(f.size).length : 0);
-      let first: Buffer | null = null;
-      if (f.size < SMALL_FILE) {
-        const buf = (scratch ??= Buffer.allocUnsafe(SMALL_FILE + 1));
-        const n = f.read(buf, 0, f.size + 1);
-        // Shorter than asked: that is the whole (regular) file.
-        if (n <= f.size) {
-          s.whole(buf.subarray(0, n));
-          const wait = this.report(s, display, h);
-          if (wait) await wait;
-          return;
-        }
-        first = Buffer.from(buf.subarray(0, n)); // it grew since its fstat: read on
-      }
       await s.run(walkChunks(f, first));
       const wait = this.report(s, display, h);
       if (wait) await wait;
