@@ -1,6 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { counterMovedWithin, laneFlags, REPLIES, whenCounterMoves } from '../../src/pool/lane.js';
+import { WorkerPool } from '../../src/pool/index.js';
+import { defaultPolicy } from '../../src/vfs/index.js';
+import { tempDir } from '../helpers.js';
 
 /**
  * A thread that first sends a bare notify (what a late notify for the previous reply looks
@@ -47,5 +50,24 @@ describe('lane counters', () => {
   it('a blocking wait gives up after its time when nothing moves', () => {
     const flags = new Int32Array(laneFlags());
     expect(counterMovedWithin(flags, REPLIES, 0, 5)).toBe(false);
+  });
+});
+
+describe('the pool over lanes', () => {
+  it('one thread, thousands of jobs at once: every one answered, in order of arrival', async () => {
+    const root = tempDir();
+    const pool = new WorkerPool({ threads: 1, memoryMb: 128 });
+    try {
+      const limits = { maxOutputBytes: 1_000_000, maxResults: 1000, maxBufferBytes: 100_000_000 };
+      const order: number[] = [];
+      const runs = Array.from({ length: 3000 }, (_, i) =>
+        pool.run({ root, policy: defaultPolicy(), cwd: '/', stages: [{ argv: ['echo', String(i)] }], limits }, 60_000)
+          .then((r) => { order.push(i); return r.ok && r.result ? Buffer.from(r.result.stdout).toString() : JSON.stringify(r); }));
+      const out = await Promise.all(runs);
+      expect(out.every((s, i) => s === `${i}\n`)).toBe(true);
+      expect(order).toEqual(order.slice().sort((a, b) => a - b));
+    } finally {
+      await pool.close();
+    }
   });
 });
