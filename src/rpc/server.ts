@@ -29,7 +29,13 @@ const DEFAULT_MAX = 16 * 1024 * 1024;
  * running call has answered.
  */
 export function serveRpc(nosh: Nosh, input: Readable, output: Writable, opts: ServeOptions = {}): Promise<void> {
-  const server = new RpcServer(nosh, (msg) => { output.write(JSON.stringify(msg) + '\n'); }, opts.ready);
+  // The client went away (EPIPE): stop reading; running calls finish, their answers are dropped.
+  let gone = false;
+  output.once('error', () => {
+    gone = true;
+    input.destroy();
+  });
+  const server = new RpcServer(nosh, (msg) => { if (!gone) output.write(JSON.stringify(msg) + '\n'); }, opts.ready);
   const max = opts.maxLineBytes ?? DEFAULT_MAX;
   const lines = new LineSplitter(max, (line) => server.line(line),
     () => server.send(errorResponse(null, RPC.INVALID_REQUEST, 'message too large', { max_bytes: max })));

@@ -202,6 +202,18 @@ describe('shutdown', () => {
     expect(fs.statSync(path.join(root, 'term.txt')).size).toBe(3_000_000 * 10);
   });
 
+  it('a client that stops reading (EPIPE) ends the server quietly', async () => {
+    const c = new Client(root);
+    expect((await c.request('exec', { command: 'pwd' }, 1)).result.success).toBe(true);
+    let stderr = '';
+    c.proc.stderr.on('data', (d) => { stderr += d; });
+    c.proc.stdin.on('error', () => { /* the server may be gone before the last writes */ });
+    c.proc.stdout.destroy();
+    for (let i = 0; i < 20; i++) c.send({ jsonrpc: '2.0', id: i, method: 'exec', params: { command: 'cat a.txt' } });
+    expect(await c.exited).toBe(0);
+    expect(stderr).toBe('');
+  });
+
   it('on SIGTERM, exits cleanly', async () => {
     const c = new Client(root);
     expect((await c.request('exec', { command: 'pwd' }, 1)).result.success).toBe(true);
