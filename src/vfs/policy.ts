@@ -41,6 +41,73 @@ export function defaultPolicy(overrides: Partial<ZonePolicy> = {}): ZonePolicy {
   };
 }
 
+type GlobOptions = ConstructorParameters<typeof Minimatch>[1];
+
+/**
+ * Component globs matched as one: does any of them match the name? minimatch costs
+ * microseconds a name, and a walk checks every name it meets, so the plain globs (printable
+ * ASCII, no escapes, classes, braces or extglobs: literals, '*' and '?' only) are compiled:
+ * a literal is a set lookup, 'abc*' a prefix, '*abc' a suffix, the rest one RegExp, all on
+ * the lower-cased name (nocase). minimatch stays the authority for every other glob, and
+ * for every name that is not printable ASCII (its case folding is its own), '.' or '..'.
+ */
+class GlobSet {
+  private readonly all: Minimatch[];
+  private readonly others: Minimatch[] = [];
+  private readonly exact = new Set<string>();
+  private readonly prefixes: string[] = [];
+  private readonly suffixes: string[] = [];
+  private readonly plain: RegExp | null;
+
+  constructor(globs: string[], opts: GlobOptions) {
+    this.all = globs.map((g) => new Minimatch(g, opts));
+    const rest: string[] = [];
+    globs.forEach((glob, i) => {
+      const src = plainGlobSource(glob);
+      const lower = glob.toLowerCase();
+      if (src === null) this.others.push(this.all[i]!);
+      else if (!/[*?]/.test(lower)) this.exact.add(lower);
+      else if (lower.endsWith('*') && !/[*?]/.test(lower.slice(0, -1))) this.prefixes.push(lower.slice(0, -1));
+      else if (lower.startsWith('*') && !/[*?]/.test(lower.slice(1))) this.suffixes.push(lower.slice(1));
+      else rest.push(src);
+    });
+    this.plain = rest.length > 0 ? new RegExp(`^(?:${rest.join('|')})$`, 'i') : null;
+  }
+
+  get size(): number {
+    return this.all.length;
+  }
+
+  match(name: string): boolean {
+    if (name === '' || name === '.' || name === '..' || !isPrintableAscii(name)) return this.all.some((m) => m.match(name));
+    const lower = name.toLowerCase();
+    if (this.exact.has(lower)) return true;
+    for (const p of this.prefixes) if (lower.startsWith(p)) return true;
+    for (const x of this.suffixes) if (lower.endsWith(x)) return true;
+    return (this.plain !== null && this.plain.test(name)) || this.others.some((m) => m.match(name));
+  }
+}
+
+const PLAIN_GLOB = /^[\x20-\x7e]*$/;
+/** What makes a glob more than literals, '*' and '?' (and '**', a globstar on its own). */
+const GLOB_SYNTAX = /[[\]{}()!+@\\/]|\*\*/;
+
+/** The RegExp source of a plain glob (see GlobSet), or null. */
+function plainGlobSource(glob: string): string | null {
+  if (glob === '' || !PLAIN_GLOB.test(glob) || GLOB_SYNTAX.test(glob)) return null;
+  let src = '';
+  for (const c of glob) src += c === '*' ? '[^/]*' : c === '?' ? '[^/]' : c.replace(/[\\^$.*+?()[\]{}|\/-]/g, '\\$&');
+  return src;
+}
+
+function isPrintableAscii(name: string): boolean {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
+}
+
 /**
  * Compiled blocked-name matcher. A pattern without '/' matches any single component
  * (so everything below a blocked directory is blocked too); 'name/' matches directory
@@ -61,23 +128,27 @@ export class BlockMatcher {
     return m;
   }
 
-  private readonly names: Minimatch[] = [];
-  private readonly dirs: Minimatch[] = [];
-  private readonly suffixes: { parts: Minimatch[] }[] = [];
+  private readonly names: GlobSet;
+  private readonly dirs: GlobSet;
+  private readonly suffixes: { parts: GlobSet[] }[] = [];
 
   constructor(patterns: string[]) {
     const opts = { nocase: true, dot: true, nonegate: true, nocomment: true };
+    const names: string[] = [];
+    const dirs: string[] = [];
     for (const raw of patterns) {
       const p = raw.replace(/^\/+/, '');
       if (p === '') continue;
-      if (p.endsWith('/') && !p.slice(0, -1).includes('/')) this.dirs.push(new Minimatch(p.slice(0, -1), opts));
-      else if (!p.includes('/')) this.names.push(new Minimatch(p, opts));
-      else this.suffixes.push({ parts: p.replace(/\/+$/, '').split('/').map((s) => new Minimatch(s, opts)) });
+      if (p.endsWith('/') && !p.slice(0, -1).includes('/')) dirs.push(p.slice(0, -1));
+      else if (!p.includes('/')) names.push(p);
+      else this.suffixes.push({ parts: p.replace(/\/+$/, '').split('/').map((s) => new GlobSet([s], opts)) });
     }
+    this.names = new GlobSet(names, opts);
+    this.dirs = new GlobSet(dirs, opts);
   }
 
   get empty(): boolean {
-    return this.names.length + this.dirs.length + this.suffixes.length === 0;
+    return this.names.size + this.dirs.size + this.suffixes.length === 0;
   }
 
   /**
@@ -90,8 +161,8 @@ export class BlockMatcher {
 
   /** Is the entry `name` (its parents `parents`) blocked? `isDir` matters for 'x/' patterns. */
   blocksComponent(parents: readonly string[], name: string, isDir: boolean): boolean {
-    if (this.names.some((m) => m.match(name))) return true;
-    if (isDir && this.dirs.some((m) => m.match(name))) return true;
+    if (this.names.match(name)) return true;
+    if (isDir && this.dirs.match(name)) return true;
     for (const { parts } of this.suffixes) {
       const n = parts.length;
       if (n - 1 > parents.length) continue;

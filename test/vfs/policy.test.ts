@@ -1,7 +1,9 @@
 // Defences 10 and 11: blocked name patterns, allowed extensions, read-only zones.
 import * as fs from 'node:fs';
 import { beforeEach, describe, expect, test } from 'vitest';
+import { Minimatch } from 'minimatch';
 import { buildTree, run, snapshotTree } from '../helpers.js';
+import { BlockMatcher, DEFAULT_BLOCKED_PATTERNS } from '../../src/vfs/index.js';
 import { expectVfsError, guardLeaks, makeZone, record, type Zone } from './fixture.js';
 
 guardLeaks();
@@ -257,5 +259,56 @@ describe('read-only zones', () => {
   test('through the runner: cat works in a read-only zone', async () => {
     const r = await run(z.root, 'cat ok.txt', { policy: { readonly: true } });
     expect(r.stdout.toString()).toBe('ok\n');
+  });
+});
+
+describe('blocked-pattern matching: the compiled fast path agrees with minimatch', () => {
+  // Plain globs (literals, '*', '?') are compiled to one RegExp each; minimatch decides the
+  // rest and every name that is not printable ASCII. Both must give the same answers.
+  const PATTERNS = [...DEFAULT_BLOCKED_PATTERNS, '*.{pem,key}', '[ab]*.txt', '?x*', 'a*b*c', 'UP?ER*', 'x/*.pem', 'we ird*',
+    'é*', 'd-[0-9]', 'a.b', 'a+b', '*', '.*', 'x?/y*'];
+  const opts = { nocase: true, dot: true, nonegate: true, nocomment: true };
+  /** The matcher as it was: minimatch for every component. */
+  function reference(parents: string[], name: string, isDir: boolean): boolean {
+    for (const raw of PATTERNS) {
+      const p = raw.replace(/^\/+/, '');
+      if (p.endsWith('/') && !p.slice(0, -1).includes('/')) {
+        if (isDir && new Minimatch(p.slice(0, -1), opts).match(name)) return true;
+      } else if (!p.includes('/')) {
+        if (new Minimatch(p, opts).match(name)) return true;
+      } else {
+        const parts = p.replace(/\/+$/, '').split('/').map((s) => new Minimatch(s, opts));
+        const n = parts.length;
+        if (n - 1 > parents.length || !parts[n - 1]!.match(name)) continue;
+        if (parts.slice(0, -1).every((m, i) => m.match(parents[parents.length - (n - 1) + i]!))) return true;
+      }
+    }
+    return false;
+  }
+
+  test('names of every shape, as files and directories, with and without parents', () => {
+    let seed = 7;
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+    const alphabet = ['a', 'b', 'c', 'e', 'n', 'v', 'E', 'N', 'V', '.', '-', '_', 'x', 'X', 'p', 'm', 'k', 'y', '1', ' ', '*', '?', '\n', 'é', 'K', 'ſ'];
+    const names = ['.env', '.ENV', '.env.', '.env.local', '.Env.Local', 'x.pem', 'X.PEM', '.pem', 'pem', 'id_rsa', 'ID_RSA.pub', 'id_ed25519',
+      'credentials', 'Credentials.json', 'secrets', 'SECRETS.txt', 'a.key.txt', 'server.key', '.ssh', '.SSH', '.git', 'config', 'CONFIG',
+      'upper', 'UPPER', 'uPxER1', 'we ird', 'we irder', 'éa', 'Éa', 'd-5', 'a.b', 'aXb', 'a+b', 'abc', 'axbxc', 'xx', '.x', 'y',
+      '\u212Aey.pem', 'ſecrets', 'é.pem', 'a\nb.pem', '.netrc', '.NPMRC', 'x.pem\n'];
+    // Each pattern's own names, with its wildcards filled in, and stretched at either end.
+    for (const p of PATTERNS) {
+      for (const last of p.replace(/\/+$/, '').split('/')) {
+        const filled = last.replace(/\*/g, 'zz').replace(/\?/g, 'q');
+        names.push(filled, filled.toUpperCase(), filled + 'x', 'x' + filled, last.replace(/\*/g, ''), last);
+      }
+    }
+    for (let i = 0; i < 3000; i++) names.push(Array.from({ length: 1 + rnd(9) }, () => alphabet[rnd(alphabet.length)]).join(''));
+    const m = BlockMatcher.for(PATTERNS);
+    for (const name of names) {
+      for (const parents of [[], ['.git'], ['x'], ['xa'], ['a', '.GIT']]) {
+        for (const isDir of [false, true]) {
+          expect(m.blocksComponent(parents, name, isDir), JSON.stringify({ parents, name, isDir })).toBe(reference(parents, name, isDir));
+        }
+      }
+    }
   });
 });
