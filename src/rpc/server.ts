@@ -31,7 +31,7 @@ const DEFAULT_MAX = 16 * 1024 * 1024;
 export function serveRpc(nosh: Nosh, input: Readable, output: Writable, opts: ServeOptions = {}): Promise<void> {
   // The client went away (EPIPE): stop reading; running calls finish, their answers are dropped.
   let gone = false;
-  output.once('error', () => {
+  output.on('error', () => {
     gone = true;
     input.destroy();
   });
@@ -42,20 +42,21 @@ export function serveRpc(nosh: Nosh, input: Readable, output: Writable, opts: Se
   return new Promise((resolve, reject) => {
     let failure: unknown;
     let stopped = false;
-    const stop = () => {
+    // EOF: a last line without its newline still counts; a destroyed input (SIGTERM) drops a partial one.
+    const stop = (eof: boolean) => {
       if (stopped) return;
       stopped = true;
       input.off('data', onData);
-      lines.end();
+      if (eof) lines.end();
       server.drained().then(() => (failure === undefined ? resolve() : reject(failure)), reject);
     };
     const onData = (chunk: Buffer | string) => lines.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     input.on('data', onData);
-    input.once('end', stop);
-    input.once('close', stop);
-    input.once('error', (e) => {
-      if ((e as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') failure = e;
-      stop();
+    input.once('end', () => stop(true));
+    input.once('close', () => stop(false));
+    input.on('error', (e) => {
+      if ((e as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') failure ??= e;
+      stop(false);
     });
   });
 }

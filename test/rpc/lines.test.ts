@@ -118,11 +118,22 @@ describe('serveRpc over in-memory streams', () => {
     ]);
   });
 
-  it('a destroyed input (SIGTERM) stops reading but lets running calls answer', async () => {
+  it('EOF: a last line without its newline is served', async () => {
     const { nosh, calls } = fakeNosh();
     const { input, output, out } = pipes();
     const done = serveRpc(nosh, input, output);
-    input.write('{"jsonrpc":"2.0","id":1,"method":"read"}\n');
+    input.end('{"jsonrpc":"2.0","id":1,"method":"read"}');
+    await tick();
+    calls[0]!.finish('ok');
+    await done;
+    expect(out).toEqual([{ jsonrpc: '2.0', id: 1, result: { success: true, data: 'ok', message: 'ok' } }]);
+  });
+
+  it('a destroyed input (SIGTERM) stops reading, drops a partial line, and lets running calls answer', async () => {
+    const { nosh, calls } = fakeNosh();
+    const { input, output, out } = pipes();
+    const done = serveRpc(nosh, input, output);
+    input.write('{"jsonrpc":"2.0","id":1,"method":"read"}\n{"jsonrpc":"2.0","id":2,"meth');
     await tick();
     input.destroy();
     await tick();
