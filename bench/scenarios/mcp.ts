@@ -1,13 +1,13 @@
 /**
  * MCP: a client over stdio calling read_text_file / list_directory on
  * @modelcontextprotocol/server-filesystem, against nosh's read / list tools over `nosh mcp`
- * (skipped until nosh has it). Sequential calls, latency per call.
+ * and over `nosh serve` (JSON-RPC). Sequential calls, latency per call, the systems in turns.
  */
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { P } from '../data.js';
 import { NOSH_CLI, loadMcpSdk, mcpFilesystemServer } from '../deps.js';
-import { measure } from '../measure.js';
+import { measureInterleaved } from '../measure.js';
 import { NoshServe } from '../systems.js';
 import type { Cell, Ctx, Scenario, ScenarioResult } from './common.js';
 
@@ -75,58 +75,66 @@ function textOf(res: any): string {
 
 interface Call { tool: string; args: Record<string, unknown>; check: (text: string) => boolean }
 
+/** One system of a scenario, ready to be measured (or its cell saying why not). */
+type Prepared = { cell: Cell } | { key: string; label: string; invoke: () => Promise<unknown> };
+
 /** nosh's own protocol for the same call: a JSON-RPC request to `nosh serve` (issue #5's comparison). */
-async function rpcCell(root: string, call: Call, ctx: Ctx): Promise<Cell> {
-  const serve = new NoshServe(root);
+async function prepareRpc(serve: NoshServe, call: Call): Promise<Prepared> {
   const label = 'nosh serve (JSON-RPC)';
-  if ((await serve.start()) === null) return { system: 'nosh-rpc', label, status: 'skipped', note: serve.unavailable ?? 'skipped' };
-  try {
-    const invoke = async () => {
-      const msg = await serve.call(call.tool, call.args);
-      const env = msg.result as { success: boolean; data?: { content?: string } } | undefined;
-      return env?.success ? (env.data?.content ?? JSON.stringify(env.data)) : `error: ${JSON.stringify(msg.error ?? env)}`;
-    };
-    const first = await invoke();
-    if (!call.check(first)) return { system: 'nosh-rpc', label, status: 'wrong', note: `WRONG: ${first.slice(0, 100)}` };
-    ctx.progress(`rpc ${call.tool}`);
-    return { system: 'nosh-rpc', label, status: 'ok', stats: await measure(invoke, ctx.profile.lib) };
-  } finally {
-    await serve.close();
-  }
+  if ((await serve.start()) === null) return { cell: { system: 'nosh-rpc', label, status: 'skipped', note: serve.unavailable ?? 'skipped' } };
+  const invoke = async () => {
+    const msg = await serve.call(call.tool, call.args);
+    const env = msg.result as { success: boolean; data?: { content?: string } } | undefined;
+    return env?.success ? (env.data?.content ?? JSON.stringify(env.data)) : `error: ${JSON.stringify(msg.error ?? env)}`;
+  };
+  const first = await invoke();
+  if (!call.check(first)) return { cell: { system: 'nosh-rpc', label, status: 'wrong', note: `WRONG: ${first.slice(0, 100)}` } };
+  return { key: 'nosh-rpc', label, invoke };
 }
 
+async function prepareMcp(key: 'nosh-mcp' | 'mcp-fs', label: string, root: string, call: Call): Promise<Prepared> {
+  const conn = await connect(key, root);
+  if (typeof conn === 'string') {
+    return { cell: { system: key, label, status: conn.startsWith('absent') ? 'absent' : conn.startsWith('skipped') ? 'skipped' : 'error', note: conn } };
+  }
+  if (!conn.tools.has(call.tool)) return { cell: { system: key, label, status: 'skipped', note: `skipped: tool ${call.tool} missing` } };
+  const invoke = () => conn.client.callTool({ name: call.tool, arguments: call.args });
+  try {
+    const first = await invoke();
+    if (first.isError || !call.check(textOf(first))) return { cell: { system: key, label, status: 'wrong', note: `WRONG: ${textOf(first).slice(0, 100)}` } };
+  } catch (e) {
+    return { cell: { system: key, label, status: 'error', note: `error: ${(e as Error).message}` } };
+  }
+  return { key, label, invoke };
+}
+
+/**
+ * nosh serve, nosh mcp and the MCP filesystem server, measured in turns (measureInterleaved):
+ * on a shared machine a burst of load then falls on all three, not on whichever ran then, so
+ * the ratio between them holds better than their absolute figures.
+ */
 function scenario(id: string, title: string, calls: (root: string) => { fs: Call; nosh: Call }): Scenario {
   return {
     id, group: 'mcp', title,
     async run(ctx: Ctx): Promise<ScenarioResult> {
       const root = ctx.data.root;
       const c = calls(root);
-      const cells: Cell[] = [];
-      for (const [key, label, call] of [['nosh-mcp', 'nosh mcp', c.nosh], ['mcp-fs', 'MCP server-filesystem', c.fs]] as const) {
-        const conn = await connect(key, root);
-        if (typeof conn === 'string') {
-          cells.push({ system: key, label, status: conn.startsWith('absent') ? 'absent' : conn.startsWith('skipped') ? 'skipped' : 'error', note: conn });
-          continue;
-        }
-        if (!conn.tools.has(call.tool)) {
-          cells.push({ system: key, label, status: 'skipped', note: `skipped: tool ${call.tool} missing` });
-          continue;
-        }
-        const invoke = () => conn.client.callTool({ name: call.tool, arguments: call.args });
-        try {
-          const first = await invoke();
-          if (first.isError || !call.check(textOf(first))) {
-            cells.push({ system: key, label, status: 'wrong', note: `WRONG: ${textOf(first).slice(0, 100)}` });
-            continue;
-          }
-          ctx.progress(`${id}: ${label}`);
-          cells.push({ system: key, label, status: 'ok', stats: await measure(invoke, ctx.profile.lib) });
-        } catch (e) {
-          cells.push({ system: key, label, status: 'error', note: `error: ${(e as Error).message}` });
-        }
+      const serve = new NoshServe(root);
+      try {
+        const prepared = [
+          await prepareRpc(serve, c.nosh),
+          await prepareMcp('nosh-mcp', 'nosh mcp', root, c.nosh),
+          await prepareMcp('mcp-fs', 'MCP server-filesystem', root, c.fs),
+        ];
+        const ready = prepared.filter((p): p is Exclude<Prepared, { cell: Cell }> => !('cell' in p));
+        ctx.progress(`${id}: ${ready.map((p) => p.label).join(', ')} in turns`);
+        const stats = await measureInterleaved(ready.map((p) => p.invoke), ready.map(() => ctx.profile.lib));
+        const cells = prepared.map((p): Cell => 'cell' in p ? p.cell
+          : { system: p.key, label: p.label, status: 'ok', stats: stats[ready.indexOf(p)]! });
+        return { id, group: 'mcp', title, better: 'lower', cells };
+      } finally {
+        await serve.close();
       }
-      cells.unshift(await rpcCell(root, c.nosh, ctx));
-      return { id, group: 'mcp', title, better: 'lower', cells };
     },
   };
 }
