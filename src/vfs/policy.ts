@@ -78,9 +78,9 @@ class GlobSet {
     return this.all.length;
   }
 
-  match(name: string): boolean {
-    if (name === '' || name === '.' || name === '..' || !isPrintableAscii(name)) return this.all.some((m) => m.match(name));
-    const lower = name.toLowerCase();
+  /** `lower`: the name lower-cased if compiled matching applies to it (see matchKey), else null. */
+  match(name: string, lower: string | null = matchKey(name)): boolean {
+    if (lower === null) return this.all.some((m) => m.match(name));
     if (this.exact.has(lower)) return true;
     for (const p of this.prefixes) if (lower.startsWith(p)) return true;
     for (const x of this.suffixes) if (lower.endsWith(x)) return true;
@@ -98,6 +98,11 @@ function plainGlobSource(glob: string): string | null {
   let src = '';
   for (const c of glob) src += c === '*' ? '[^/]*' : c === '?' ? '[^/]' : c.replace(/[\\^$.*+?()[\]{}|\/-]/g, '\\$&');
   return src;
+}
+
+/** The lower-cased name when the compiled globs may decide it; null: minimatch decides. */
+function matchKey(name: string): string | null {
+  return name === '' || name === '.' || name === '..' || !isPrintableAscii(name) ? null : name.toLowerCase();
 }
 
 function isPrintableAscii(name: string): boolean {
@@ -157,6 +162,18 @@ export class BlockMatcher {
    */
   anchorsBelow(name: string): boolean {
     return this.suffixes.some(({ parts }) => parts.slice(0, -1).some((m) => m.match(name)));
+  }
+
+  /**
+   * What the name alone says, as bits: 1 blocked as a file, 2 as a directory, 4 it may end
+   * a multi-component pattern ('.git/config'), so its parents decide (blocksComponent).
+   */
+  nameBits(name: string): number {
+    const key = matchKey(name);
+    const file = this.names.match(name, key);
+    const dir = file || this.dirs.match(name, key);
+    const ends = this.suffixes.some(({ parts }) => parts[parts.length - 1]!.match(name, key));
+    return (file ? 1 : 0) | (dir ? 2 : 0) | (ends ? 4 : 0);
   }
 
   /** Is the entry `name` (its parents `parents`) blocked? `isDir` matters for 'x/' patterns. */

@@ -19,21 +19,6 @@ const HAVE_PROC_FD = (() => { try { return fs.existsSync('/proc/self/fd'); } cat
 /** Per compiled matcher: name -> bits (1 blocked as a file, 2 as a directory, 4 may end a multi-component pattern). */
 const NAME_MEMO = new WeakMap<BlockMatcher, Map<string, number>>();
 
-/**
- * Could `name` be the last component of one of the matcher's multi-component patterns
- * ('.git/config')? Then the parents matter and the full check runs. If the matcher's shape
- * is not the one expected, answer yes: slower, never wrong.
- */
-function mayEndSuffix(m: BlockMatcher, name: string): boolean {
-  const suffixes = (m as unknown as { suffixes?: { parts?: { match?: (n: string) => boolean }[] }[] }).suffixes;
-  if (!Array.isArray(suffixes)) return true;
-  for (const sfx of suffixes) {
-    const last = Array.isArray(sfx?.parts) ? sfx.parts[sfx.parts.length - 1] : undefined;
-    if (typeof last?.match !== 'function' || last.match(name)) return true;
-  }
-  return false;
-}
-
 /** Where a virtual path landed: its components inside the zone and its host path. */
 export interface Resolved {
   /** Normalised virtual path ('/a/b'). */
@@ -275,9 +260,9 @@ export class Vfs {
   }
 
   /**
-   * blocked.blocksComponent, memoized per name (minimatch is most of the cost of a short
-   * resolution). What a name alone decides (single-name and 'dir/' patterns) is cached; a
-   * name that is the last part of a multi-component pattern always takes the full check.
+   * blocked.blocksComponent, memoized per name (a walk meets the same names again and again).
+   * What a name alone decides (single-name and 'dir/' patterns) is cached; a name that is
+   * the last part of a multi-component pattern always takes the full check.
    */
   private isBlocked(parents: readonly string[], name: string, isDir: boolean): boolean {
     const memo = this.nameMemo();
@@ -299,10 +284,9 @@ export class Vfs {
 
   /** What the name alone says (see NAME_MEMO), computed and remembered. */
   private nameBits(memo: Map<string, number>, name: string): number {
-    const bits = (this.blocked.blocksComponent([], name, false) ? 1 : 0) | (this.blocked.blocksComponent([], name, true) ? 2 : 0)
-      | (mayEndSuffix(this.blocked, name) ? 4 : 0);
-    if (memo.size >= 8192) memo.clear();
-    memo.set(name, bits);
+    const bits = this.blocked.nameBits(name);
+    // Full: names are not remembered any more (clearing would churn on a tree of distinct names).
+    if (memo.size < 8192) memo.set(name, bits);
     return bits;
   }
 

@@ -303,7 +303,10 @@ describe('blocked-pattern matching: the compiled fast path agrees with minimatch
     }
     for (let i = 0; i < 3000; i++) names.push(Array.from({ length: 1 + rnd(9) }, () => alphabet[rnd(alphabet.length)]).join(''));
     const m = BlockMatcher.for(PATTERNS);
+    const lastParts = PATTERNS.filter((p) => p.replace(/^\/+|\/+$/g, '').includes('/')).map((p) => new Minimatch(p.replace(/\/+$/, '').split('/').pop()!, opts));
     for (const name of names) {
+      const bits = (reference([], name, false) ? 1 : 0) | (reference([], name, true) ? 2 : 0) | (lastParts.some((mm) => mm.match(name)) ? 4 : 0);
+      expect(m.nameBits(name), JSON.stringify(name)).toBe(bits);
       for (const parents of [[], ['.git'], ['x'], ['xa'], ['a', '.GIT']]) {
         for (const isDir of [false, true]) {
           expect(m.blocksComponent(parents, name, isDir), JSON.stringify({ parents, name, isDir })).toBe(reference(parents, name, isDir));
