@@ -100,6 +100,34 @@ function plainGlobSource(glob: string): string | null {
   return src;
 }
 
+/**
+ * A quick test that most names fail: could any of these globs match `name`, judging by its
+ * first and last byte only? A plain glob that starts with a literal needs that first byte;
+ * one that ends with a literal needs that last byte. Null (no filter) when some glob has
+ * wildcards at both ends or is not plain. Names matchKey leaves to minimatch pass.
+ */
+function edgeFilter(globs: string[]): ((name: string) => boolean) | null {
+  const first = new Set<number>();
+  const last = new Set<number>();
+  for (const glob of globs) {
+    if (plainGlobSource(glob) === null) return null;
+    const lower = glob.toLowerCase();
+    const a = lower[0]!;
+    const z = lower[lower.length - 1]!;
+    if (a !== '*' && a !== '?') first.add(a.charCodeAt(0));
+    else if (z !== '*' && z !== '?') last.add(z.charCodeAt(0));
+    else return null;
+  }
+  return (name) => {
+    if (matchKey(name) === null) return true;
+    return first.has(lowerByte(name.charCodeAt(0))) || last.has(lowerByte(name.charCodeAt(name.length - 1)));
+  };
+}
+
+function lowerByte(c: number): number {
+  return c >= 65 && c <= 90 ? c + 32 : c;
+}
+
 /** The lower-cased name when the compiled globs may decide it; null: minimatch decides. */
 function matchKey(name: string): string | null {
   return name === '' || name === '.' || name === '..' || !isPrintableAscii(name) ? null : name.toLowerCase();
@@ -136,6 +164,10 @@ export class BlockMatcher {
   private readonly names: GlobSet;
   private readonly dirs: GlobSet;
   private readonly suffixes: { parts: GlobSet[] }[] = [];
+  /** The last component glob of each multi-component pattern. */
+  private readonly suffixGlobsLast: string[] = [];
+  /** See edgeFilter: names no glob here can match, told by their first and last bytes. */
+  private readonly edges: ((name: string) => boolean) | null;
 
   constructor(patterns: string[]) {
     const opts = { nocase: true, dot: true, nonegate: true, nocomment: true };
@@ -146,10 +178,15 @@ export class BlockMatcher {
       if (p === '') continue;
       if (p.endsWith('/') && !p.slice(0, -1).includes('/')) dirs.push(p.slice(0, -1));
       else if (!p.includes('/')) names.push(p);
-      else this.suffixes.push({ parts: p.replace(/\/+$/, '').split('/').map((s) => new GlobSet([s], opts)) });
+      else {
+        const parts = p.replace(/\/+$/, '').split('/');
+        this.suffixes.push({ parts: parts.map((s) => new GlobSet([s], opts)) });
+        this.suffixGlobsLast.push(parts[parts.length - 1]!);
+      }
     }
     this.names = new GlobSet(names, opts);
     this.dirs = new GlobSet(dirs, opts);
+    this.edges = edgeFilter([...names, ...dirs, ...this.suffixGlobsLast]);
   }
 
   get empty(): boolean {
@@ -164,11 +201,17 @@ export class BlockMatcher {
     return this.suffixes.some(({ parts }) => parts.slice(0, -1).some((m) => m.match(name)));
   }
 
+  /** False when no pattern can block this name, whatever its type or parents (a quick test). */
+  mayBlock(name: string): boolean {
+    return this.edges === null || this.edges(name);
+  }
+
   /**
    * What the name alone says, as bits: 1 blocked as a file, 2 as a directory, 4 it may end
    * a multi-component pattern ('.git/config'), so its parents decide (blocksComponent).
    */
   nameBits(name: string): number {
+    if (this.edges && !this.edges(name)) return 0;
     const key = matchKey(name);
     const file = this.names.match(name, key);
     const dir = file || this.dirs.match(name, key);

@@ -265,6 +265,7 @@ export class Vfs {
    * the last part of a multi-component pattern always takes the full check.
    */
   private isBlocked(parents: readonly string[], name: string, isDir: boolean): boolean {
+    if (!this.blocked.mayBlock(name)) return false;
     const memo = this.nameMemo();
     const bits = memo.get(name) ?? this.nameBits(memo, name);
     if (bits & (isDir ? 2 : 1)) return true;

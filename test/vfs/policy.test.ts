@@ -269,8 +269,8 @@ describe('blocked-pattern matching: the compiled fast path agrees with minimatch
     'é*', 'd-[0-9]', 'a.b', 'a+b', '*', '.*', 'x?/y*'];
   const opts = { nocase: true, dot: true, nonegate: true, nocomment: true };
   /** The matcher as it was: minimatch for every component. */
-  function reference(parents: string[], name: string, isDir: boolean): boolean {
-    for (const raw of PATTERNS) {
+  function reference(parents: string[], name: string, isDir: boolean, patterns = PATTERNS): boolean {
+    for (const raw of patterns) {
       const p = raw.replace(/^\/+/, '');
       if (p.endsWith('/') && !p.slice(0, -1).includes('/')) {
         if (isDir && new Minimatch(p.slice(0, -1), opts).match(name)) return true;
@@ -303,15 +303,23 @@ describe('blocked-pattern matching: the compiled fast path agrees with minimatch
     }
     for (let i = 0; i < 3000; i++) names.push(Array.from({ length: 1 + rnd(9) }, () => alphabet[rnd(alphabet.length)]).join(''));
     const m = BlockMatcher.for(PATTERNS);
+    const defaults = BlockMatcher.for(DEFAULT_BLOCKED_PATTERNS);
+    let rejected = 0;
     const lastParts = PATTERNS.filter((p) => p.replace(/^\/+|\/+$/g, '').includes('/')).map((p) => new Minimatch(p.replace(/\/+$/, '').split('/').pop()!, opts));
     for (const name of names) {
       const bits = (reference([], name, false) ? 1 : 0) | (reference([], name, true) ? 2 : 0) | (lastParts.some((mm) => mm.match(name)) ? 4 : 0);
       expect(m.nameBits(name), JSON.stringify(name)).toBe(bits);
+      // The quick first/last-byte test (active for the default list) never hides a match.
+      const blockedSomehow = [[], ['.git'], ['x', '.GIT']].some((parents) => [false, true].some((isDir) => reference(parents, name, isDir, DEFAULT_BLOCKED_PATTERNS)));
+      if (blockedSomehow) expect(defaults.mayBlock(name), JSON.stringify(name)).toBe(true);
+      if (!defaults.mayBlock(name)) rejected++;
+      expect(defaults.blocksComponent(['.git'], name, false)).toBe(reference(['.git'], name, false, DEFAULT_BLOCKED_PATTERNS));
       for (const parents of [[], ['.git'], ['x'], ['xa'], ['a', '.GIT']]) {
         for (const isDir of [false, true]) {
           expect(m.blocksComponent(parents, name, isDir), JSON.stringify({ parents, name, isDir })).toBe(reference(parents, name, isDir));
         }
       }
     }
+    expect(rejected).toBeGreaterThan(1000);
   });
 });
