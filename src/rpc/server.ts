@@ -48,6 +48,7 @@ export function serveRpc(nosh: Nosh, input: Readable, output: Writable, opts: Se
       stopped = true;
       input.off('data', onData);
       if (eof) lines.end();
+      server.closing = true;
       server.drained().then(() => (failure === undefined ? resolve() : reject(failure)), reject);
     };
     const onData = (chunk: Buffer | string) => lines.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
@@ -68,6 +69,8 @@ class RpcServer {
   private idle: (() => void) | null = null;
   private names: Set<string> | undefined;
   private answered = false;
+  /** The input ended: no more requests, so nothing to preload for. */
+  closing = false;
   readonly send: (msg: Response | Response[]) => void;
 
   constructor(private readonly nosh: Nosh, write: (msg: Response | Response[]) => void, private readonly ready?: () => Promise<void>) {
@@ -76,7 +79,7 @@ class RpcServer {
       if (this.answered) return;
       this.answered = true;
       // The first answer is out: load the method registry now, while the client reads it.
-      if (ready) setImmediate(() => void ready().catch(() => {}));
+      if (ready) setImmediate(() => { if (!this.closing) void ready().catch(() => {}); });
     };
   }
 
