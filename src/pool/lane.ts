@@ -16,8 +16,6 @@ export interface LaneChannel {
   /** Int32 counters, see REQUESTS / REPLIES / STOP. */
   flags: SharedArrayBuffer;
   port: MessagePort;
-  /** How long the worker watches for the next request before it sleeps, µs (see spinUntilMoved). */
-  spinUs: number;
 }
 
 /** Requests posted by the main thread. */
@@ -44,24 +42,8 @@ export function postOnLane(flags: Int32Array, port: MessagePort, counter: number
  * next one. Both waits therefore look at the counter again after every wake-up.
  */
 
-/**
- * Watch flags[counter] for up to `us` microseconds without sleeping; true if it moved.
- * Waking a sleeping thread costs its waker a futex call and, on a small VM, an interrupt to
- * another virtual CPU: tens of microseconds under load. A message that comes within a short
- * watch costs neither side that; one that does not costs only the watch.
- */
-export function spinUntilMoved(flags: Int32Array, counter: number, seen: number, us: number): boolean {
-  if (us <= 0) return Atomics.load(flags, counter) !== seen;
-  const end = performance.now() + us / 1000;
-  do {
-    for (let i = 0; i < 100; i++) if (Atomics.load(flags, counter) !== seen) return true;
-  } while (performance.now() < end);
-  return Atomics.load(flags, counter) !== seen;
-}
-
-/** Block until flags[counter] is no longer `seen`, at most `ms` (the first `spinUs` watching); true if it moved. */
-export function counterMovedWithin(flags: Int32Array, counter: number, seen: number, ms: number, spinUs = 0): boolean {
-  if (spinUntilMoved(flags, counter, seen, spinUs)) return true;
+/** Block until flags[counter] is no longer `seen`, at most `ms`; true if it moved. */
+export function counterMovedWithin(flags: Int32Array, counter: number, seen: number, ms: number): boolean {
   const end = performance.now() + ms;
   for (let left = ms; Atomics.load(flags, counter) === seen; left = end - performance.now()) {
     if (left <= 0 || Atomics.wait(flags, counter, seen, left) === 'timed-out') break;
@@ -86,7 +68,6 @@ export async function serveLane(channel: LaneChannel, handle: (request: never) =
   const flags = new Int32Array(channel.flags);
   let seen = 0;
   for (;;) {
-    spinUntilMoved(flags, REQUESTS, seen, channel.spinUs);
     while (Atomics.load(flags, REQUESTS) === seen) {
       if (Atomics.load(flags, STOP) !== 0) {
         channel.port.close();

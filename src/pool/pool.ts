@@ -17,10 +17,6 @@ export interface PoolOptions {
    * fastest wake-up there is) before it waits asynchronously instead, ms; 0 turns that off.
    */
   syncWaitMs?: number;
-  /** Of that wait, how long the caller watches before it sleeps, µs (src/pool/lane.ts spinUntilMoved). */
-  syncSpinUs?: number;
-  /** How long a worker watches for its next request after a reply before it sleeps, µs. */
-  workerSpinUs?: number;
 }
 
 /** Under vitest the sources are .ts; workers always run the compiled JavaScript. */
@@ -97,8 +93,6 @@ export class WorkerPool {
   private readonly piscina: Piscina;
   readonly memoryMb: number;
   private readonly syncWaitMs: number;
-  private readonly syncSpinUs: number;
-  private readonly workerSpinUs: number;
   private readonly lanes: Lane[] = [];
   private readonly queue: Job[] = [];
   private busy = 0;
@@ -111,8 +105,6 @@ export class WorkerPool {
     const threads = Math.max(1, opts.threads ?? availableParallelism());
     this.memoryMb = opts.memoryMb ?? 512;
     this.syncWaitMs = opts.syncWaitMs ?? 2;
-    this.syncSpinUs = opts.syncSpinUs ?? 0;
-    this.workerSpinUs = opts.workerSpinUs ?? 0;
     this.piscina = new Piscina({
       filename: workerFile(),
       minThreads: threads,
@@ -171,7 +163,7 @@ export class WorkerPool {
     const { port1, port2 } = new MessageChannel();
     const lane = new Lane(index, port1);
     this.lanes[index] = lane;
-    const channel: LaneChannel = { flags: lane.flags.buffer as SharedArrayBuffer, port: port2, spinUs: this.workerSpinUs };
+    const channel: LaneChannel = { flags: lane.flags.buffer as SharedArrayBuffer, port: port2 };
     this.piscina.run(channel, { transferList: [port2], signal: lane.abort as unknown as AbortSignal })
       .then(() => this.laneEnded(lane, undefined), (e: unknown) => this.laneEnded(lane, e));
     return lane;
@@ -197,7 +189,7 @@ export class WorkerPool {
     postOnLane(lane.flags, lane.port, REQUESTS, { ...job.task, memoryMb: this.memoryMb, temps: job.temps });
     // A caller alone in flight sleeps on the reply counter instead of going back to the event
     // loop. Queued jobs never do: collect → next → dispatch would nest once per queued job.
-    if (caller && this.busy === 1 && this.syncWaitMs > 0 && counterMovedWithin(lane.flags, REPLIES, lane.replies, this.syncWaitMs, this.syncSpinUs)) this.collect(lane);
+    if (caller && this.busy === 1 && this.syncWaitMs > 0 && counterMovedWithin(lane.flags, REPLIES, lane.replies, this.syncWaitMs)) this.collect(lane);
     else whenCounterMoves(lane.flags, REPLIES, lane.replies, () => { if (lane.job === job) this.collect(lane); });
   }
 
