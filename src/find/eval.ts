@@ -243,6 +243,7 @@ export class Walker implements EvalContext {
     list.sort(byName);
     const prefix = e.path.endsWith('/') ? e.path : e.path + '/';
     const bprefix = e.bytes.endsWith('/') ? e.bytes : e.bytes + '/';
+    const asciiPrefix = bprefix === prefix;
     const signal = this.ctx.signal;
     for (let i = 0; i < list.length; i++) {
       const d = list[i]!;
@@ -250,7 +251,7 @@ export class Walker implements EvalContext {
       const nameBytes = bytesOf(d.name);
       const path = prefix + d.name;
       // ASCII names under an ASCII path: the bytes are the path itself.
-      const bytes = nameBytes === d.name && bprefix === prefix ? path : bprefix + nameBytes;
+      const bytes = nameBytes === d.name && asciiPrefix ? path : bprefix + nameBytes;
       const child: Entry = { path, bytes, root: e.root, depth: e.depth + 1, type: d.type, dir: h, name: d.name, nameBytes };
       if (d.type === 'dir' || (d.type === 'symlink' && this.plan.follow === 'L')) await this.visit(child);
       else {
