@@ -1,7 +1,7 @@
 import { NoshError, readonlyError } from '../errors.js';
 import { Vfs, VfsError } from '../vfs/index.js';
 import { expandWords } from '../parse/index.js';
-import { runPipeline } from './pipeline.js';
+import { NEVER, runPipeline } from './pipeline.js';
 import { collectGarbage, setMemoryBudget } from '../pool/memory.js';
 import { recordTemp } from '../pool/temps.js';
 import type { QuotaHandle } from '../zones/quota.js';
@@ -24,7 +24,7 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promi
       }
       const peer = req.peer && new Vfs(req.peer.root, req.peer.policy, counterOf(req.peer.quota));
       if (peer && req.temps) trackTemps(peer, req.temps);
-      const out = await tool.run({ fs: vfs, peer, cwd, limits: req.limits, signal: signal ?? new AbortController().signal }, req.tool.args as never);
+      const out = await tool.run({ fs: vfs, peer, cwd, limits: req.limits, signal: signal ?? NEVER }, req.tool.args as never);
       return { ok: true, tool: { data: out.data, message: out.message ?? 'ok', changes: vfs.changes, peerChanges: peer?.changes } };
     }
     const listDir = (dir: string) => {

@@ -28,7 +28,7 @@ export interface PipelineRequest {
 
 const STDERR_CAP = 64 * 1024;
 /** The signal of a task nobody can cancel from inside (the pool stops the worker instead). */
-const NEVER = new AbortController().signal;
+export const NEVER: AbortSignal = new AbortController().signal;
 const DELETE_ONLY = new Set(['rm', 'rmdir']);
 
 /** Look up every stage's command and check the zone policy before anything runs. */
