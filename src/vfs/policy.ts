@@ -104,7 +104,7 @@ function plainGlobSource(glob: string): string | null {
  * A quick test that most names fail: could any of these globs match `name`, judging by its
  * first and last byte only? A plain glob that starts with a literal needs that first byte;
  * one that ends with a literal needs that last byte. Null (no filter) when some glob has
- * wildcards at both ends or is not plain. Names matchKey leaves to minimatch pass.
+ * wildcards at both ends or is not plain. Names minimatch decides always pass.
  */
 function edgeFilter(globs: string[]): ((name: string) => boolean) | null {
   const first = new Set<number>();
@@ -119,7 +119,7 @@ function edgeFilter(globs: string[]): ((name: string) => boolean) | null {
     else return null;
   }
   return (name) => {
-    if (matchKey(name) === null) return true;
+    if (minimatchDecides(name)) return true;
     return first.has(lowerByte(name.charCodeAt(0))) || last.has(lowerByte(name.charCodeAt(name.length - 1)));
   };
 }
@@ -130,7 +130,11 @@ function lowerByte(c: number): number {
 
 /** The lower-cased name when the compiled globs may decide it; null: minimatch decides. */
 function matchKey(name: string): string | null {
-  return name === '' || name === '.' || name === '..' || !isPrintableAscii(name) ? null : name.toLowerCase();
+  return minimatchDecides(name) ? null : name.toLowerCase();
+}
+
+function minimatchDecides(name: string): boolean {
+  return name === '' || name === '.' || name === '..' || !isPrintableAscii(name);
 }
 
 function isPrintableAscii(name: string): boolean {
