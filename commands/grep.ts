@@ -7,10 +7,13 @@
  * Memory is one chunk plus the partial last line. Slow paths, per line: -z (records end in
  * NUL), several patterns of which one has back-references (JS group numbers are per regex).
  *
- * Recursion (-r/-R) walks the zone with ctx.fs.readdir (blocked entries never appear) in
- * C-locale name order (GNU uses readdir order; see the fixtures, recorded through `sort`).
- * Symlinks met while recursing are skipped; -R follows them only where the zone policy
- * follows symlinks (and only inside the zone).
+ * Recursion (-r/-R) walks the zone through open directory handles (blocked entries never
+ * appear) in C-locale name order (GNU uses readdir order; see the fixtures, recorded through
+ * `sort`). Listed files are opened relative to their directory without a location check
+ * each (Vfs.openListedFileAt): the directory's location is checked once its files were read
+ * and before any output leaves (GrepRun.settle). Small files are read whole into one reused
+ * buffer. Symlinks met while recursing are skipped; -R follows them only where the zone
+ * policy follows symlinks (and only inside the zone).
  */
 import { defineCommand, type CommandContext, type FlagSpec } from '../src/command/index.js';
 import { RegexSyntaxError, translateRegex, type RegexDialect } from '../src/regex/index.js';
