@@ -16,6 +16,8 @@ export interface LaneChannel {
   /** Int32 counters, see REQUESTS / REPLIES / STOP. */
   flags: SharedArrayBuffer;
   port: MessagePort;
+  /** How long the worker watches for its next request before it sleeps, µs (see Watch). */
+  watchUs: number;
 }
 
 /** Requests posted by the main thread. */
@@ -42,8 +44,44 @@ export function postOnLane(flags: Int32Array, port: MessagePort, counter: number
  * next one. Both waits therefore look at the counter again after every wake-up.
  */
 
-/** Block until flags[counter] is no longer `seen`, at most `ms`; true if it moved. */
-export function counterMovedWithin(flags: Int32Array, counter: number, seen: number, ms: number): boolean {
+/**
+ * Watching a counter for a while before sleeping on it. Waking a sleeping thread costs its
+ * waker a futex call and, on a small VM, an interrupt to another virtual CPU: tens of
+ * microseconds. A message that comes while the receiver still watches costs neither side
+ * that; one that does not costs the watch. So a Watch keeps watching only while it pays:
+ * each miss (the watch ran out) counts double against each hit, and once it stops it tries
+ * again every 64 waits. Sparse traffic or slow commands turn it off by themselves.
+ */
+export class Watch {
+  private score = 4;
+  private waits = 0;
+
+  constructor(private readonly us: number) {}
+
+  /** Wait for flags[counter] to leave `seen` by watching, if watching pays now; true if it moved. */
+  moved(flags: Int32Array, counter: number, seen: number): boolean {
+    if (this.us <= 0) return false;
+    if (this.score <= 0) {
+      if ((++this.waits & 63) !== 0) return false;
+      this.score = 1;
+    }
+    const end = performance.now() + this.us / 1000;
+    do {
+      for (let i = 0; i < 64; i++) {
+        if (Atomics.load(flags, counter) !== seen) {
+          this.score = Math.min(8, this.score + 1);
+          return true;
+        }
+      }
+    } while (performance.now() < end);
+    this.score -= 2;
+    return false;
+  }
+}
+
+/** Block until flags[counter] is no longer `seen`, at most `ms` (watching first if given a Watch); true if it moved. */
+export function counterMovedWithin(flags: Int32Array, counter: number, seen: number, ms: number, watch?: Watch): boolean {
+  if (watch?.moved(flags, counter, seen)) return true;
   const end = performance.now() + ms;
   for (let left = ms; Atomics.load(flags, counter) === seen; left = end - performance.now()) {
     if (left <= 0 || Atomics.wait(flags, counter, seen, left) === 'timed-out') break;
@@ -66,8 +104,10 @@ const waitAsync = (Atomics as unknown as {
 /** Worker side: serve requests until the main thread sets STOP. */
 export async function serveLane(channel: LaneChannel, handle: (request: never) => Promise<unknown>): Promise<void> {
   const flags = new Int32Array(channel.flags);
+  const watch = new Watch(channel.watchUs);
   let seen = 0;
   for (;;) {
+    watch.moved(flags, REQUESTS, seen);
     while (Atomics.load(flags, REQUESTS) === seen) {
       if (Atomics.load(flags, STOP) !== 0) {
         channel.port.close();

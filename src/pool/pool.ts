@@ -5,7 +5,7 @@ import { NoshError } from '../errors.js';
 import type { TaskRequest, TaskResponse } from '../exec/index.js';
 import { enableLinearRegexFallback } from './regex-flags.js';
 import { releaseTempRegistry, removeTemps, takeTempRegistry } from './temps.js';
-import { REPLIES, REQUESTS, STOP, counterMovedWithin, laneFlags, postOnLane, whenCounterMoves, type LaneChannel } from './lane.js';
+import { REPLIES, REQUESTS, STOP, Watch, counterMovedWithin, laneFlags, postOnLane, whenCounterMoves, type LaneChannel } from './lane.js';
 
 export interface PoolOptions {
   /** Worker threads (default: number of cores). */
@@ -17,6 +17,12 @@ export interface PoolOptions {
    * fastest wake-up there is) before it waits asynchronously instead, ms; 0 turns that off.
    */
   syncWaitMs?: number;
+  /**
+   * Watching before sleeping (src/pool/lane.ts Watch), µs: the caller for its reply, a worker
+   * for its next request; each side stops by itself while it does not pay. 0: never.
+   */
+  syncWatchUs?: number;
+  workerWatchUs?: number;
 }
 
 /** Under vitest the sources are .ts; workers always run the compiled JavaScript. */
@@ -83,6 +89,7 @@ const MAX_QUEUE = 10_000;
  */
 const IDLE_LANE_MS = 2_000;
 
+
 /**
  * The worker pool: tasks run on lanes, one per piscina worker; per task a timeout (the worker
  * is terminated and piscina replaces it), a heap limit (resourceLimits), and every failure
@@ -93,6 +100,8 @@ export class WorkerPool {
   private readonly piscina: Piscina;
   readonly memoryMb: number;
   private readonly syncWaitMs: number;
+  private readonly workerWatchUs: number;
+  private readonly watch: Watch;
   private readonly lanes: Lane[] = [];
   private readonly queue: Job[] = [];
   private busy = 0;
@@ -105,6 +114,8 @@ export class WorkerPool {
     const threads = Math.max(1, opts.threads ?? availableParallelism());
     this.memoryMb = opts.memoryMb ?? 512;
     this.syncWaitMs = opts.syncWaitMs ?? 2;
+    this.watch = new Watch(opts.syncWatchUs ?? 40);
+    this.workerWatchUs = opts.workerWatchUs ?? 60;
     this.piscina = new Piscina({
       filename: workerFile(),
       minThreads: threads,
@@ -163,7 +174,7 @@ export class WorkerPool {
     const { port1, port2 } = new MessageChannel();
     const lane = new Lane(index, port1);
     this.lanes[index] = lane;
-    const channel: LaneChannel = { flags: lane.flags.buffer as SharedArrayBuffer, port: port2 };
+    const channel: LaneChannel = { flags: lane.flags.buffer as SharedArrayBuffer, port: port2, watchUs: this.workerWatchUs };
     this.piscina.run(channel, { transferList: [port2], signal: lane.abort as unknown as AbortSignal })
       .then(() => this.laneEnded(lane, undefined), (e: unknown) => this.laneEnded(lane, e));
     return lane;
@@ -189,7 +200,7 @@ export class WorkerPool {
     postOnLane(lane.flags, lane.port, REQUESTS, { ...job.task, memoryMb: this.memoryMb, temps: job.temps });
     // A caller alone in flight sleeps on the reply counter instead of going back to the event
     // loop. Queued jobs never do: collect → next → dispatch would nest once per queued job.
-    if (caller && this.busy === 1 && this.syncWaitMs > 0 && counterMovedWithin(lane.flags, REPLIES, lane.replies, this.syncWaitMs)) this.collect(lane);
+    if (caller && this.busy === 1 && this.syncWaitMs > 0 && counterMovedWithin(lane.flags, REPLIES, lane.replies, this.syncWaitMs, this.watch)) this.collect(lane);
     else whenCounterMoves(lane.flags, REPLIES, lane.replies, () => { if (lane.job === job) this.collect(lane); });
   }
 
@@ -246,7 +257,7 @@ export class WorkerPool {
     }
     if (this.closed || lane.retired) return;
     if (this.laneFailures > MAX_LANE_FAILURES) {
-      // Workers that cannot even start (a broken install): fail fast instead of spinning.
+      // Workers that cannot even start (a broken install): fail fast instead of restarting forever.
       for (const queued of this.queue.splice(0)) this.finish(queued, failure(crashError(error, this.memoryMb)));
       return;
     }

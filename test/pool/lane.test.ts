@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { counterMovedWithin, laneFlags, REPLIES, whenCounterMoves } from '../../src/pool/lane.js';
+import { counterMovedWithin, laneFlags, REPLIES, Watch, whenCounterMoves } from '../../src/pool/lane.js';
 import { WorkerPool } from '../../src/pool/index.js';
 import { defaultPolicy } from '../../src/vfs/index.js';
 import { tempDir } from '../helpers.js';
@@ -50,6 +50,33 @@ describe('lane counters', () => {
   it('a blocking wait gives up after its time when nothing moves', () => {
     const flags = new Int32Array(laneFlags());
     expect(counterMovedWithin(flags, REPLIES, 0, 5)).toBe(false);
+  });
+});
+
+describe('Watch: watching a counter only while it pays', () => {
+  it('sees a counter that moved, and reports one that never moves', () => {
+    const flags = new Int32Array(laneFlags());
+    const watch = new Watch(20);
+    expect(watch.moved(flags, REPLIES, 0)).toBe(false);
+    Atomics.add(flags, REPLIES, 1);
+    expect(watch.moved(flags, REPLIES, 0)).toBe(true);
+  });
+
+  it('stops after misses, then looks again once every 64 waits', () => {
+    const flags = new Int32Array(laneFlags());
+    const watch = new Watch(5);
+    for (let i = 0; i < 2; i++) expect(watch.moved(flags, REPLIES, 0)).toBe(false); // two misses: it stops
+    Atomics.add(flags, REPLIES, 1);
+    const seen = Array.from({ length: 64 }, () => watch.moved(flags, REPLIES, 0));
+    expect(seen.slice(0, 63).every((m) => m === false)).toBe(true);
+    expect(seen[63]).toBe(true);
+    expect(watch.moved(flags, REPLIES, 0)).toBe(true); // and keeps watching while it pays
+  });
+
+  it('a watch of 0 never watches', () => {
+    const flags = new Int32Array(laneFlags());
+    Atomics.add(flags, REPLIES, 1);
+    expect(new Watch(0).moved(flags, REPLIES, 0)).toBe(false);
   });
 });
 
