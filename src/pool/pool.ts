@@ -115,7 +115,7 @@ export class WorkerPool {
     this.memoryMb = opts.memoryMb ?? 512;
     this.syncWaitMs = opts.syncWaitMs ?? 2;
     this.watch = new Watch(opts.syncWatchUs ?? 40);
-    this.workerWatchUs = opts.workerWatchUs ?? 60;
+    this.workerWatchUs = opts.workerWatchUs ?? 200;
     this.piscina = new Piscina({
       filename: workerFile(),
       minThreads: threads,
