@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 import type { ResolvedConfig } from '../config.js';
 import { NoshError, ok, type Envelope } from '../errors.js';
-import { WorkerPool } from '../pool/index.js';
+import { WorkerPool, type CancelSignal } from '../pool/index.js';
 import { ContextSchema, type Context } from '../zones/context.js';
 import { Workspace, withRole, type GroupProvider, type Zone } from '../zones/workspace.js';
 import type { QuotaHandle } from '../zones/quota.js';
@@ -28,7 +28,7 @@ export type AfterWrite = (event: WriteEvent) => void | Promise<void>;
 
 export interface CallOptions {
   /** Abort the call (the worker running it is stopped). */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 /**

@@ -7,6 +7,7 @@ import { countFiles } from '../zones/quota.js';
 import { expireSessions, removeStaleTemps } from '../zones/maintenance.js';
 import { validateFileName } from '../zones/transfer.js';
 import type { Zone } from '../zones/workspace.js';
+import type { CancelSignal } from '../pool/index.js';
 import type { MethodInfo } from './methods.js';
 
 /** What host methods may use of the engine (kept small so this file does not own the engine). */
@@ -22,7 +23,7 @@ export interface ZoneToolOptions {
   peer?: Zone;
   context?: Context;
   cwd?: string;
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 export interface HostMethod extends MethodInfo {

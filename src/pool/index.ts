@@ -1,3 +1,3 @@
 export { WorkerPool } from './pool.js';
-export type { PoolOptions } from './pool.js';
+export type { CancelSignal, PoolOptions } from './pool.js';
 export { enableLinearRegexFallback } from './regex-flags.js';

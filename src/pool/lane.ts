@@ -38,12 +38,6 @@ export function postOnLane(flags: Int32Array, port: MessagePort, counter: number
   Atomics.notify(flags, counter);
 }
 
-/*
- * Waiting for a counter to move. A wake-up alone proves nothing: a side raises the counter
- * before it notifies, so a late notify for the previous message can wake a waiter for the
- * next one. Both waits therefore look at the counter again after every wake-up.
- */
-
 /**
  * Watching a counter for a while before sleeping on it. Waking a sleeping thread costs its
  * waker a futex call and, on a small VM, an interrupt to another virtual CPU: tens of
@@ -78,6 +72,12 @@ export class Watch {
     return false;
   }
 }
+
+/*
+ * Waiting for a counter to move. A wake-up alone proves nothing: a side raises the counter
+ * before it notifies, so a late notify for the previous message can wake a waiter for the
+ * next one. Both waits therefore look at the counter again after every wake-up.
+ */
 
 /** Block until flags[counter] is no longer `seen`, at most `ms` (watching first if given a Watch); true if it moved. */
 export function counterMovedWithin(flags: Int32Array, counter: number, seen: number, ms: number, watch?: Watch): boolean {

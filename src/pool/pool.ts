@@ -25,6 +25,16 @@ export interface PoolOptions {
   workerWatchUs?: number;
 }
 
+/**
+ * What run() uses of an AbortSignal to cancel a task: an AbortSignal fits, and so does a
+ * lighter object (the JSON-RPC server makes one per request, EventTargets cost more).
+ */
+export interface CancelSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 /** Under vitest the sources are .ts; workers always run the compiled JavaScript. */
 function workerFile(): string {
   const here = import.meta.url;
@@ -54,7 +64,7 @@ interface Job {
   resolve: (res: TaskResponse) => void;
   timer: NodeJS.Timeout;
   timeoutMs: number;
-  cancel?: AbortSignal;
+  cancel?: CancelSignal;
   onCancel?: () => void;
   lane?: Lane;
   /** Why the pool stopped it, if it did. */
@@ -128,7 +138,7 @@ export class WorkerPool {
     this.idleCheck = setInterval(() => this.retireIdleLanes(), IDLE_LANE_MS).unref();
   }
 
-  run(task: TaskRequest, timeoutMs: number, cancel?: AbortSignal): Promise<TaskResponse> {
+  run(task: TaskRequest, timeoutMs: number, cancel?: CancelSignal): Promise<TaskResponse> {
     return new Promise<TaskResponse>((resolve) => {
       if (this.closed) return resolve(failure(new NoshError('INTERNAL_ERROR', 'nosh is closed', 'Create a new instance.')));
       if (cancel?.aborted) return resolve(failure(cancelled()));

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Nosh } from '../index.js';
 import { LineSplitter } from './lines.js';
+import type { CancelSignal } from '../pool/index.js';
 
 /** JSON-RPC 2.0 error codes for protocol faults; tool failures travel as envelopes. */
 export const RPC = { PARSE: -32700, INVALID_REQUEST: -32600, NO_METHOD: -32601, INVALID_PARAMS: -32602, INTERNAL: -32603 } as const;
@@ -176,7 +177,7 @@ class RpcServer {
     const ac = new Cancel();
     if (!isNotification) this.running.set(id, ac);
     try {
-      const env = await this.nosh.call(method, params ?? {}, { signal: ac.signal() });
+      const env = await this.nosh.call(method, params ?? {}, { signal: ac });
       if (isNotification) return null;
       if (!env.success && env.error.code === 'INVALID_ARGUMENT' && Array.isArray(env.error.details.issues)) {
         return errorResponse(id, RPC.INVALID_PARAMS, `Invalid params: ${env.error.message}`, env.error);
@@ -191,44 +192,30 @@ class RpcServer {
 }
 
 /**
- * How a running call is stopped: a signal with what the engine's worker pool uses of an
- * AbortSignal (aborted, reason, throwIfAborted, add/removeEventListener of 'abort'), without
+ * How a running call is stopped: the CancelSignal the worker pool takes (src/pool), without
  * an AbortController per request. Those are EventTargets: creating one and listening on it
  * cost a small read 30 to 50 µs of its round trip through `nosh serve` (measured on the
  * 2-core bench VM), for a cancel that hardly ever comes.
  */
-class Cancel {
+class Cancel implements CancelSignal {
   aborted = false;
-  reason: unknown = undefined;
-  private listeners: ((event: { type: 'abort' }) => void)[] | null = null;
+  private listeners: (() => void)[] | null = null;
 
-  addEventListener(type: string, fn: (event: { type: 'abort' }) => void): void {
-    if (type !== 'abort' || this.aborted) return;
-    (this.listeners ??= []).push(fn);
+  addEventListener(_type: 'abort', fn: () => void): void {
+    if (!this.aborted) (this.listeners ??= []).push(fn);
   }
 
-  removeEventListener(type: string, fn: (event: { type: 'abort' }) => void): void {
-    if (type !== 'abort' || !this.listeners) return;
-    const i = this.listeners.indexOf(fn);
-    if (i >= 0) this.listeners.splice(i, 1);
-  }
-
-  throwIfAborted(): void {
-    if (this.aborted) throw this.reason;
+  removeEventListener(_type: 'abort', fn: () => void): void {
+    const i = this.listeners?.indexOf(fn) ?? -1;
+    if (i >= 0) this.listeners!.splice(i, 1);
   }
 
   abort(): void {
     if (this.aborted) return;
     this.aborted = true;
-    this.reason = new DOMException('This operation was aborted', 'AbortError');
     const listeners = this.listeners ?? [];
     this.listeners = null;
-    for (const fn of listeners) fn.call(this, { type: 'abort' });
-  }
-
-  /** Typed as the AbortSignal it stands for (Nosh.call takes one); only the members above exist. */
-  signal(): AbortSignal {
-    return this as unknown as AbortSignal;
+    for (const fn of listeners) fn();
   }
 }
 
