@@ -118,6 +118,7 @@ export class WorkerPool {
   private laneFailures = 0;
   private closed = false;
   private readonly idleCheck: NodeJS.Timeout;
+  private readonly maxLanes: number;
 
   constructor(opts: PoolOptions = {}) {
     enableLinearRegexFallback();
@@ -128,13 +129,16 @@ export class WorkerPool {
     this.workerWatchUs = opts.workerWatchUs ?? 200;
     this.piscina = new Piscina({
       filename: workerFile(),
-      minThreads: threads,
+      minThreads: 1,
       maxThreads: threads,
       idleTimeout: 60_000,
       loadBalancer: idleWorkerOnly,
       resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.memoryMb / 8)) },
     });
-    for (let i = 0; i < threads; i++) this.startLane(i);
+    // One lane (and one worker) to start with: booting every worker at once slows the first
+    // answer on a small machine. The others start when a job finds every lane busy.
+    this.maxLanes = threads;
+    this.startLane(0);
     this.idleCheck = setInterval(() => this.retireIdleLanes(), IDLE_LANE_MS).unref();
   }
 
@@ -155,6 +159,7 @@ export class WorkerPool {
       if (!lane) {
         const retired = this.lanes.find((l) => l.retired);
         if (retired) lane = this.startLane(retired.index);
+        else if (this.lanes.length < this.maxLanes) lane = this.startLane(this.lanes.length);
       }
       if (lane) this.dispatch(lane, job, true);
       else this.queue.push(job);
