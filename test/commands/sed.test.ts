@@ -133,12 +133,11 @@ describe('sed: streaming', () => {
     const out = await runArgv(root, ['sed', 's/.*/\\U&/', 'l.txt']);
     expect([...out.stdout]).toEqual([0x41, 0xe9, 0x0a]);
   });
-  it('sed s/a/b/g on a 20 MB file is fast', async () => {
+  // Its speed is measured in bench/ (bigfile/sed), not asserted here.
+  it('sed s/a/b/g over a 20 MB file reaches the last line', async () => {
     const line = 'banana alpha gamma delta epsilon zeta eta theta\n';
     const root = zone({ 'm.txt': line.repeat(Math.ceil(20e6 / line.length)) });
-    const t = Date.now();
     const res = await run(root, "sed -n 's/a/b/g;$p' m.txt");
     expect(res.stdout.toString()).toBe(line.replace(/a/g, 'b'));
-    expect(Date.now() - t).toBeLessThan(20_000);
   }, 60_000);
 });

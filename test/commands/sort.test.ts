@@ -38,14 +38,12 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 describe('sort over a 10 MB file', () => {
-  it('gives byte order (C locale) and is reasonably fast', async () => {
-    const t0 = Date.now();
+  // Its speed is measured in bench/ (bigfile/sort), not asserted here.
+  it('gives byte order (C locale)', async () => {
     const out = await run(root, 'sort big.txt', { maxOutputBytes: 64 * 1024 * 1024 });
-    const ms = Date.now() - t0;
     expect(out.exitCode).toBe(0);
     const want = Buffer.concat([...lines].sort(Buffer.compare));
     expect(out.stdout.equals(want)).toBe(true);
-    expect(ms).toBeLessThan(15_000);
   }, 60_000);
 
   it('sort -r -u matches a reference', async () => {

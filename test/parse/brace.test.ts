@@ -117,20 +117,22 @@ describe('brace expansion (as bash)', () => {
   });
 });
 
+// The time bounds below catch a blow-up (expanding 10^8 words first would take far longer or
+// run out of memory); they are not speed claims, hence their width.
 describe('brace expansion bounds', () => {
   it('fails fast on a huge sequence, before allocating it', () => {
     const t = Date.now();
     const e = fail('echo {1..100000000}');
     expect(e.code).toBe('INVALID_ARGUMENT');
     expect(e.message).toContain('10000');
-    expect(Date.now() - t).toBeLessThan(200);
+    expect(Date.now() - t).toBeLessThan(5000);
   });
 
   it('fails fast on a huge cartesian product', () => {
     const t = Date.now();
     expect(fail('echo ' + '{a,b,c,d}'.repeat(30)).code).toBe('INVALID_ARGUMENT');
     expect(fail('echo ' + '{0..9}'.repeat(8)).code).toBe('INVALID_ARGUMENT');
-    expect(Date.now() - t).toBeLessThan(500);
+    expect(Date.now() - t).toBeLessThan(5000);
   });
 
   it('honours maxWords over the whole line', () => {
