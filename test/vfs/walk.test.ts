@@ -81,6 +81,29 @@ function rmDeep(dir: string): void {
   fs.rmdirSync(dir);
 }
 
+/**
+ * Move zone directory `name` into base/deep/xxx.../xxx... (more than PATH_MAX bytes below
+ * the host root, built relative to fds as a host attacker can), with `plant` written into it
+ * there. Remove the result with rmDeep(base/deep).
+ */
+function moveDeeperThanPathMax(name: string, plant?: string): void {
+  const seg = 'x'.repeat(200);
+  fs.mkdirSync(path.join(z.base, 'deep'));
+  let dfd = fs.openSync(path.join(z.base, 'deep'), 'r');
+  try {
+    for (let i = 0; i < 25; i++) {
+      fs.mkdirSync(`/proc/self/fd/${dfd}/${seg}`);
+      const next = fs.openSync(`/proc/self/fd/${dfd}/${seg}`, 'r');
+      fs.closeSync(dfd);
+      dfd = next;
+    }
+    fs.renameSync(z.at(name), `/proc/self/fd/${dfd}/${name}`);
+    if (plant !== undefined) fs.writeFileSync(`/proc/self/fd/${dfd}/${name}/${plant}`, SECRET);
+  } finally {
+    fs.closeSync(dfd);
+  }
+}
+
 function readAll(vfs: Vfs, h: DirHandle, name: string): string {
   return Buffer.concat([...vfs.readChunksAt(h, name)]).toString('utf8');
 }
@@ -140,22 +163,7 @@ describe('the directory of an open handle is swapped or moved', () => {
   test('moved out to a place deeper than PATH_MAX (readlink of /proc/self/fd fails): still refused', () => {
     const vfs = z.vfs();
     const h = keep(vfs.openDir('d'));
-    // Build base/deep/xxx.../xxx... (> 4096 bytes) relative to fds, as a host attacker can.
-    const seg = 'x'.repeat(200);
-    fs.mkdirSync(path.join(z.base, 'deep'));
-    let dfd = fs.openSync(path.join(z.base, 'deep'), 'r');
-    try {
-      for (let i = 0; i < 25; i++) {
-        fs.mkdirSync(`/proc/self/fd/${dfd}/${seg}`);
-        const next = fs.openSync(`/proc/self/fd/${dfd}/${seg}`, 'r');
-        fs.closeSync(dfd);
-        dfd = next;
-      }
-      fs.renameSync(z.at('d'), `/proc/self/fd/${dfd}/d`);
-      fs.writeFileSync(`/proc/self/fd/${dfd}/d/planted.txt`, SECRET);
-    } finally {
-      fs.closeSync(dfd);
-    }
+    moveDeeperThanPathMax('d', 'planted.txt');
     try {
       expectVfsError(() => vfs.openReadAt(h, 'f.txt'), 'EESCAPE');
       expectVfsError(() => vfs.openReadAt(h, 'planted.txt'), 'EESCAPE');
@@ -740,20 +748,7 @@ describe('the fast walk: openListedDirAt / openListedFileAt / verifyDir', () => 
     const vfs = z.vfs();
     const h = keep(vfs.openDir('d'));
     h.entries();
-    const seg = 'x'.repeat(200);
-    fs.mkdirSync(path.join(z.base, 'deep'));
-    let dfd = fs.openSync(path.join(z.base, 'deep'), 'r');
-    try {
-      for (let i = 0; i < 25; i++) {
-        fs.mkdirSync(`/proc/self/fd/${dfd}/${seg}`);
-        const next = fs.openSync(`/proc/self/fd/${dfd}/${seg}`, 'r');
-        fs.closeSync(dfd);
-        dfd = next;
-      }
-      fs.renameSync(z.at('d'), `/proc/self/fd/${dfd}/d`);
-    } finally {
-      fs.closeSync(dfd);
-    }
+    moveDeeperThanPathMax('d');
     try {
       expectVfsError(() => vfs.verifyDir(h), 'EESCAPE');
     } finally {
