@@ -115,7 +115,10 @@ export class WorkerPool {
   private readonly lanes: Lane[] = [];
   private readonly queue: Job[] = [];
   private busy = 0;
+  /** Lanes that ended with no job and no reason since the last reply (see MAX_LANE_FAILURES). */
   private laneFailures = 0;
+  /** Set once lanes keep failing: every job then fails at once. */
+  private broken: unknown = null;
   private closed = false;
   private readonly idleCheck: NodeJS.Timeout;
   private readonly maxLanes: number;
@@ -146,6 +149,7 @@ export class WorkerPool {
     return new Promise<TaskResponse>((resolve) => {
       if (this.closed) return resolve(failure(new NoshError('INTERNAL_ERROR', 'nosh is closed', 'Create a new instance.')));
       if (cancel?.aborted) return resolve(failure(cancelled()));
+      if (this.broken) return resolve(failure(crashError(this.broken, this.memoryMb)));
       if (this.queue.length >= MAX_QUEUE) {
         return resolve(failure(new NoshError('INTERNAL_ERROR', 'too many requests are waiting', 'Retry later, or send fewer requests at once.')));
       }
@@ -226,6 +230,7 @@ export class WorkerPool {
     if (!job || lane.dead || !entry) return;
     lane.replies++;
     lane.job = undefined;
+    this.laneFailures = 0;
     this.busy--;
     releaseTempRegistry(job.temps);
     this.finish(job, entry.message as TaskResponse);
@@ -273,6 +278,7 @@ export class WorkerPool {
     if (this.closed || lane.retired) return;
     if (this.laneFailures > MAX_LANE_FAILURES) {
       // Workers that cannot even start (a broken install): fail fast instead of restarting forever.
+      this.broken = error ?? new Error('worker lanes keep ending');
       for (const queued of this.queue.splice(0)) this.finish(queued, failure(crashError(error, this.memoryMb)));
       return;
     }
