@@ -38,6 +38,49 @@ export class OutBuffer {
 }
 
 /**
+ * Output assembled by copying byte ranges into one buffer (no Buffer object per piece), for
+ * commands that emit many small pieces per line (cut -f). Check `full` between lines and
+ * await flush() then; a piece larger than the buffer grows it.
+ */
+export class CopyOut {
+  private static readonly SIZE = 64 * 1024;
+  private buf = Buffer.allocUnsafe(CopyOut.SIZE);
+  private n = 0;
+
+  constructor(private readonly out: Output) {}
+
+  get full(): boolean {
+    return this.n >= CopyOut.SIZE;
+  }
+
+  /** Append src[start, end). */
+  put(src: Buffer, start: number, end: number): void {
+    if (this.n + end - start > this.buf.length) this.grow(end - start);
+    this.n += src.copy(this.buf, this.n, start, end);
+  }
+
+  byte(b: number): void {
+    if (this.n >= this.buf.length) this.grow(1);
+    this.buf[this.n++] = b;
+  }
+
+  async flush(): Promise<void> {
+    if (this.n === 0) return;
+    // The writer may keep what it is given: hand over this buffer and start a new one.
+    const data = this.buf.subarray(0, this.n);
+    this.buf = Buffer.allocUnsafe(CopyOut.SIZE);
+    this.n = 0;
+    await this.out.write(data);
+  }
+
+  private grow(need: number): void {
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.n + need));
+    this.buf.copy(bigger, 0, 0, this.n);
+    this.buf = bigger;
+  }
+}
+
+/**
  * Records of a byte stream split on `sep`, in batches (one per input chunk, so the async
  * machinery is paid per chunk, not per line): each record without its terminator. Only
  * the last record of the stream can lack a terminator.
