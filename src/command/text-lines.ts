@@ -55,8 +55,17 @@ export class CopyOut {
 
   /** Append src[start, end). */
   put(src: Buffer, start: number, end: number): void {
-    if (this.n + end - start > this.buf.length) this.grow(end - start);
-    this.n += src.copy(this.buf, this.n, start, end);
+    const len = end - start;
+    if (this.n + len > this.buf.length) this.grow(len);
+    if (len > 32) {
+      this.n += src.copy(this.buf, this.n, start, end);
+      return;
+    }
+    // Buffer#copy costs more than a few bytes copied one by one (argument checks, a native call).
+    const buf = this.buf;
+    let n = this.n;
+    for (let i = start; i < end; i++) buf[n++] = src[i]!;
+    this.n = n;
   }
 
   byte(b: number): void {
