@@ -90,15 +90,15 @@ export class CopyOut {
 }
 
 /**
- * Records of a byte stream split on `sep`, in batches (one per input chunk, so the async
- * machinery is paid per chunk, not per line): each record without its terminator. Only
+ * Records of a byte stream split on `sep`, one step per input chunk (so the async machinery
+ * is paid per chunk, not per line): the chunk and its records as [start, end) pairs, ends
+ * before the terminator. A record split across chunks comes as its own joined buffer; only
  * the last record of the stream can lack a terminator.
  */
-export async function* recordBatches(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sep: number): AsyncGenerator<Buffer[]> {
+export async function* recordSpans(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sep: number): AsyncGenerator<{ buf: Buffer; spans: number[] }> {
   let carry: Buffer | null = null;
   for await (const chunk of source as AsyncIterable<Uint8Array>) {
     const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const batch: Buffer[] = [];
     let start = 0;
     if (carry) {
       const i = buf.indexOf(sep);
@@ -106,20 +106,29 @@ export async function* recordBatches(source: AsyncIterable<Uint8Array> | Iterabl
         carry = Buffer.concat([carry, buf]);
         continue;
       }
-      batch.push(Buffer.concat([carry, buf.subarray(0, i)]));
+      const joined: Buffer = Buffer.concat([carry, buf.subarray(0, i)]);
       carry = null;
+      yield { buf: joined, spans: [0, joined.length] };
       start = i + 1;
     }
-    for (;;) {
-      const i = buf.indexOf(sep, start);
-      if (i < 0) break;
-      batch.push(buf.subarray(start, i));
+    const spans: number[] = [];
+    for (let i = buf.indexOf(sep, start); i >= 0; i = buf.indexOf(sep, start)) {
+      spans.push(start, i);
       start = i + 1;
     }
     if (start < buf.length) carry = Buffer.from(buf.subarray(start));
-    if (batch.length) yield batch;
+    if (spans.length) yield { buf, spans };
   }
-  if (carry) yield [carry];
+  if (carry) yield { buf: carry, spans: [0, carry.length] };
+}
+
+/** Records as Buffer slices, a batch per step of recordSpans. */
+export async function* recordBatches(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sep: number): AsyncGenerator<Buffer[]> {
+  for await (const { buf, spans } of recordSpans(source, sep)) {
+    const batch: Buffer[] = [];
+    for (let k = 0; k < spans.length; k += 2) batch.push(buf.subarray(spans[k]!, spans[k + 1]!));
+    yield batch;
+  }
 }
 
 /** Records one by one (see recordBatches). */
