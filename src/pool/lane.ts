@@ -1,21 +1,29 @@
 import { performance } from 'node:perf_hooks';
-import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
+import type { TaskRequest, TaskResponse } from '../exec/task.js';
+import { Mailbox, receiveTask, sendReply } from './mailbox.js';
 
 /**
  * A lane: the hot path between the main thread and one worker.
  *
  * Piscina owns the threads (creation, heap limits, termination, replacement); each worker
- * runs one long-lived piscina task, its lane. Requests and replies travel as messages on
- * the lane's own MessagePort, but neither side waits for them through its event loop:
- * counters in shared memory say that a message is there, a waiting thread sleeps on them
- * with Atomics.wait (a futex, a few microseconds to wake), and the message is taken with
- * receiveMessageOnPort. A per-task piscina.run costs about 20 µs of main-thread work plus an
- * event-loop wake-up on each side, more than a small command itself takes.
+ * runs one long-lived piscina task, its lane. Requests and replies travel through the lane's
+ * mailbox (src/pool/mailbox.ts: shared memory, or its MessagePort for what does not fit),
+ * and neither side waits for them through its event loop: counters in shared memory say
+ * that a message is there, and a waiting thread sleeps on them with Atomics.wait (a futex, a
+ * few microseconds to wake). A per-task piscina.run costs about 20 µs of main-thread work
+ * plus an event-loop wake-up on each side, more than a small command itself takes.
  */
 export interface LaneChannel {
   /** Int32 counters, see REQUESTS / REPLIES / STOP. */
   flags: SharedArrayBuffer;
+  /** The mailbox's shared memory (src/pool/mailbox.ts). */
+  box: SharedArrayBuffer;
   port: MessagePort;
+  /** Where the lane's current task records its temp files (src/pool/temps.ts). */
+  temps: SharedArrayBuffer;
+  /** The worker's heap + Buffer budget, MB. */
+  memoryMb: number;
   /** How long the worker watches for its next request before it sleeps, µs (see Watch). */
   watchUs: number;
 }
@@ -31,9 +39,8 @@ export function laneFlags(): SharedArrayBuffer {
   return new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT);
 }
 
-/** Post one message and raise `counter`, waking the other side if it sleeps on it. */
-export function postOnLane(flags: Int32Array, port: MessagePort, counter: number, message: unknown): void {
-  port.postMessage(message);
+/** Raise `counter` (a message was sent), waking the other side if it sleeps on it. */
+export function raise(flags: Int32Array, counter: number): void {
   Atomics.add(flags, counter, 1);
   Atomics.notify(flags, counter);
 }
@@ -102,9 +109,11 @@ const waitAsync = (Atomics as unknown as {
 }).waitAsync;
 
 /** Worker side: serve requests until the main thread sets STOP. */
-export async function serveLane(channel: LaneChannel, handle: (request: never) => Promise<unknown>): Promise<void> {
+export async function serveLane(channel: LaneChannel, handle: (request: TaskRequest) => Promise<TaskResponse>): Promise<void> {
   const flags = new Int32Array(channel.flags);
+  const box = new Mailbox(channel.box, channel.port);
   const watch = new Watch(channel.watchUs);
+  const quotaCounters = new Map<number, SharedArrayBuffer>();
   let seen = 0;
   for (;;) {
     watch.moved(flags, REQUESTS, seen);
@@ -116,8 +125,10 @@ export async function serveLane(channel: LaneChannel, handle: (request: never) =
       Atomics.wait(flags, REQUESTS, seen);
     }
     seen++;
-    const entry = receiveMessageOnPort(channel.port);
-    const reply = await handle(entry?.message as never);
-    postOnLane(flags, channel.port, REPLIES, reply);
+    const task = receiveTask(box, quotaCounters);
+    task.temps = channel.temps;
+    task.memoryMb = channel.memoryMb;
+    sendReply(box, await handle(task));
+    raise(flags, REPLIES);
   }
 }

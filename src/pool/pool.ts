@@ -1,11 +1,12 @@
 import { availableParallelism } from 'node:os';
-import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { NoshError } from '../errors.js';
 import type { TaskRequest, TaskResponse } from '../exec/index.js';
 import { enableLinearRegexFallback } from './regex-flags.js';
-import { releaseTempRegistry, removeTemps, takeTempRegistry } from './temps.js';
-import { REPLIES, REQUESTS, STOP, Watch, counterMovedWithin, laneFlags, postOnLane, whenCounterMoves, type LaneChannel } from './lane.js';
+import { newTempRegistry, removeTemps, resetTempRegistry } from './temps.js';
+import { REPLIES, REQUESTS, STOP, Watch, counterMovedWithin, laneFlags, raise, whenCounterMoves, type LaneChannel } from './lane.js';
+import { Mailbox, newMailbox, receiveReply, sendTask } from './mailbox.js';
 
 export interface PoolOptions {
   /** Worker threads (default: number of cores). */
@@ -60,7 +61,6 @@ const idleWorkerOnly: Balancer = (_task, workers) => {
 /** A caller's task, queued or on a lane. */
 interface Job {
   task: TaskRequest;
-  temps: SharedArrayBuffer;
   resolve: (res: TaskResponse) => void;
   timer: NodeJS.Timeout;
   timeoutMs: number;
@@ -75,6 +75,11 @@ interface Job {
 /** The main thread's end of one worker's lane (src/pool/lane.ts). */
 class Lane {
   readonly flags = new Int32Array(laneFlags());
+  readonly boxMemory = newMailbox();
+  readonly box: Mailbox;
+  readonly temps = newTempRegistry();
+  /** The quota counters this lane's worker has been sent (src/pool/mailbox.ts). */
+  readonly quotaCounters = new Set<number>();
   readonly abort = new TaskAbort();
   /** Replies taken so far. */
   replies = 0;
@@ -86,7 +91,9 @@ class Lane {
   jobs = 0;
   jobsSeen = 0;
 
-  constructor(readonly index: number, readonly port: MessagePort) {}
+  constructor(readonly index: number, readonly port: MessagePort) {
+    this.box = new Mailbox(this.boxMemory, port);
+  }
 }
 
 /** Lanes that end on their own, with no job on them, before the pool gives up restarting. */
@@ -153,7 +160,7 @@ export class WorkerPool {
       if (this.queue.length >= MAX_QUEUE) {
         return resolve(failure(new NoshError('INTERNAL_ERROR', 'too many requests are waiting', 'Retry later, or send fewer requests at once.')));
       }
-      const job: Job = { task, temps: takeTempRegistry(), resolve, timeoutMs, cancel, timer: undefined as unknown as NodeJS.Timeout };
+      const job: Job = { task, resolve, timeoutMs, cancel, timer: undefined as unknown as NodeJS.Timeout };
       job.timer = setTimeout(() => this.stop(job, 'timeout'), timeoutMs);
       if (cancel) {
         job.onCancel = () => this.stop(job, 'cancel');
@@ -193,7 +200,9 @@ export class WorkerPool {
     const { port1, port2 } = new MessageChannel();
     const lane = new Lane(index, port1);
     this.lanes[index] = lane;
-    const channel: LaneChannel = { flags: lane.flags.buffer as SharedArrayBuffer, port: port2, watchUs: this.workerWatchUs };
+    const channel: LaneChannel = {
+      flags: lane.flags.buffer as SharedArrayBuffer, box: lane.boxMemory, port: port2, temps: lane.temps, memoryMb: this.memoryMb, watchUs: this.workerWatchUs,
+    };
     this.piscina.run(channel, { transferList: [port2], signal: lane.abort as unknown as AbortSignal })
       .then(() => this.laneEnded(lane, undefined), (e: unknown) => this.laneEnded(lane, e));
     return lane;
@@ -216,7 +225,9 @@ export class WorkerPool {
     lane.jobs++;
     job.lane = lane;
     this.busy++;
-    postOnLane(lane.flags, lane.port, REQUESTS, { ...job.task, memoryMb: this.memoryMb, temps: job.temps });
+    resetTempRegistry(lane.temps);
+    sendTask(lane.box, job.task, lane.quotaCounters);
+    raise(lane.flags, REQUESTS);
     // A caller alone in flight sleeps on the reply counter instead of going back to the event
     // loop. Queued jobs never do: collect → next → dispatch would nest once per queued job.
     if (caller && this.busy === 1 && this.syncWaitMs > 0 && counterMovedWithin(lane.flags, REPLIES, lane.replies, this.syncWaitMs, this.watch)) this.collect(lane);
@@ -226,14 +237,14 @@ export class WorkerPool {
   /** Take the reply of the lane's job and give the lane the next queued job. */
   private collect(lane: Lane): void {
     const job = lane.job;
-    const entry = receiveMessageOnPort(lane.port);
-    if (!job || lane.dead || !entry) return;
+    if (!job || lane.dead) return;
+    const reply = receiveReply(lane.box);
+    if (!reply) return;
     lane.replies++;
     lane.job = undefined;
     this.laneFailures = 0;
     this.busy--;
-    releaseTempRegistry(job.temps);
-    this.finish(job, entry.message as TaskResponse);
+    this.finish(job, reply);
     this.next(lane);
   }
 
@@ -251,7 +262,6 @@ export class WorkerPool {
       return;
     }
     this.queue.splice(this.queue.indexOf(job), 1);
-    releaseTempRegistry(job.temps);
     this.finish(job, failure(stoppedError(job)));
   }
 
@@ -269,8 +279,8 @@ export class WorkerPool {
       // The worker was stopped mid-task: no finally ran there. Terminating is asynchronous,
       // so look again once it surely stopped.
       const roots = job.task.peer ? [job.task.root, job.task.peer.root] : [job.task.root];
-      removeTemps(job.temps, roots);
-      setTimeout(() => removeTemps(job.temps, roots), 250).unref();
+      removeTemps(lane.temps, roots);
+      setTimeout(() => removeTemps(lane.temps, roots), 250).unref();
       this.finish(job, failure(job.stopped ? stoppedError(job) : crashError(error, this.memoryMb)));
     } else if (!this.closed && !lane.retired) {
       this.laneFailures++;

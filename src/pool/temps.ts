@@ -13,17 +13,14 @@ const SLOTS = 32;
 const SLOT_BYTES = 1024;
 const HEADER = 4;
 
-const free: SharedArrayBuffer[] = [];
-
-/** A registry for one task (reused: allocating shared memory per task is not free). */
-export function takeTempRegistry(): SharedArrayBuffer {
-  return free.pop() ?? new SharedArrayBuffer(HEADER + SLOTS * SLOT_BYTES);
+/** A lane's registry: its tasks run one at a time, so one registry serves them all. */
+export function newTempRegistry(): SharedArrayBuffer {
+  return new SharedArrayBuffer(HEADER + SLOTS * SLOT_BYTES);
 }
 
-/** Give a registry back once its task is over and its worker cannot write to it any more. */
-export function releaseTempRegistry(sab: SharedArrayBuffer): void {
+/** Empty the registry before the lane's next task (its worker is between tasks then). */
+export function resetTempRegistry(sab: SharedArrayBuffer): void {
   Atomics.store(new Int32Array(sab, 0, 1), 0, 0);
-  if (free.length < 256) free.push(sab);
 }
 
 /** Worker side: remember one temp file's host path. */
