@@ -194,7 +194,9 @@ export class Vfs {
       parts.push(seg);
       stat = st;
     }
-    if (stale || parts.length === 0) stat = this.lstatHost(this.hostOf(parts), path);
+    // The root's own stat was taken when this task began.
+    if (parts.length === 0) stat = this.rootStat;
+    else if (stale) stat = this.lstatHost(this.hostOf(parts), path);
     // A file hidden from readdir by allowedExtensions is refused by every operation (stat,
     // exists, rename, unlink...), not only by open: otherwise rename could unhide it.
     if (stat && !stat.isDirectory() && parts.length > 0) this.checkExtension(parts[parts.length - 1]!, path);
