@@ -2,7 +2,7 @@
 import type * as fs from 'node:fs';
 import { Minimatch } from 'minimatch';
 import { NoshError, type ErrorBody } from '../errors.js';
-import { VfsError, type DirEntry, type Vfs } from '../vfs/index.js';
+import { VfsError, type DirEntry, type DirHandle, type Vfs } from '../vfs/index.js';
 import { hintFor } from '../exec/execute.js';
 import type { ToolContext } from './types.js';
 
@@ -76,6 +76,11 @@ export interface WalkEntry {
   name: string;
   type: DirEntry['type'];
   depth: number;
+  /**
+   * The entry's folder, open while visit runs: ctx.fs.lstatAt(e.dir, e.name) and
+   * readChunksAt reach the entry in one step instead of resolving its path again.
+   */
+  dir: DirHandle;
 }
 
 export interface WalkOptions {
@@ -91,31 +96,45 @@ export interface WalkOptions {
   signal?: AbortSignal;
 }
 
-/** Depth-first walk below `start` through the Vfs (never follows symlinked directories). */
+/**
+ * Depth-first walk below `start` through the Vfs's open folders (never follows symlinked
+ * directories). A folder that cannot be opened or listed below the start is skipped.
+ */
 export function walk(vfs: Vfs, start: string, cwd: string, opts: WalkOptions): void {
   let stopped = false;
-  const rec = (dirPath: string, rel: string, depth: number): void => {
+  const rec = (open: () => DirHandle, dirPath: string, rel: string, depth: number): void => {
     if (opts.signal?.aborted) throw new NoshError('CANCELLED', 'cancelled');
+    let dir: DirHandle;
     let entries: DirEntry[];
     try {
-      entries = vfs.readdir(dirPath, cwd);
+      dir = open();
     } catch (e) {
       if (depth === 1) throw e;
-      return; // an unreadable subfolder does not fail the walk
+      return;
     }
-    if (opts.sorted !== false) entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const d of entries) {
-      if (stopped) return;
-      if (!opts.hidden && d.name.startsWith('.')) continue;
-      const e: WalkEntry = { rel: rel ? `${rel}/${d.name}` : d.name, path: joinV(dirPath, d.name), name: d.name, type: d.type, depth };
-      if (opts.visit(e) === false) {
-        stopped = true;
+    try {
+      try {
+        entries = dir.entries();
+      } catch (e) {
+        if (depth === 1) throw e;
         return;
       }
-      if (d.type === 'dir' && depth < opts.maxDepth && !opts.prune?.(e)) rec(e.path, e.rel, depth + 1);
+      if (opts.sorted !== false) entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const d of entries) {
+        if (stopped) return;
+        if (!opts.hidden && d.name.startsWith('.')) continue;
+        const e: WalkEntry = { rel: rel ? `${rel}/${d.name}` : d.name, path: joinV(dirPath, d.name), name: d.name, type: d.type, depth, dir };
+        if (opts.visit(e) === false) {
+          stopped = true;
+          return;
+        }
+        if (d.type === 'dir' && depth < opts.maxDepth && !opts.prune?.(e)) rec(() => vfs.openListedDirAt(dir, d.name), e.path, e.rel, depth + 1);
+      }
+    } finally {
+      dir.close();
     }
   };
-  rec(start, '', 1);
+  rec(() => vfs.openDir(start, cwd), start, '', 1);
 }
 
 /** Error body of a failure, as the envelope carries it (used for per-item results). */

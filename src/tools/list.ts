@@ -36,7 +36,7 @@ export default defineTool({
       offset = Number(m[1]);
     }
     const glob = new Glob(args.pattern ? [args.pattern] : []);
-    const found: WalkEntry[] = [];
+    const rows: { name: string; type: WalkEntry['type']; size: number | null; mtime: string | null }[] = [];
     let scanned = 0;
     let incomplete = false;
     walk(ctx.fs, base.vpath, '/', {
@@ -45,18 +45,13 @@ export default defineTool({
       signal: ctx.signal,
       visit(e) {
         if (++scanned > SCAN_CAP) { incomplete = true; return false; }
-        if (glob.empty || glob.matches(e.rel)) found.push(e);
+        if (!glob.empty && !glob.matches(e.rel)) return;
+        let st = null;
+        try {
+          st = ctx.fs.lstatAt(e.dir, e.name);
+        } catch { /* vanished or swapped meanwhile */ }
+        rows.push({ name: e.rel, type: e.type, size: st ? st.size : null, mtime: st ? isoTime(st.mtime) : null });
       },
-    });
-    const rows = found.map((e) => {
-      let size: number | null = null;
-      let mtime: string | null = null;
-      try {
-        const st = ctx.fs.lstat(e.path);
-        size = st.size;
-        mtime = isoTime(st.mtime);
-      } catch { /* vanished meanwhile */ }
-      return { name: e.rel, type: e.type, size, mtime };
     });
     const sort = args.sort ?? 'name';
     rows.sort((a, b) => {

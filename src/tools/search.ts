@@ -40,11 +40,11 @@ export default defineTool({
     const cap = args.max_results ?? ctx.limits.maxResults;
     const deadline = args.timeout_ms !== undefined ? Date.now() + args.timeout_ms : Infinity;
     const state = { matches: [] as Match[], files: 0, filesMatched: 0, binary: 0, bytes: 0, stop: '' as '' | 'results' | 'output' | 'timeout' };
-    const searchOne = (path: string) => {
+    const searchOne = (path: string, chunks: Iterable<Buffer>) => {
       state.files++;
-      searchFile(ctx, path, re, args.context_lines ?? 0, args.max_per_file ?? Infinity, cap, deadline, state);
+      searchFile(ctx, path, chunks, re, args.context_lines ?? 0, args.max_per_file ?? Infinity, cap, deadline, state);
     };
-    if (!base.stat.isDirectory()) searchOne(base.vpath);
+    if (!base.stat.isDirectory()) searchOne(base.vpath, ctx.fs.readChunks(base.vpath));
     else {
       walk(ctx.fs, base.vpath, '/', {
         maxDepth: Infinity,
@@ -55,7 +55,7 @@ export default defineTool({
           if (e.type !== 'file' || exclude.matches(e.rel)) return;
           if (!include.empty && !include.matches(e.rel)) return;
           try {
-            searchOne(joinV(base.vpath, e.rel));
+            searchOne(joinV(base.vpath, e.rel), ctx.fs.readChunksAt(e.dir, e.name));
           } catch (err) {
             if (err instanceof NoshError) throw err;
             // A file that vanished or cannot be opened is skipped, as grep -s.
@@ -98,7 +98,7 @@ function show(byteLine: string): string {
 }
 
 function searchFile(
-  ctx: ToolContext, path: string, re: RegExp, context: number, perFile: number, cap: number, deadline: number,
+  ctx: ToolContext, path: string, chunks: Iterable<Buffer>, re: RegExp, context: number, perFile: number, cap: number, deadline: number,
   state: { matches: Match[]; filesMatched: number; binary: number; bytes: number; stop: string },
 ): void {
   const before: Line[] = [];
@@ -140,7 +140,7 @@ function searchFile(
     }
     if ((state.stop || inFile >= perFile) && pending.length === 0) done = true;
   };
-  for (const chunk of ctx.fs.readChunks(path)) {
+  for (const chunk of chunks) {
     if (first) {
       first = false;
       if (chunk.subarray(0, 8192).includes(0)) {
