@@ -5,7 +5,7 @@ import {
   cmpTime, compareNames, fullTime, typeIndicator, groupName, humanSize, joinPath, lsTime, modeString, mtimeOf, nowSpec, userName,
 } from '../src/command/format.js';
 import { linkTargetStat, linkText } from '../src/command/listing.js';
-import { VfsError } from '../src/vfs/index.js';
+import { VfsError, type DirHandle } from '../src/vfs/index.js';
 
 interface Entry {
   /** Name as displayed (operand as given, or the entry name inside a directory). */
@@ -213,16 +213,33 @@ class Lister {
 
   /** List one directory; returns its subdirectories to visit next (with -R). */
   private async printDir(name: string, path: string, cmdline: boolean, printName: boolean): Promise<{ name: string; path: string; cmdline: boolean }[]> {
-    const { ctx, cfg } = this;
+    const { ctx } = this;
+    let dir: DirHandle;
     let names: string[];
     try {
-      names = ctx.fs.readdir(path, ctx.cwd).map((d) => d.name);
+      dir = ctx.fs.openDir(path, ctx.cwd);
+      try {
+        names = dir.entries().map((d) => d.name);
+      } catch (e) {
+        dir.close();
+        throw e;
+      }
     } catch (e) {
       if (!(e instanceof VfsError)) throw e;
       await this.warn(`cannot open directory ${quoteAlways(name)}: ${e.reason}`);
       this.fail(cmdline ? 2 : 1);
       return [];
     }
+    try {
+      return await this.printListed(dir, names, name, path, printName);
+    } finally {
+      dir.close();
+    }
+  }
+
+  /** The listing of an open directory: each entry's lstat taken through it (one step, not its whole path). */
+  private async printListed(dir: DirHandle, names: string[], name: string, path: string, printName: boolean): Promise<{ name: string; path: string; cmdline: boolean }[]> {
+    const { ctx, cfg } = this;
     if (cfg.recursive || printName) {
       if (!this.first) this.emit('\n');
       this.first = false;
@@ -234,7 +251,9 @@ class Lister {
     for (const n of names) {
       const p = joinPath(path, n);
       try {
-        entries.push(this.entry(n, p, ctx.fs.lstat(p, ctx.cwd)));
+        const st = n === '.' || n === '..' ? ctx.fs.lstat(p, ctx.cwd) : ctx.fs.lstatAt(dir, n);
+        if (!st) throw new VfsError('ENOENT', p);
+        entries.push(this.entry(n, p, st));
       } catch (e) {
         if (!(e instanceof VfsError)) throw e;
         await this.warn(`cannot access ${quoteAlways(joinPath(name, n))}: ${e.reason}`);
