@@ -217,13 +217,9 @@ class Lister {
     let dir: DirHandle;
     let names: string[];
     try {
-      dir = ctx.fs.openDir(path, ctx.cwd);
-      try {
-        names = dir.entries().map((d) => d.name);
-      } catch (e) {
-        dir.close();
-        throw e;
-      }
+      const listed = ctx.fs.openListed(path, ctx.cwd);
+      dir = listed.dir;
+      names = listed.entries.map((d) => d.name);
     } catch (e) {
       if (!(e instanceof VfsError)) throw e;
       await this.warn(`cannot open directory ${quoteAlways(name)}: ${e.reason}`);

@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { defineCommand, type CommandContext } from '../src/command/index.js';
 import { compareNames, joinPath, typeIndicator } from '../src/command/format.js';
 import { linkTargetStat, linkText } from '../src/command/listing.js';
-import { VfsError } from '../src/vfs/index.js';
+import { VfsError, type DirHandle } from '../src/vfs/index.js';
 
 /** Refusals that only nosh makes: tree prints its usual marker, and the reason on stderr. */
 const NOSH_ERRNOS = new Set(['EBLOCKED', 'ESYMLINK', 'EESCAPE', 'ESPECIAL', 'EEXT']);
@@ -217,36 +217,49 @@ class TreeWalker {
 
   private list(path: string): Node[] | null {
     const { ctx, o } = this;
+    let dir: DirHandle;
     let entries;
     try {
-      entries = ctx.fs.readdir(path, ctx.cwd);
+      ({ dir, entries } = ctx.fs.openListed(path, ctx.cwd));
     } catch (e) {
       if (!(e instanceof VfsError)) throw e;
       return null;
     }
     const nodes: Node[] = [];
-    for (const d of entries) {
-      if (!o.all && d.name.startsWith('.')) continue;
-      if (o.ignore.some((re) => re.test(d.name))) continue;
-      const p = joinPath(path, d.name);
-      let st: Stats;
-      try {
-        st = ctx.fs.lstat(p, ctx.cwd);
-      } catch (e) {
-        if (!(e instanceof VfsError)) throw e;
-        continue;
+    try {
+      for (const d of entries) {
+        const node = this.node(dir, d.name, path);
+        if (node) nodes.push(node);
       }
-      const node: Node = { name: d.name, path: p, st, isDir: st.isDirectory() };
-      if (st.isSymbolicLink()) {
-        node.link = linkText(ctx.fs, p, ctx.cwd);
-        node.target = linkTargetStat(ctx.fs, p, ctx.cwd);
-        node.isDir = node.target?.isDirectory() ?? false;
-      }
-      if (o.dirsOnly && !node.isDir) continue;
-      nodes.push(node);
+    } finally {
+      dir.close();
     }
     nodes.sort((a, b) => (o.dirsFirst && a.isDir !== b.isDir ? (a.isDir ? -1 : 1) : compareNames(a.name, b.name)));
     return nodes;
+  }
+
+  /** One entry of an open directory (its lstat taken through the directory), or null when left out. */
+  private node(dir: DirHandle, name: string, path: string): Node | null {
+    const { ctx, o } = this;
+    if (!o.all && name.startsWith('.')) return null;
+    if (o.ignore.some((re) => re.test(name))) return null;
+    const p = joinPath(path, name);
+    let st: Stats | null;
+    try {
+      st = ctx.fs.lstatAt(dir, name);
+    } catch (e) {
+      if (!(e instanceof VfsError)) throw e;
+      return null;
+    }
+    if (!st) return null;
+    const node: Node = { name, path: p, st, isDir: st.isDirectory() };
+    if (st.isSymbolicLink()) {
+      node.link = linkText(ctx.fs, p, ctx.cwd);
+      node.target = linkTargetStat(ctx.fs, p, ctx.cwd);
+      node.isDir = node.target?.isDirectory() ?? false;
+    }
+    if (o.dirsOnly && !node.isDir) return null;
+    return node;
   }
 
   private async walk(nodes: Node[], shownPath: string, depth: number, indent: string): Promise<void> {

@@ -2,7 +2,7 @@
 import type * as fs from 'node:fs';
 import { Minimatch } from 'minimatch';
 import { NoshError, type ErrorBody } from '../errors.js';
-import { VfsError, type DirEntry, type DirHandle, type Vfs } from '../vfs/index.js';
+import { VfsError, listedOrClosed, type DirEntry, type DirHandle, type Vfs } from '../vfs/index.js';
 import { hintFor } from '../exec/execute.js';
 import type { ToolContext } from './types.js';
 
@@ -107,18 +107,12 @@ export function walk(vfs: Vfs, start: string, cwd: string, opts: WalkOptions): v
     let dir: DirHandle;
     let entries: DirEntry[];
     try {
-      dir = open();
+      ({ dir, entries } = listedOrClosed(open()));
     } catch (e) {
       if (depth === 1) throw e;
       return;
     }
     try {
-      try {
-        entries = dir.entries();
-      } catch (e) {
-        if (depth === 1) throw e;
-        return;
-      }
       if (opts.sorted !== false) entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       for (const d of entries) {
         if (stopped) return;

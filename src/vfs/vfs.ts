@@ -465,6 +465,11 @@ export class Vfs {
     return this.openDirHost(r.host, r.vpath, r.parts, r.stat, path);
   }
 
+  /** openDir and its entries(), closed again if listing fails; the caller closes `dir`. */
+  openListed(path: string, cwd = '/'): { dir: DirHandle; entries: DirEntry[] } {
+    return listedOrClosed(this.openDir(path, cwd));
+  }
+
   /** A child directory of `dir`, never through a symlink (openDir on its path follows where allowed). */
   openDirAt(dir: DirHandle, name: string): DirHandle {
     const d = this.own(dir);
@@ -1036,6 +1041,16 @@ class VfsDir implements DirHandle {
 
   close(): void {
     this.vfs.closeDir(this);
+  }
+}
+
+/** A handle and its entries; the handle closed when listing fails. */
+export function listedOrClosed(dir: DirHandle): { dir: DirHandle; entries: DirEntry[] } {
+  try {
+    return { dir, entries: dir.entries() };
+  } catch (e) {
+    dir.close();
+    throw e;
   }
 }
 
