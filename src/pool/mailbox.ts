@@ -112,8 +112,8 @@ function policyText(policy: ZonePolicy): string {
   let text = policyTexts.get(policy);
   if (text === undefined) {
     text = JSON.stringify(policy);
-    // Only a frozen policy keeps the text it had; the workspace freezes the ones it shares.
-    if (Object.isFrozen(policy)) policyTexts.set(policy, text);
+    // Only a frozen policy (its lists too) keeps the text it had; the workspace freezes the ones it shares.
+    if (Object.isFrozen(policy) && Object.values(policy).every((v) => !Array.isArray(v) || Object.isFrozen(v))) policyTexts.set(policy, text);
   }
   return text;
 }

@@ -55,7 +55,9 @@ describe('tasks across the mailbox', () => {
   let root: string;
   let pool: WorkerPool;
   const limits = { maxOutputBytes: 5_000_000, maxResults: 1000, maxBufferBytes: 100_000_000 };
-  const task = (t: Partial<TaskRequest>, policy: ZonePolicy = Object.freeze(defaultPolicy())): TaskRequest =>
+  /** Frozen with its lists, as the workspace shares policies: the main thread then keeps its text. */
+  const frozen = (p: ZonePolicy): ZonePolicy => (Object.freeze(p.blockedPatterns), Object.freeze(p));
+  const task = (t: Partial<TaskRequest>, policy: ZonePolicy = frozen(defaultPolicy())): TaskRequest =>
     ({ root, policy, cwd: '/', stages: [], limits, ...t });
   const stdout = (r: Awaited<ReturnType<WorkerPool['run']>>) => r.ok && r.result ? Buffer.from(r.result.stdout) : Buffer.from(JSON.stringify(r));
 
@@ -100,9 +102,19 @@ describe('tasks across the mailbox', () => {
     expect(r.ok ? 'written' : r.error.code).toBe('ZONE_READONLY');
   });
 
+  it('a frozen policy whose pattern list is not frozen is sent afresh too', async () => {
+    const patterns: string[] = [];
+    const policy = Object.freeze(defaultPolicy({ blockedPatterns: patterns }));
+    const read = task({ tool: { name: 'read', args: { path: 'a.txt' } } }, policy);
+    expect((await pool.run(read, 30_000)).ok).toBe(true);
+    patterns.push('a.txt');
+    const r = await pool.run(read, 30_000);
+    expect(r.ok ? 'read' : r.error.code).toBe('BLOCKED_PATH');
+  });
+
   it('two frozen policies with different rules never share a worker-side policy', async () => {
-    const open = Object.freeze(defaultPolicy());
-    const blocked = Object.freeze(defaultPolicy({ blockedPatterns: Object.freeze(['a.txt']) as string[] }));
+    const open = frozen(defaultPolicy());
+    const blocked = frozen(defaultPolicy({ blockedPatterns: ['a.txt'] }));
     for (let i = 0; i < 3; i++) {
       expect(stdout(await pool.run(task({ stages: [{ argv: ['cat', 'a.txt'] }] }, open), 30_000)).toString()).toBe('alpha\nbeta\n');
       const r = await pool.run(task({ tool: { name: 'read', args: { path: 'a.txt' } } }, blocked), 30_000);
