@@ -13,9 +13,7 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promi
     if (req.memoryMb) setMemoryBudget(req.memoryMb);
     const vfs = new Vfs(req.root, req.policy, counterOf(req.quota));
     if (req.temps) trackTemps(vfs, req.temps);
-    const cwdRes = vfs.resolveExisting(req.cwd, '/', { followFinal: req.policy.followSymlinks });
-    if (!cwdRes.stat.isDirectory()) throw new VfsError('ENOTDIR', req.cwd);
-    const cwd = cwdRes.vpath;
+    const cwd = req.cwd === '/' ? '/' : workingDirectory(vfs, req.cwd, req.policy.followSymlinks);
     if (req.tool) {
       const tool = await toolNamed(req.tool.name);
       if (!tool) throw new NoshError('INVALID_ARGUMENT', `unknown tool '${req.tool.name}'`, '');
@@ -55,6 +53,13 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promi
     if (e instanceof NoshError && e.code === 'MEMORY_LIMIT') collectGarbage();
     return { ok: false, error: errorBody(e) };
   }
+}
+
+/** The cwd resolved to a directory's path. executeTask takes a cwd of '/' as is: the root's stat is taken only when a command asks for it. */
+function workingDirectory(vfs: Vfs, cwd: string, follow: boolean): string {
+  const r = vfs.resolveExisting(cwd, '/', { followFinal: follow });
+  if (!r.stat.isDirectory()) throw new VfsError('ENOTDIR', cwd);
+  return r.vpath;
 }
 
 /**

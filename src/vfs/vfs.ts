@@ -106,13 +106,7 @@ export class Vfs {
   private readonly blocked: BlockMatcher;
   /** NAME_MEMO's map for `blocked`, once looked up. */
   private memo: Map<string, number> | null = null;
-  private readonly rootIdentity: { dev: number; ino: number };
-  /**
-   * The root's stat when this Vfs was made (one task): resolution only asks it "directory?",
-   * which a realpath'd root checked at the start of the task answers; a path that ends at
-   * the root still gets a fresh lstat (its times and mode may have changed since).
-   */
-  private readonly rootStat: fs.Stats;
+  private rootStatTaken: fs.Stats | undefined;
 
   /** Shared usage counter of the quota this zone counts against (absent: no quota). */
   readonly quota: QuotaCounter | undefined;
@@ -126,12 +120,27 @@ export class Vfs {
       REALPATHS.set(root, real);
     }
     this.rootHost = real;
-    const st = fs.statSync(this.rootHost);
-    if (!st.isDirectory()) throw new Error('zone root is not a directory');
-    this.rootIdentity = { dev: st.dev, ino: st.ino };
-    this.rootStat = st;
     this.policy = policy;
     this.blocked = BlockMatcher.for(policy.blockedPatterns);
+  }
+
+  /**
+   * The root's stat, taken once per Vfs (one task) when first asked: for a path that ends at
+   * the root. A task that only reaches what is below the root never needs it (its first
+   * lstat there fails if the root is gone).
+   */
+  private get rootStat(): fs.Stats {
+    if (!this.rootStatTaken) {
+      let st: fs.Stats;
+      try {
+        st = fs.statSync(this.rootHost);
+      } catch (e) {
+        throw fromNodeError(e, '/');
+      }
+      if (!st.isDirectory()) throw new VfsError('ENOTDIR', '/');
+      this.rootStatTaken = st;
+    }
+    return this.rootStatTaken;
   }
 
   // ---- resolution -------------------------------------------------------------------
@@ -149,7 +158,8 @@ export class Vfs {
     const slash = path.endsWith('/');
     const parts: string[] = [];
     let hops = 0;
-    let stat: fs.Stats | null = this.rootStat;
+    // undefined: the root, whose stat is taken only if the path ends there.
+    let stat: fs.Stats | null | undefined;
     let stale = false;
     for (let i = 0; i < queue.length; i++) {
       const seg = queue[i]!;
@@ -187,14 +197,13 @@ export class Vfs {
         if (isLast && slash) target.push('.'); // the target must be a directory (else ENOTDIR)
         queue.splice(i + 1, 0, ...target);
         parts.length = 0;
-        stat = this.rootStat;
+        stat = undefined;
         continue;
       }
       this.checkBlocked(parts, seg, st.isDirectory(), path);
       parts.push(seg);
       stat = st;
     }
-    // The root's own stat was taken when this task began.
     if (parts.length === 0) stat = this.rootStat;
     else if (stale) stat = this.lstatHost(this.hostOf(parts), path);
     // A file hidden from readdir by allowedExtensions is refused by every operation (stat,
@@ -202,7 +211,7 @@ export class Vfs {
     if (stat && !stat.isDirectory() && parts.length > 0) this.checkExtension(parts[parts.length - 1]!, path);
     const vpath = '/' + parts.join('/');
     if (Buffer.byteLength(vpath) > MAX_PATH_BYTES) throw new VfsError('ENAMETOOLONG', path);
-    return { vpath, parts, host: this.hostOf(parts), stat };
+    return { vpath, parts, host: this.hostOf(parts), stat: stat ?? null };
   }
 
   /** Resolve and require existence. */
@@ -851,9 +860,6 @@ export class Vfs {
     return `${dir}/${TMP_MARK}${randomBytes(6).toString('hex')}`;
   }
 
-  get rootDevIno(): { dev: number; ino: number } {
-    return this.rootIdentity;
-  }
 }
 
 /**
