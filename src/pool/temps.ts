@@ -6,14 +6,15 @@ import * as path from 'node:path';
  * timeout or cancel (Worker.terminate) runs no finally block, so an atomic write it had
  * started leaves its `.nosh-tmp-*` file behind. The worker records each temp file's host
  * path here as it creates it; after a task that did not end normally the main thread
- * removes the ones that still exist. A ring of fixed slots: writes in one task are mostly
- * one at a time, so the live ones are the last few.
+ * removes the ones that still exist. One registry per lane (its tasks run one at a time), a
+ * ring of fixed slots: writes in one task are mostly one at a time, so the live ones are the
+ * last few.
  */
 const SLOTS = 32;
 const SLOT_BYTES = 1024;
 const HEADER = 4;
 
-/** A lane's registry: its tasks run one at a time, so one registry serves them all. */
+/** A lane's registry. */
 export function newTempRegistry(): SharedArrayBuffer {
   return new SharedArrayBuffer(HEADER + SLOTS * SLOT_BYTES);
 }
