@@ -1,8 +1,8 @@
 /**
  * Where the time of one `nosh.exec({command: 'cat small.txt'})` goes: the piscina round trip
  * alone (a worker that does nothing), the main-thread work before it (parse, validate, build
- * the task), the command itself run in the main thread (executeTask, no pool), and the whole
- * call. Engine internals are loaded dynamically so this file keeps compiling when they move.
+ * the task), the command itself run in the main thread (executeTask, no pool), the lane's
+ * hand-off without its thread (the mailbox), and the whole call. Engine internals are loaded dynamically so this file keeps compiling when they move.
  */
 import { Piscina } from 'piscina';
 import { P } from '../data.js';
@@ -21,6 +21,27 @@ async function phase(label: string, fn: () => Promise<unknown>, o: MeasureOption
   } catch (e) {
     return { system: label, label, status: 'error', note: `error: ${(e as Error).message}` };
   }
+}
+
+/** The CPU of a lane's hand-off (src/pool/mailbox.ts) without the thread: both ends in this thread. */
+async function mailboxTrip(task: any): Promise<() => Promise<void>> {
+  const { MessageChannel } = await import('node:worker_threads');
+  const mb = await import(src('pool/mailbox.js')) as any;
+  const { port1, port2 } = new MessageChannel();
+  port1.unref();
+  port2.unref();
+  const memory = mb.newMailbox();
+  const main = new mb.Mailbox(memory, port1);
+  const worker = new mb.Mailbox(memory, port2);
+  const known = new Set<number>();
+  const counters = new Map<number, SharedArrayBuffer>();
+  const reply = { ok: true, result: { exitCode: 0, stdout: new Uint8Array(1024), stderr: new Uint8Array(0), truncated: false, stdoutBytes: 1024, changes: [] } };
+  return async () => {
+    mb.sendTask(main, task, known);
+    mb.receiveTask(worker, counters);
+    mb.sendReply(worker, reply);
+    mb.receiveReply(main);
+  };
 }
 
 export const breakdownScenarios: Scenario[] = [{
@@ -60,7 +81,8 @@ export const breakdownScenarios: Scenario[] = [{
       cells.push(await phase('main thread: parse + validate + build task', async () => build(), o, ctx));
       const task = build();
       cells.push(await phase('command alone: executeTask in main thread (no pool)', () => exec.executeTask(task), o, ctx));
-      cells.push(await phase('structuredClone of the task', async () => structuredClone(task), o, ctx));
+      cells.push(await phase('structuredClone of the task (what a port message serialises)', async () => structuredClone(task), o, ctx));
+      cells.push(await phase('lane mailbox: the task and a 1 KiB reply in and out, one thread', await mailboxTrip(task), o, ctx));
     } catch (e) {
       cells.push({ system: 'internals', label: 'engine internals', status: 'error', note: `error: ${(e as Error).message}` });
     }
