@@ -113,7 +113,7 @@ export async function serveLane(channel: LaneChannel, handle: (request: TaskRequ
   const flags = new Int32Array(channel.flags);
   const box = new Mailbox(channel.box, channel.port);
   const watch = new Watch(channel.watchUs);
-  const quotaCounters = new Map<number, SharedArrayBuffer>();
+  const sent = new Map<number, unknown>();
   let seen = 0;
   for (;;) {
     watch.moved(flags, REQUESTS, seen);
@@ -125,7 +125,7 @@ export async function serveLane(channel: LaneChannel, handle: (request: TaskRequ
       Atomics.wait(flags, REQUESTS, seen);
     }
     seen++;
-    const task = receiveTask(box, quotaCounters);
+    const task = receiveTask(box, sent);
     task.temps = channel.temps;
     task.memoryMb = channel.memoryMb;
     sendReply(box, await handle(task));

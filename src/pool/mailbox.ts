@@ -97,63 +97,75 @@ export class Mailbox {
 }
 
 /*
- * What crosses a lane. A request is its JSON, the zone policy's JSON apart (the same few
- * policies come again and again: the main thread keeps the text of each frozen one, a worker
- * the parsed object for each text) and stdin's bytes. A reply is its JSON, stdout and stderr.
+ * What crosses a lane. A request is its JSON, the zone policy's JSON when the lane needs it,
+ * and stdin's bytes. A reply is its JSON, stdout and stderr.
  *
- * A quota counter is a SharedArrayBuffer, which JSON cannot carry: each gets a number, a lane
- * learns it the first time a request using it goes by port, and boxed requests name it by
- * that number.
+ * What comes again and again is sent to a lane once and then named by a number: a shared
+ * policy (frozen with its lists, as the workspace makes them; its text is kept too) and a
+ * quota counter (a SharedArrayBuffer, which JSON cannot carry: it goes by port the first
+ * time). A policy that is not frozen may change between calls: its text goes every time.
  */
+
+const numbers = new WeakMap<object, number>();
+let lastNumber = 0;
+
+function numberOf(o: object): number {
+  let n = numbers.get(o);
+  if (n === undefined) numbers.set(o, n = ++lastNumber);
+  return n;
+}
 
 const policyTexts = new WeakMap<ZonePolicy, string>();
 
-function policyText(policy: ZonePolicy): string {
+function isShared(policy: ZonePolicy): boolean {
+  return Object.isFrozen(policy) && Object.values(policy).every((v) => !Array.isArray(v) || Object.isFrozen(v));
+}
+
+function policyText(policy: ZonePolicy, shared: boolean): string {
   let text = policyTexts.get(policy);
   if (text === undefined) {
     text = JSON.stringify(policy);
-    // Only a frozen policy (its lists too) keeps the text it had; the workspace freezes the ones it shares.
-    if (Object.isFrozen(policy) && Object.values(policy).every((v) => !Array.isArray(v) || Object.isFrozen(v))) policyTexts.set(policy, text);
+    if (shared) policyTexts.set(policy, text);
   }
   return text;
-}
-
-const sabNumbers = new WeakMap<SharedArrayBuffer, number>();
-let lastSabNumber = 0;
-
-function sabNumber(sab: SharedArrayBuffer): number {
-  let n = sabNumbers.get(sab);
-  if (n === undefined) sabNumbers.set(sab, n = ++lastSabNumber);
-  return n;
 }
 
 type WireQuota = Omit<QuotaHandle, 'sab'> & { sab?: SharedArrayBuffer; sabNumber: number };
 
 function wireQuota(q: QuotaHandle | undefined, withSab: boolean): (WireQuota & Record<keyof QuotaHandle, unknown>) | undefined {
   if (!q) return undefined;
-  return { sab: withSab ? q.sab : undefined, index: q.index, limit: q.limit, name: q.name, sabNumber: sabNumber(q.sab) };
+  return { sab: withSab ? q.sab : undefined, index: q.index, limit: q.limit, name: q.name, sabNumber: numberOf(q.sab) };
 }
 
 /**
  * A task as sent, every field named (the mapped type makes a new TaskRequest field a compile
  * error here until it is sent too). stdin, temps and memoryMb travel apart or with the lane.
  */
-function wireTask(t: TaskRequest, withSabs: boolean, policy: ZonePolicy | undefined): { [K in keyof Omit<Required<TaskRequest>, 'stdin' | 'temps' | 'memoryMb'>]: unknown } {
-  return {
-    root: t.root, policy, quota: wireQuota(t.quota, withSabs), cwd: t.cwd, stages: t.stages,
+function wireTask(t: TaskRequest, withSabs: boolean, policy: ZonePolicy | undefined, policyNumber: number) {
+  const wire: { [K in keyof Omit<Required<TaskRequest>, 'stdin' | 'temps' | 'memoryMb'>]: unknown } & { policyNumber: number } = {
+    root: t.root, policy, policyNumber, quota: wireQuota(t.quota, withSabs), cwd: t.cwd, stages: t.stages,
     peer: t.peer && { root: t.peer.root, policy: t.peer.policy, quota: wireQuota(t.peer.quota, withSabs) },
     tool: t.tool, limits: t.limits, stdoutFile: t.stdoutFile,
   };
+  return wire;
 }
 
-/** Main thread: post a task on a lane. `known`: the quota counters this lane has been sent. */
+/** Main thread: post a task on a lane. `known`: the numbers of what this lane has been sent (see above). */
 export function sendTask(box: Mailbox, task: TaskRequest, known: Set<number>): void {
-  const sabs = [task.quota?.sab, task.peer?.quota?.sab].filter((s): s is SharedArrayBuffer => s !== undefined).map(sabNumber);
+  const sabs = [task.quota?.sab, task.peer?.quota?.sab].filter((s): s is SharedArrayBuffer => s !== undefined).map(numberOf);
+  const shared = isShared(task.policy);
+  const policyNumber = shared ? numberOf(task.policy) : 0;
   box.send(
-    () => sabs.every((n) => known.has(n)) ? [JSON.stringify(wireTask(task, false, undefined)), policyText(task.policy), task.stdin] : null,
+    () => {
+      if (!sabs.every((n) => known.has(n))) return null;
+      const text = policyNumber && known.has(policyNumber) ? undefined : policyText(task.policy, shared);
+      if (policyNumber) known.add(policyNumber);
+      return [JSON.stringify(wireTask(task, false, undefined, policyNumber)), text, task.stdin];
+    },
     () => {
       for (const n of sabs) known.add(n);
-      return { ...wireTask(task, true, task.policy), stdin: task.stdin };
+      if (policyNumber) known.add(policyNumber);
+      return { ...wireTask(task, true, task.policy, policyNumber), stdin: task.stdin };
     },
   );
 }
@@ -164,28 +176,40 @@ const policies = new Map<string, ZonePolicy>();
 function policyOf(text: string): ZonePolicy {
   let p = policies.get(text);
   if (!p) {
-    p = JSON.parse(text) as ZonePolicy;
-    for (const v of Object.values(p)) if (Array.isArray(v)) Object.freeze(v);
-    Object.freeze(p);
+    p = frozen(JSON.parse(text) as ZonePolicy);
     if (policies.size >= 64) policies.clear();
     policies.set(text, p);
   }
   return p;
 }
 
-/** Worker side: the task in the box or on the port. `sabs`: the quota counters this lane has been sent. */
-export function receiveTask(box: Mailbox, sabs: Map<number, SharedArrayBuffer>): TaskRequest {
+/** Tasks share it from now on: frozen, lists too, so that none can change it for the others. */
+function frozen(p: ZonePolicy): ZonePolicy {
+  for (const v of Object.values(p)) if (Array.isArray(v)) Object.freeze(v);
+  return Object.freeze(p);
+}
+
+/**
+ * Worker side: the task in the box or on the port. `sent`: what this lane has been sent by
+ * number (policies and quota counters).
+ */
+export function receiveTask(box: Mailbox, sent: Map<number, unknown>): TaskRequest {
   const task = box.receive(([json, policy, stdin]) => {
-    const t = JSON.parse(json as string) as TaskRequest;
-    t.policy = policyOf(policy as string);
+    const t = JSON.parse(json as string) as TaskRequest & { policyNumber: number };
+    if (typeof policy === 'string') t.policy = policyOf(policy);
     if (stdin) t.stdin = stdin as Uint8Array;
     return t;
-  });
+  }) as (TaskRequest & { policyNumber: number }) | undefined;
   if (!task) throw new Error('lane: a request was counted but not sent');
+  if (task.policyNumber) {
+    if (task.policy) sent.set(task.policyNumber, frozen(task.policy));
+    else task.policy = sent.get(task.policyNumber) as ZonePolicy;
+  }
+  if (!task.policy) throw new Error('lane: a policy this lane was never sent');
   for (const q of [task.quota, task.peer?.quota] as (WireQuota | undefined)[]) {
     if (!q) continue;
-    if (q.sab) sabs.set(q.sabNumber, q.sab);
-    else q.sab = sabs.get(q.sabNumber);
+    if (q.sab) sent.set(q.sabNumber, q.sab);
+    else q.sab = sent.get(q.sabNumber) as SharedArrayBuffer | undefined;
     if (!q.sab) throw new Error('lane: a quota counter this lane was never sent');
   }
   return task;

@@ -78,8 +78,8 @@ class Lane {
   readonly boxMemory = newMailbox();
   readonly box: Mailbox;
   readonly temps = newTempRegistry();
-  /** The quota counters this lane's worker has been sent (src/pool/mailbox.ts). */
-  readonly quotaCounters = new Set<number>();
+  /** What this lane's worker has been sent by number: policies, quota counters (src/pool/mailbox.ts). */
+  readonly sent = new Set<number>();
   readonly abort = new TaskAbort();
   /** Replies taken so far. */
   replies = 0;
@@ -226,7 +226,7 @@ export class WorkerPool {
     job.lane = lane;
     this.busy++;
     resetTempRegistry(lane.temps);
-    sendTask(lane.box, job.task, lane.quotaCounters);
+    sendTask(lane.box, job.task, lane.sent);
     raise(lane.flags, REQUESTS);
     // A caller alone in flight sleeps on the reply counter instead of going back to the event
     // loop. Queued jobs never do: collect → next → dispatch would nest once per queued job.

@@ -152,9 +152,19 @@ function isPrintableAscii(name: string): boolean {
  */
 export class BlockMatcher {
   private static readonly cache = new Map<string, BlockMatcher>();
+  /** By the list itself when it is frozen (a shared policy's): no key to build per task. */
+  private static readonly byList = new WeakMap<readonly string[], BlockMatcher>();
 
   /** Compiled once per distinct pattern list (zones share lists; compiling is not free). */
   static for(patterns: string[]): BlockMatcher {
+    const known = BlockMatcher.byList.get(patterns);
+    if (known) return known;
+    const m = BlockMatcher.forKey(patterns);
+    if (Object.isFrozen(patterns)) BlockMatcher.byList.set(patterns, m);
+    return m;
+  }
+
+  private static forKey(patterns: string[]): BlockMatcher {
     const key = patterns.join('\0');
     let m = BlockMatcher.cache.get(key);
     if (!m) {
