@@ -62,14 +62,14 @@ describe('Watch: watching a counter only while it pays', () => {
     expect(watch.moved(flags, REPLIES, 0)).toBe(true);
   });
 
-  it('stops after misses, then looks again once every 64 waits', () => {
+  it('stops after misses, then looks again once every 8 waits', () => {
     const flags = new Int32Array(laneFlags());
     const watch = new Watch(5);
     for (let i = 0; i < 2; i++) expect(watch.moved(flags, REPLIES, 0)).toBe(false); // two misses: it stops
     Atomics.add(flags, REPLIES, 1);
-    const seen = Array.from({ length: 64 }, () => watch.moved(flags, REPLIES, 0));
-    expect(seen.slice(0, 63).every((m) => m === false)).toBe(true);
-    expect(seen[63]).toBe(true);
+    const seen = Array.from({ length: 8 }, () => watch.moved(flags, REPLIES, 0));
+    expect(seen.slice(0, 7).every((m) => m === false)).toBe(true);
+    expect(seen[7]).toBe(true);
     expect(watch.moved(flags, REPLIES, 0)).toBe(true); // and keeps watching while it pays
   });
 
