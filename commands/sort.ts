@@ -2,6 +2,7 @@ import { defineCommand, openInput, parseArgs, toBytes, type CommandContext, type
 import { gnuQuote } from '../src/command/gnu-number.js';
 import { quoteName } from '../src/command/quote.js';
 import { filevercmp } from '../src/command/filevercmp.js';
+import { sortLineIndexes } from '../src/command/line-sort.js';
 import { argmatch, FatalError, OutBuffer, recordBatches, records } from '../src/command/text-lines.js';
 import { VfsError } from '../src/vfs/index.js';
 
@@ -695,27 +696,17 @@ async function sortMain(ctx: CommandContext): Promise<number> {
     starts[count] = data.length;
   }
   const endOf = (i: number) => starts[i + 1]! - 1;
-  const order: number[] = new Array(count);
-  for (let i = 0; i < count; i++) order[i] = i;
+  let order: ArrayLike<number>;
 
   if (keys.length === 0) {
-    // Whole-line byte order: compare a 6-byte prefix packed in a number first.
-    const pre = new Float64Array(count);
-    for (let i = 0; i < count; i++) {
-      const s = starts[i]!;
-      const e = endOf(i);
-      let v = 0;
-      for (let k = 0; k < 6; k++) v = v * 256 + (s + k < e ? data[s + k]! : 0);
-      pre[i] = v;
-    }
-    const rev = cfg.reverse;
-    order.sort((x, y) => {
-      const px = pre[x]!;
-      const py = pre[y]!;
-      if (px !== py) return (px < py) !== rev ? -1 : 1;
-      return compare(data, starts[x]!, endOf(x), data, starts[y]!, endOf(y));
-    });
+    // Whole-line byte order by radix; -r is that order backwards (equal lines are equal bytes).
+    const sorted = sortLineIndexes(data, starts, count);
+    if (cfg.reverse) sorted.reverse();
+    order = sorted;
   } else {
+    const byKey: number[] = new Array(count);
+    for (let i = 0; i < count; i++) byKey[i] = i;
+    order = byKey;
     const k0 = keys[0]!;
     const kb = new Uint32Array(count);
     const ke = new Uint32Array(count);
@@ -726,7 +717,7 @@ async function sortMain(ctx: CommandContext): Promise<number> {
       kb[i] = keyBegin(data, s, e, k0, tab);
     }
     const first: [number, number, number, number] = [0, 0, 0, 0];
-    order.sort((x, y) => {
+    byKey.sort((x, y) => {
       first[0] = kb[x]!;
       first[1] = ke[x]!;
       first[2] = kb[y]!;
