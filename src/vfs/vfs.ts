@@ -172,7 +172,7 @@ export class Vfs {
         continue;
       }
       if (stale) {
-        stat = this.lstatHost(this.hostOf(parts), path);
+        stat = parts.length === 0 ? undefined : this.lstatHost(this.hostOf(parts), path);
         stale = false;
       }
       if (Buffer.byteLength(seg) > MAX_NAME_BYTES) throw new VfsError('ENAMETOOLONG', path);
@@ -859,7 +859,6 @@ export class Vfs {
     const dir = host.slice(0, host.lastIndexOf('/'));
     return `${dir}/${TMP_MARK}${randomBytes(6).toString('hex')}`;
   }
-
 }
 
 /**
