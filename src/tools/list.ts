@@ -46,7 +46,7 @@ export default defineTool({
       visit(e) {
         if (++scanned > SCAN_CAP) { incomplete = true; return false; }
         if (!glob.empty && !glob.matches(e.rel)) return;
-        let st = null;
+        let st: { size: number; mtime: Date } | null = null;
         try {
           st = ctx.fs.lstatAt(e.dir, e.name);
         } catch { /* vanished or swapped meanwhile */ }
