@@ -58,7 +58,7 @@ export default defineCommand({
         status = 1;
         continue;
       }
-      const source = opened.kind === 'file' ? fileChunks(opened.reader, 0) : ctx.stdin;
+      const source = opened.kind === 'file' ? fileChunks(opened.reader, 0, undefined, FIRST_CHUNK) : ctx.stdin;
       try {
         if (elide) await headElide(ctx, source, count, unit, sep);
         else await headFirst(ctx, source, count, unit, sep);
@@ -71,6 +71,9 @@ export default defineCommand({
 });
 
 type Source = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+
+/** head usually stops in its first few KiB: it reads 16 KiB first, then larger chunks. */
+const FIRST_CHUNK = 16 * 1024;
 
 /** The first `count` lines or bytes; stops reading as soon as they are out. */
 async function headFirst(ctx: CommandContext, source: Source, count: number, unit: 'lines' | 'bytes', sep: number): Promise<void> {

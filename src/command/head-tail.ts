@@ -86,14 +86,15 @@ export function headerName(operand: string): string {
 }
 
 /** Chunks of a file from `start` to its end, by positioned reads. */
-export function* fileChunks(reader: RandomReader, start: number, chunkSize = 256 * 1024): Generator<Buffer> {
+export function* fileChunks(reader: RandomReader, start: number, chunkSize = 256 * 1024, firstChunk = chunkSize): Generator<Buffer> {
   let pos = start;
-  for (;;) {
-    const buf = Buffer.allocUnsafe(chunkSize);
-    const n = reader.readAt(buf, pos, chunkSize);
+  // A reader that may stop early (head) starts small and grows to chunkSize.
+  for (let size = Math.min(firstChunk, chunkSize); ; size = Math.min(size * 4, chunkSize)) {
+    const buf = Buffer.allocUnsafe(size);
+    const n = reader.readAt(buf, pos, size);
     if (n === 0) return;
     pos += n;
-    yield n === chunkSize ? buf : buf.subarray(0, n);
+    yield n === size ? buf : buf.subarray(0, n);
   }
 }
 
