@@ -132,6 +132,28 @@ describe('refusals and policy', () => {
     expect(out.stderr).toMatch(/^tail: cannot open 'a.txt' for reading: Permission denied/);
   });
 
+  it('head of a file read in growing chunks (16 KiB first): lines and bytes cut at every size', async () => {
+    const rand = rng(7);
+    const lines: string[] = [];
+    for (let size = 0; size < 700_000;) {
+      const l = 'x'.repeat(Math.floor(rand() * 120)) + '\n';
+      lines.push(l);
+      size += l.length;
+    }
+    const data = Buffer.from(lines.join(''));
+    fs.writeFileSync(`${root}/big.txt`, data);
+    for (const n of [1, 100, 300, 1500, 8000, lines.length - 1, lines.length + 5]) {
+      const out = await run(root, `head -n ${n} big.txt`, { maxOutputBytes: 5_000_000 });
+      expect(out.stdout.equals(Buffer.from(lines.slice(0, n).join(''))), `head -n ${n}`).toBe(true);
+    }
+    for (const c of [16 * 1024 - 1, 16 * 1024, 16 * 1024 + 1, 80 * 1024, 345 * 1024, 700_000]) {
+      const out = await run(root, `head -c ${c} big.txt`, { maxOutputBytes: 5_000_000 });
+      expect(out.stdout.equals(data.subarray(0, c)), `head -c ${c}`).toBe(true);
+    }
+    const elided = await run(root, 'head -n -5 big.txt', { maxOutputBytes: 5_000_000 });
+    expect(elided.stdout.equals(Buffer.from(lines.slice(0, -5).join('')))).toBe(true);
+  });
+
   it('stdin is read once: a second - sees end of input', async () => {
     const out = await run(root, 'wc -l - -', { stdin: 'x\ny\n' });
     expect(out.stdout.toString()).toBe('      2 -\n      0 -\n      2 total\n');
