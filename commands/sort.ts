@@ -373,6 +373,30 @@ function numcompare(a: Uint8Array, pa: number, la: number, b: Uint8Array, pb: nu
   return strnumcmp(a, skipBlanks(a, pa, la), la, b, skipBlanks(b, pb, lb), lb);
 }
 
+/**
+ * The number strnumcmp reads in each line's key [kb, max(kb, ke)), as a double: blanks, an
+ * optional '-', digits, an optional '.' and digits; anything else ends it, and no digits is 0.
+ */
+function numericKeys(data: Buffer, kb: Uint32Array, ke: Uint32Array, count: number): Float64Array {
+  const out = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const lim = Math.max(kb[i]!, ke[i]!);
+    let p = skipBlanks(data, kb[i]!, lim);
+    const neg = p < lim && data[p] === 0x2d;
+    if (neg) p++;
+    const start = p;
+    while (p < lim && isDigit(data[p]!)) p++;
+    if (p < lim && data[p] === 0x2e) {
+      p++;
+      while (p < lim && isDigit(data[p]!)) p++;
+    }
+    const text = data.toString('latin1', start, p);
+    const v = text === '' || text === '.' ? 0 : Number(text);
+    out[i] = neg ? -v : v;
+  }
+  return out;
+}
+
 const UNIT_ORDER: Record<number, number> = { 0x4b: 1, 0x6b: 1, 0x4d: 2, 0x47: 3, 0x54: 4, 0x50: 5, 0x45: 6, 0x5a: 7, 0x59: 8 };
 
 function unitOrder(buf: Uint8Array, p: number, lim: number): number {
@@ -717,7 +741,17 @@ async function sortMain(ctx: CommandContext): Promise<number> {
       kb[i] = keyBegin(data, s, e, k0, tab);
     }
     const first: [number, number, number, number] = [0, 0, 0, 0];
+    // -n on the first key: each line's number as a double, compared before the exact
+    // comparison. Decimal to double is monotonic, so different doubles order as the exact
+    // numbers do; equal doubles (equal numbers, or long ones rounded together) fall through.
+    const num = k0.numeric && !k0.ignore && !k0.translate ? numericKeys(data, kb, ke, count) : null;
+    const sign = k0.reverse ? -1 : 1;
     byKey.sort((x, y) => {
+      if (num) {
+        const d = num[x]! - num[y]!;
+        if (d < 0) return -sign;
+        if (d > 0) return sign;
+      }
       first[0] = kb[x]!;
       first[1] = ke[x]!;
       first[2] = kb[y]!;

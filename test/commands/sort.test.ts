@@ -62,6 +62,58 @@ describe('sort over a 10 MB file', () => {
   }, 60_000);
 });
 
+/** The number strnumcmp reads: blanks, '-', digits, '.', digits; as [sign, integer digits, fraction digits], normalised. */
+function numberOf(line: string): [number, string, string] {
+  const m = /^[ \t]*(-?)([0-9]*)(?:\.([0-9]*))?/.exec(line)!;
+  const int = m[2]!.replace(/^0+/, '');
+  const frac = (m[3] ?? '').replace(/0+$/, '');
+  return [int === '' && frac === '' ? 0 : m[1] === '-' ? -1 : 1, int, frac];
+}
+
+/** Exact numeric order of two lines (decimal strings, no doubles), as GNU sort -n. */
+function numericOrder(a: string, b: string): number {
+  const [sa, ia, fa] = numberOf(a);
+  const [sb, ib, fb] = numberOf(b);
+  if (sa !== sb) return sa - sb;
+  const mag = ia.length !== ib.length ? ia.length - ib.length : ia < ib ? -1 : ia > ib ? 1 : fa < fb ? -1 : fa > fb ? 1 : 0;
+  return sa < 0 ? -mag : mag;
+}
+
+describe('sort -n (numbers compared as doubles first, exactly when those are equal)', () => {
+  const rnd = (() => {
+    let seed = 99;
+    return (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) % n;
+  })();
+  const digits = (n: number) => Array.from({ length: n }, () => String(rnd(10))).join('');
+  const lines = Array.from({ length: 20_000 }, () => {
+    const int = rnd(20) === 0 ? '' : '0'.repeat(rnd(3)) + digits([1, 1, 2, 3, 6, 16, 17, 30, 400][rnd(9)]!);
+    const frac = rnd(3) === 0 ? '.' + digits([0, 1, 2, 7, 20][rnd(5)]!) : '';
+    return [' ', '', '', '\t'][rnd(4)]! + ['', '', '-'][rnd(3)]! + int + frac + ['', ' x', 'abc', '.5', '-3', 'e5', ' 12'][rnd(7)]!;
+  });
+  const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const file = lines.join('\n') + '\n';
+
+  it('-n and -rn give the exact order, ties broken by the whole line', async () => {
+    const r = tempDir('nosh-sort-n-');
+    buildTree(r, { 'n.txt': file });
+    const n = await run(r, 'sort -n n.txt', { maxOutputBytes: 5_000_000 });
+    const want = [...lines].sort((a, b) => numericOrder(a, b) || byteOrder(a, b));
+    expect(n.stdout.toString('latin1')).toBe(want.map((l) => l + '\n').join(''));
+    const rn = await run(r, 'sort -rn n.txt', { maxOutputBytes: 5_000_000 });
+    expect(rn.stdout.toString('latin1')).toBe(want.reverse().map((l) => l + '\n').join(''));
+  });
+
+  it('-k2,2n on a second field', async () => {
+    const r = tempDir('nosh-sort-n-');
+    const keyed = lines.map((l, i) => `${i % 7}\t${l.replace(/\t/g, ' ')}`);
+    buildTree(r, { 'k.txt': keyed.join('\n') + '\n' });
+    const out = await run(r, "sort -t '\t' -k2,2n k.txt", { maxOutputBytes: 5_000_000 });
+    const key = (l: string) => l.slice(l.indexOf('\t') + 1);
+    const want = [...keyed].sort((a, b) => numericOrder(key(a), key(b)) || byteOrder(a, b));
+    expect(out.stdout.toString('latin1')).toBe(want.map((l) => l + '\n').join(''));
+  });
+});
+
 describe('sort -o', () => {
   const zone = (tree: Record<string, unknown>) => {
     const r = tempDir('nosh-sort-o-');
