@@ -373,6 +373,28 @@ function numcompare(a: Uint8Array, pa: number, la: number, b: Uint8Array, pb: nu
   return strnumcmp(a, skipBlanks(a, pa, la), la, b, skipBlanks(b, pb, lb), lb);
 }
 
+/** A key compared as plain bytes (no -n -g -h -M -V, no -d -i -f). */
+function isTextKey(k: Key): boolean {
+  return !k.numeric && !k.general && !k.human && !k.month && !k.version && !k.ignore && !k.translate;
+}
+
+/**
+ * Each line's key [kb, max(kb, ke)) by its first 6 bytes, packed big-endian into a double (a
+ * key that ends sooner is padded with 0): a key before another in byte order never packs
+ * larger.
+ */
+function prefixKeys(data: Buffer, kb: Uint32Array, ke: Uint32Array, count: number): Float64Array {
+  const out = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const s = kb[i]!;
+    const e = Math.max(s, ke[i]!);
+    let v = 0;
+    for (let k = 0; k < 6; k++) v = v * 256 + (s + k < e ? data[s + k]! : 0);
+    out[i] = v;
+  }
+  return out;
+}
+
 /**
  * The number strnumcmp reads in each line's key [kb, max(kb, ke)), as a double: blanks, an
  * optional '-', digits, an optional '.' and digits; anything else ends it, and no digits is 0.
@@ -741,10 +763,13 @@ async function sortMain(ctx: CommandContext): Promise<number> {
       kb[i] = keyBegin(data, s, e, k0, tab);
     }
     const first: [number, number, number, number] = [0, 0, 0, 0];
-    // -n on the first key: each line's number as a double, compared before the exact
-    // comparison. Decimal to double is monotonic, so different doubles order as the exact
-    // numbers do; equal doubles (equal numbers, or long ones rounded together) fall through.
-    const num = k0.numeric && !k0.ignore && !k0.translate ? numericKeys(data, kb, ke, count) : null;
+    // The first key as a double, compared before the exact comparison: for -n the number
+    // (decimal to double is monotonic), for a plain text key its first 6 bytes packed
+    // (byte order). Different doubles order as the exact comparison would; equal ones (equal
+    // keys, or keys alike in what the double holds) fall through to it.
+    const num = k0.ignore || k0.translate ? null
+      : k0.numeric ? numericKeys(data, kb, ke, count)
+      : isTextKey(k0) ? prefixKeys(data, kb, ke, count) : null;
     const sign = k0.reverse ? -1 : 1;
     byKey.sort((x, y) => {
       if (num) {

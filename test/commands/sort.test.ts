@@ -114,6 +114,27 @@ describe('sort -n (numbers compared as doubles first, exactly when those are equ
   });
 });
 
+describe('sort -k on a text key (first 6 bytes compared as a double first)', () => {
+  it('-k2,2 and -k2,2r give byte order of the field, ties broken by the whole line', async () => {
+    const rnd = (() => {
+      let seed = 7;
+      return (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) % n;
+    })();
+    const words = ['', 'a', 'ab', 'abcdef', 'abcdefg', 'abcdefh', 'abcdef\x01', 'abcde', 'b', 'B', '\xff', 'z z'];
+    const lines = Array.from({ length: 20_000 }, () => `${rnd(50)},${words[rnd(words.length)]}${['', '1', '12'][rnd(3)]},${rnd(9)}`);
+    const r = tempDir('nosh-sort-k-');
+    fs.writeFileSync(path.join(r, 'k.txt'), Buffer.from(lines.join('\n') + '\n', 'latin1'));
+    const field = (l: string) => l.split(',')[1]!;
+    const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    const want = [...lines].sort((a, b) => byteOrder(field(a), field(b)) || byteOrder(a, b));
+    const out = await run(r, 'sort -t, -k2,2 k.txt', { maxOutputBytes: 5_000_000 });
+    expect(out.stdout.toString('latin1')).toBe(want.map((l) => l + '\n').join(''));
+    const rev = await run(r, 'sort -t, -k2,2r k.txt', { maxOutputBytes: 5_000_000 });
+    const wantRev = [...lines].sort((a, b) => byteOrder(field(b), field(a)) || byteOrder(a, b));
+    expect(rev.stdout.toString('latin1')).toBe(wantRev.map((l) => l + '\n').join(''));
+  });
+});
+
 describe('sort -o', () => {
   const zone = (tree: Record<string, unknown>) => {
     const r = tempDir('nosh-sort-o-');
