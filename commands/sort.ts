@@ -767,8 +767,7 @@ async function sortMain(ctx: CommandContext): Promise<number> {
     // (decimal to double is monotonic), for a plain text key its first 6 bytes packed
     // (byte order). Different doubles order as the exact comparison would; equal ones (equal
     // keys, or keys alike in what the double holds) fall through to it.
-    const num = k0.ignore || k0.translate ? null
-      : k0.numeric ? numericKeys(data, kb, ke, count)
+    const num = k0.numeric && !k0.ignore && !k0.translate ? numericKeys(data, kb, ke, count)
       : isTextKey(k0) ? prefixKeys(data, kb, ke, count) : null;
     const sign = k0.reverse ? -1 : 1;
     byKey.sort((x, y) => {

@@ -46,14 +46,6 @@ export function raise(flags: Int32Array, counter: number): void {
 }
 
 /**
- * Watching a counter for a while before sleeping on it. Waking a sleeping thread costs its
- * waker a futex call and, on a small VM, an interrupt to another virtual CPU: tens of
- * microseconds. A message that comes while the receiver still watches costs neither side
- * that; one that does not costs the watch. So a Watch keeps watching only while it pays:
- * each miss (the watch ran out) counts double against each hit, and once it stops it tries
- * again every PROBE_EVERY waits. Sparse traffic or slow commands turn it off by themselves.
- */
-/**
  * How often a Watch that stopped tries again. A burst of calls after an idle spell starts
  * slow on a VM (misses turn the watch off), and then pays for every wake-up until the watch
  * looks again: every 8 waits the bench's interleaved cat row was 39-60 µs (median 44) where
@@ -62,6 +54,14 @@ export function raise(flags: Int32Array, counter: number): void {
  */
 const PROBE_EVERY = 8;
 
+/**
+ * Watching a counter for a while before sleeping on it. Waking a sleeping thread costs its
+ * waker a futex call and, on a small VM, an interrupt to another virtual CPU: tens of
+ * microseconds. A message that comes while the receiver still watches costs neither side
+ * that; one that does not costs the watch. So a Watch keeps watching only while it pays:
+ * each miss (the watch ran out) counts double against each hit, and once it stops it tries
+ * again every PROBE_EVERY waits. Sparse traffic or slow commands turn it off by themselves.
+ */
 export class Watch {
   private score = 4;
   private waits = 0;
