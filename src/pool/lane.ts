@@ -15,7 +15,7 @@ import { Mailbox, receiveTask, sendReply } from './mailbox.js';
  * plus an event-loop wake-up on each side, more than a small command itself takes.
  */
 export interface LaneChannel {
-  /** Int32 counters, see REQUESTS / REPLIES / STOP. */
+  /** Int32 counters, see REQUESTS / REPLIES / STOP / ONLINE. */
   flags: SharedArrayBuffer;
   /** The mailbox's shared memory (src/pool/mailbox.ts). */
   box: SharedArrayBuffer;
@@ -34,9 +34,11 @@ export const REQUESTS = 0;
 export const REPLIES = 1;
 /** Set by the main thread to end the lane (the worker's task then returns). */
 export const STOP = 2;
+/** Set by the worker once its lane task runs: from then on terminating it is safe (see WorkerPool.close). */
+export const ONLINE = 3;
 
 export function laneFlags(): SharedArrayBuffer {
-  return new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT);
+  return new SharedArrayBuffer(4 * Int32Array.BYTES_PER_ELEMENT);
 }
 
 /** Raise `counter` (a message was sent), waking the other side if it sleeps on it. */
@@ -112,9 +114,16 @@ export function whenCounterMoves(flags: Int32Array, counter: number, seen: numbe
   else void wait.value.then(() => whenCounterMoves(flags, counter, seen, then));
 }
 
+/** True once the lane's worker runs its lane task; false if woken otherwise (its lane ended) or after `ms`. */
+export async function onlineWithin(flags: Int32Array, ms: number): Promise<boolean> {
+  const wait = waitAsync(flags, ONLINE, 0, ms);
+  if (wait.async) await wait.value;
+  return Atomics.load(flags, ONLINE) !== 0;
+}
+
 /** Atomics.waitAsync (in Node since 16; in TypeScript's lib only from es2024). */
 const waitAsync = (Atomics as unknown as {
-  waitAsync(a: Int32Array, index: number, value: number): { async: false; value: string } | { async: true; value: Promise<string> };
+  waitAsync(a: Int32Array, index: number, value: number, timeoutMs?: number): { async: false; value: string } | { async: true; value: Promise<string> };
 }).waitAsync;
 
 /** Worker side: serve requests until the main thread sets STOP. */
@@ -124,6 +133,7 @@ export async function serveLane(channel: LaneChannel, handle: (request: TaskRequ
   const watch = new Watch(channel.watchUs);
   const sent = new Map<number, unknown>();
   let seen = 0;
+  raise(flags, ONLINE);
   for (;;) {
     watch.moved(flags, REQUESTS, seen);
     while (Atomics.load(flags, REQUESTS) === seen) {

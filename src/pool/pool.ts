@@ -5,7 +5,7 @@ import { NoshError } from '../errors.js';
 import type { TaskRequest, TaskResponse } from '../exec/index.js';
 import { enableLinearRegexFallback } from './regex-flags.js';
 import { newTempRegistry, removeTemps, resetTempRegistry } from './temps.js';
-import { REPLIES, REQUESTS, STOP, Watch, counterMovedWithin, laneFlags, raise, whenCounterMoves, type LaneChannel } from './lane.js';
+import { ONLINE, REPLIES, REQUESTS, STOP, Watch, counterMovedWithin, laneFlags, onlineWithin, raise, whenCounterMoves, type LaneChannel } from './lane.js';
 import { Mailbox, newMailbox, receiveReply, sendTask } from './mailbox.js';
 
 export interface PoolOptions {
@@ -84,7 +84,10 @@ class Lane {
   /** Replies taken so far. */
   replies = 0;
   job?: Job;
+  /** Takes no more jobs: ended, or ending (retired). */
   dead = false;
+  /** Its piscina task ended. */
+  ended = false;
   /** Ended by the pool after sitting idle (see retireIdleLanes); started again on demand. */
   retired = false;
   /** Jobs taken, and their count when the idle check last looked. */
@@ -105,6 +108,8 @@ const MAX_QUEUE = 10_000;
  * longer keeps the process alive: a program that never calls close() still exits.
  */
 const IDLE_LANE_MS = 2_000;
+/** How long close() waits for a starting worker to run before it terminates it anyway. */
+const CLOSE_WAIT_MS = 10_000;
 
 
 /**
@@ -189,6 +194,10 @@ export class WorkerPool {
       Atomics.store(lane.flags, STOP, 1);
       Atomics.notify(lane.flags, REQUESTS);
     }
+    // Terminating a worker that is still starting (its isolate, its modules) can crash the
+    // process on Node 20 (nodejs/node#56312), and a CLI whose line is refused closes the pool
+    // it started a few ms before. So let each worker reach its lane first, for a while.
+    await Promise.all(this.lanes.filter((l) => !l.ended).map((l) => onlineWithin(l.flags, CLOSE_WAIT_MS)));
     await this.piscina.destroy();
   }
 
@@ -267,7 +276,8 @@ export class WorkerPool {
 
   /** A lane's piscina task ended: its worker was stopped, crashed, or the pool closed. */
   private laneEnded(lane: Lane, error: unknown): void {
-    lane.dead = true;
+    lane.dead = lane.ended = true;
+    Atomics.notify(lane.flags, ONLINE);
     lane.port.close();
     // Release a caller's pending wait on the lane (it finds the job gone and does nothing).
     Atomics.add(lane.flags, REPLIES, 1);

@@ -12,6 +12,8 @@ let home: string;
 
 function nosh(args: string[], input?: string) {
   const r = spawnSync(process.execPath, [bin, ...args], { input: input ?? '', env: { ...process.env, NOSH_HOME: home, LC_ALL: 'C' }, encoding: 'utf8' });
+  // A spawn that failed or a process killed by a signal says so, not just "expected null".
+  if (r.error || r.signal) throw new Error(`nosh ${args.join(' ')}: ${r.error?.message ?? `killed by ${r.signal}`}\n${r.stderr}`);
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

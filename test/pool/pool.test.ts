@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNosh, type Nosh } from '../../src/index.js';
-import { enableLinearRegexFallback } from '../../src/pool/index.js';
+import { WorkerPool, enableLinearRegexFallback } from '../../src/pool/index.js';
+import { ONLINE } from '../../src/pool/lane.js';
 import { tempDir } from '../helpers.js';
 
 let root: string;
@@ -83,5 +84,19 @@ describe('linear-time regex fallback', () => {
     await w.terminate();
     expect(msg.r).toBe(false);
     expect(msg.ms).toBeLessThan(5000);
+  });
+});
+
+describe('close', () => {
+  it('lets a worker that is still starting reach its lane before terminating it', async () => {
+    // Terminating a worker mid-start can crash Node 20 (nodejs/node#56312): the CLI closes
+    // the pool it started when the line is refused, a few ms later.
+    for (let i = 0; i < 3; i++) {
+      const pool = new WorkerPool({ threads: 1 });
+      const lane = (pool as unknown as { lanes: { flags: Int32Array }[] }).lanes[0]!;
+      expect(Atomics.load(lane.flags, ONLINE)).toBe(0);
+      await pool.close();
+      expect(Atomics.load(lane.flags, ONLINE)).toBe(1);
+    }
   });
 });
