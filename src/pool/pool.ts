@@ -108,7 +108,7 @@ const MAX_QUEUE = 10_000;
  * longer keeps the process alive: a program that never calls close() still exits.
  */
 const IDLE_LANE_MS = 2_000;
-/** How long close() waits for a starting worker to run before it terminates it anyway. */
+/** How long close() or a timeout waits for a starting worker to run before terminating it anyway. */
 const CLOSE_WAIT_MS = 10_000;
 
 
@@ -266,8 +266,12 @@ export class WorkerPool {
   private stop(job: Job, why: 'timeout' | 'cancel'): void {
     if (job.done || job.stopped) return;
     job.stopped = why;
-    if (job.lane) {
-      job.lane.abort.abort();
+    const lane = job.lane;
+    if (lane) {
+      // Its worker may still be starting (a lane restarted after a timeout): terminate it
+      // only once it runs, as close() does. The caller hears when the lane has ended.
+      if (Atomics.load(lane.flags, ONLINE) !== 0) lane.abort.abort();
+      else void onlineWithin(lane.flags, CLOSE_WAIT_MS).then(() => lane.abort.abort());
       return;
     }
     this.queue.splice(this.queue.indexOf(job), 1);

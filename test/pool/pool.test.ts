@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNosh, type Nosh } from '../../src/index.js';
 import { WorkerPool, enableLinearRegexFallback } from '../../src/pool/index.js';
 import { ONLINE } from '../../src/pool/lane.js';
+import type { TaskRequest } from '../../src/exec/index.js';
+import { defaultPolicy } from '../../src/vfs/index.js';
 import { tempDir } from '../helpers.js';
 
 let root: string;
@@ -97,6 +99,20 @@ describe('close', () => {
       expect(Atomics.load(lane.flags, ONLINE)).toBe(0);
       await pool.close();
       expect(Atomics.load(lane.flags, ONLINE)).toBe(1);
+    }
+  });
+
+  it('a timeout before the worker has started waits for it, then ends with TIMEOUT', async () => {
+    const pool = new WorkerPool({ threads: 1 });
+    try {
+      const lane = (pool as unknown as { lanes: { flags: Int32Array }[] }).lanes[0]!;
+      const task = { root, policy: defaultPolicy(), cwd: '/', stages: [{ argv: ['cat', 'small.txt'] }], limits: { maxOutputBytes: 1e6, maxResults: 1000, maxBufferBytes: 1e8 } } as unknown as TaskRequest;
+      const res = await pool.run(task, 1);
+      expect(Atomics.load(lane.flags, ONLINE)).toBe(1);
+      expect(res).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
+      expect(await pool.run(task, 10_000)).toMatchObject({ ok: true, result: { stdout: Buffer.from('hello\n') } });
+    } finally {
+      await pool.close();
     }
   });
 });
