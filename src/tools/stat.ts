@@ -29,10 +29,10 @@ export default defineTool({
       size: st.size,
       mode: (st.mode & 0o7777).toString(8).padStart(4, '0'),
       nlink: st.nlink,
-      mtime: isoTime(st.mtime),
-      ctime: isoTime(st.ctime),
-      atime: isoTime(st.atime),
-      birthtime: isoTime(st.birthtime),
+      mtime: isoTime(st.mtimeMs),
+      ctime: isoTime(st.ctimeMs),
+      atime: isoTime(st.atimeMs),
+      birthtime: isoTime(st.birthtimeMs),
     };
     if (type === 'symlink') data.target = ctx.fs.readlink(r.vpath);
     if (type === 'dir') data.entries = ctx.fs.readdir(r.vpath).length;

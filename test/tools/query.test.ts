@@ -41,6 +41,23 @@ describe('list', () => {
     expect(names(await ws.call('list', { path: 'sizes', sort: 'mtime', reverse: true }))).toEqual(['b', 'c', 'a']);
   });
 
+  it('mtime as toISOString gives it, also for files within one second', async () => {
+    const own = await workspace({});
+    try {
+      const times = { p: 1_700_000_000.005, q: 1_700_000_000.25, r: 1_700_000_000.999, s: 1_600_000_000 };
+      for (const [name, t] of Object.entries(times)) {
+        own.put(name, name);
+        fs.utimesSync(path.join(own.root, name), t, t);
+      }
+      const r = await own.call('list', { sort: 'mtime' });
+      expect(r.data.entries.map((e: any) => `${e.name} ${e.mtime}`)).toEqual(['r', 'q', 'p', 's'].map((n) =>
+        `${n} ${fs.statSync(path.join(own.root, n)).mtime.toISOString()}`));
+      expect(r.data.entries[0].mtime).toBe('2023-11-14T22:13:20.999Z');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('pages with limit and cursor', async () => {
     const p1 = await ws.call('list', { path: 'sizes', limit: 2 });
     expect(names(p1)).toEqual(['a', 'b']);
