@@ -30,7 +30,7 @@ export interface Nosh {
   methods(role?: import('./zones/context.js').Role): MethodInfo[];
   /** The effective configuration. */
   readonly config: ResolvedConfig;
-  /** Stop the workers. */
+  /** Stop the workers (a worker still starting is let start first: up to 10 s). Calls after it fail with INTERNAL_ERROR. */
   close(): Promise<void>;
 }
 
