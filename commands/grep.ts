@@ -526,7 +526,10 @@ class GrepRun {
     if (st.isDirectory()) {
       if (!omitDotSlash && this.o.dirRules.some((r) => globMatches(r, op, false))) return;
       if (!this.o.recurse) {
+        // GNU reads it and fails (EISDIR): then its count (0) or -L name as for an empty file.
         await this.fileError(op, new VfsError('EISDIR', op));
+        const wait = this.report(new Scan(this, op, 0), op);
+        if (wait) await wait;
         return;
       }
       if (this.outFile === 'auto') this.outFile = true;
