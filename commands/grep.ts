@@ -610,6 +610,11 @@ class GrepRun {
     }
   }
 
+  /** -T's width of numbers: the digits of the largest offset, or line number with -n (size + 1). */
+  private tabWidth(size: number): number {
+    return String(size + (this.o.lineNo ? 1 : 0)).length;
+  }
+
   /** A file named on the command line or reached through a followed link: full resolution. */
   private async file(path: string, display: string, size: number): Promise<void> {
     const fs = this.ctx.fs;
@@ -622,7 +627,7 @@ class GrepRun {
           size = 0;
         }
       }
-      width = String(size).length;
+      width = this.tabWidth(size);
     }
     try {
       await this.scan(fs.readChunks(path, this.ctx.cwd, CHUNK), display, width);
@@ -654,7 +659,7 @@ class GrepRun {
       // It grew since its fstat: read on.
       if (n > f.size) return this.streamFile(f, h, display, Buffer.from(buf.subarray(0, n)));
       // Shorter than asked: that is the whole (regular) file.
-      s = new Scan(this, display, this.o.tab ? String(f.size).length : 0);
+      s = new Scan(this, display, this.o.tab ? this.tabWidth(f.size) : 0);
       s.whole(buf.subarray(0, n));
     } catch (e) {
       f.close();
@@ -667,7 +672,7 @@ class GrepRun {
   /** A walked file read chunk by chunk (after `first`, what was read already); closes it. */
   private async streamFile(f: WalkFile, h: DirHandle, display: string, first: Buffer | null): Promise<void> {
     try {
-      const s = new Scan(this, display, this.o.tab ? String(f.size).length : 0);
+      const s = new Scan(this, display, this.o.tab ? this.tabWidth(f.size) : 0);
       await s.run(walkChunks(f, first));
       const wait = this.report(s, display, h);
       if (wait) await wait;
