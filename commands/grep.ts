@@ -780,7 +780,7 @@ class Scan {
         continue;
       }
       carry = last + 1 < buf.length ? Buffer.from(buf.subarray(last + 1)) : null;
-      this.chunk(buf.subarray(0, last + 1));
+      this.chunk(buf.subarray(0, last + 1), buf);
       await this.g.flush();
       if (this.done || this.g.exitNow) return this.finish();
     }
@@ -794,7 +794,7 @@ class Scan {
     if (buf.length === 0) { /* empty file: nothing to search */ }
     else if (last + 1 === buf.length || last < 0) this.chunk(buf);
     else {
-      this.chunk(buf.subarray(0, last + 1));
+      this.chunk(buf.subarray(0, last + 1), buf);
       if (!this.done && !this.g.exitNow) this.chunk(buf.subarray(last + 1));
     }
     this.finish();
@@ -804,11 +804,13 @@ class Scan {
     if (this.binary && !this.g.quietOut && this.nlines > this.firstNull) this.binaryMatched = true;
   }
 
-  private chunk(buf: Buffer): void {
+  /** Search buf (whole lines but maybe the last); `read` (buf and its partial last line, as
+   * GNU's buffer holds them) is what binary detection looks at. */
+  private chunk(buf: Buffer, read = buf): void {
     const o = this.g.o;
     this.buf = buf;
     this.nlPos = 0;
-    if (!this.binary && o.binary !== 'text' && !o.z && buf.indexOf(0) >= 0) {
+    if (!this.binary && o.binary !== 'text' && !o.z && read.indexOf(0) >= 0) {
       if (o.binary === 'without-match') {
         this.nlines = 0;
         this.done = true;
