@@ -924,6 +924,9 @@ class Scan {
       return;
     }
     if (this.quiet) {
+      // GNU's prtext sets `used` even when it prints nothing (a binary file's match): the
+      // next group printed, in a later file, gets a separator.
+      this.g.used = true;
       if (this.doneOnMatch) this.done = true;
       return;
     }
