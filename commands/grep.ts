@@ -971,6 +971,9 @@ class Scan {
       if (!g.o.only) {
         g.push(this.head(r.abs, r.lineNo, '-', r.bytes.length > 1));
         g.push(r.bytes);
+      } else if (g.o.invert) {
+        const end = r.bytes.length > 0 && r.bytes[r.bytes.length - 1] === g.eol ? r.bytes.length - 1 : r.bytes.length;
+        this.printOnly(r.bytes.toString('latin1', 0, end), r.bytes, 0, r.abs, r.lineNo, '-');
       }
       this.lastOut = r.abs + r.bytes.length;
     }
@@ -998,21 +1001,25 @@ class Scan {
     const lineNo = o.lineNo ? this.lineNoAt(ls) : 0;
     const eol = g.eolChar;
     if (o.only) {
-      if (sep === ':') {
-        const line = this.s.slice(ls, le);
-        const ms = g.m.matches(line);
-        for (let i = 0; i < ms.length; i += 2) {
-          g.push(this.head(this.bufStart + ls + ms[i]!, lineNo, sep, true));
-          g.push(buf.subarray(ls + ms[i]!, ls + ms[i + 1]!));
-          g.push(eol);
-        }
-      }
+      // GNU prints the matches of the lines that match: selected ones, or context with -v.
+      if ((sep === ':') !== o.invert) this.printOnly(this.s.slice(ls, le), buf, ls, this.bufStart + ls, lineNo, sep);
     } else {
       g.push(this.head(this.bufStart + ls, lineNo, sep, le > ls));
       g.push(buf.subarray(ls, le));
       g.push(eol);
     }
     this.lastOut = this.bufStart + Math.min(le + 1, buf.length);
+  }
+
+  /** -o: each match of `line` (at `from` in `bytes`, at offset `abs` in the input) on its own line. */
+  private printOnly(line: string, bytes: Buffer, from: number, abs: number, lineNo: number, sep: string): void {
+    const g = this.g;
+    const ms = g.m.matches(line);
+    for (let i = 0; i < ms.length; i += 2) {
+      g.push(this.head(abs + ms[i]!, lineNo, sep, true));
+      g.push(bytes.subarray(from + ms[i]!, from + ms[i + 1]!));
+      g.push(g.eolChar);
+    }
   }
 
   private endChunk(): void {
