@@ -1177,11 +1177,17 @@ async function grep(ctx: CommandContext): Promise<number> {
     fileRules,
     dirRules,
   };
+  // GNU gives up before compiling when nothing can be selected: -m 0, or -v with only the
+  // empty pattern (no -x/-w), or no pattern at all (-f /dev/null: the empty pattern inverted);
+  // not with -L, which lists the files.
+  const emptyKeys = patterns.every((p) => p === '');
+  const invertKeys = patterns.length === 0 ? !o.invert : o.invert;
+  const plainKeys = patterns.length === 0 || (!opts.has('x') && !opts.has('w'));
+  if ((maxCount === 0 || (emptyKeys && invertKeys && plainKeys)) && o.list !== 'L') return 1;
   const dialect: RegexDialect = matcher === 'E' ? 'extended' : matcher === 'F' ? 'fixed' : 'basic';
   const warnings: string[] = [];
   const m = buildMatcher(patterns, dialect, { i: opts.get('case') === 'i', w: opts.has('w'), x: opts.has('x'), z: o.z }, (w) => warnings.push(w));
   for (const w of warnings) await ctx.stderr.write(`grep: ${w}\n`);
-  if (maxCount === 0) return 1;
   const run = new GrepRun(ctx, o, m, operands.length);
   const omitDotSlash = operands.length === 0 && o.recurse !== '';
   const list = operands.length > 0 ? operands : [o.recurse ? '.' : '-'];
