@@ -1116,7 +1116,8 @@ async function grep(ctx: CommandContext): Promise<number> {
       case 'm': {
         if (!/^[ \t]*[+-]?[0-9]+$/.test(value)) throw new Fatal('invalid max count');
         const n = Number(value.trim());
-        maxCount = n < 0 ? Number.MAX_SAFE_INTEGER : n;
+        // GNU 3.8 keeps a negative count: no limit, but -v's prtext selects no line at all.
+        maxCount = n < 0 ? -1 : n;
         break;
       }
       case 'binary':
@@ -1168,7 +1169,8 @@ async function grep(ctx: CommandContext): Promise<number> {
     z: opts.has('z'),
     before,
     after,
-    maxCount,
+    // (no pattern at all is GNU's empty pattern inverted: -v then selects every line)
+    maxCount: maxCount < 0 ? (opts.has('v') !== (patterns.length === 0) ? 0 : Number.MAX_SAFE_INTEGER) : maxCount,
     binary,
     noMessages: opts.has('s'),
     recurse: (opts.get('recurse') as 'r' | 'R' | undefined) ?? '',
