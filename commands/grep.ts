@@ -557,7 +557,11 @@ class GrepRun {
     }
     const key = `${h.stat.dev}:${h.stat.ino}`;
     try {
-      if (this.visited.has(key)) return;
+      if (this.visited.has(key)) {
+        // -R through a link to an ancestor (GNU's fts FTS_DC): a warning, not an error.
+        if (!this.o.noMessages) await this.message(`${display || '.'}: warning: recursive directory loop`);
+        return;
+      }
       this.visited.add(key);
       await this.walkEntries(h, dir, display);
       if (this.unverified.has(h)) await this.settle(h);
@@ -596,8 +600,12 @@ class GrepRun {
         let st;
         try {
           st = fs.stat(path, this.ctx.cwd);
-        } catch {
-          continue; // outside the zone or dangling: not followed, not listed
+        } catch (e) {
+          // Dangling (or a link loop): an error, as GNU's. Outside the zone: not followed, not listed.
+          if (e instanceof VfsError && (e.errno === 'ENOENT' || e.errno === 'ELOOP') && !excludedBy(this.o.fileRules, ent.name, true)) {
+            await this.fileError(dispPrefix + ent.name, e);
+          }
+          continue;
         }
         if (st.isDirectory()) {
           if (this.o.dirRules.some((r) => r.test(ent.name))) continue;
