@@ -1181,7 +1181,8 @@ async function grep(ctx: CommandContext): Promise<number> {
     maxCount: maxCount < 0 ? (opts.has('v') !== (patterns.length === 0) ? 0 : Number.MAX_SAFE_INTEGER) : maxCount,
     binary,
     noMessages: opts.has('s'),
-    recurse: (opts.get('recurse') as 'r' | 'R' | undefined) ?? '',
+    // A later -r does not undo -R's following of links (GNU keeps FTS_LOGICAL).
+    recurse: opts.order.some((e) => e.key === 'recurse' && e.value === 'R') ? 'R' : opts.has('recurse') ? 'r' : '',
     groupSep: opts.get('sep') === '\0none' ? null : (opts.get('sep') ?? '--'),
     label: opts.get('label') ?? '(standard input)',
     fileRules,
