@@ -49,7 +49,7 @@ export function parseArgs(def: CommandDef, args: string[]): { opts: ParsedOption
     if (arg.startsWith('--')) {
       const eq = arg.indexOf('=');
       const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-      const flag = findLong(flags, name);
+      const flag = findLong(flags, name, arg);
       const kind = flag.kind ?? 'boolean';
       if (kind === 'boolean') {
         if (eq >= 0) throw new UsageError(`option '--${flag.long}' doesn't allow an argument`);
@@ -90,7 +90,8 @@ export function parseArgs(def: CommandDef, args: string[]): { opts: ParsedOption
   return { opts, operands };
 }
 
-function findLong(flags: FlagSpec[], name: string): FlagSpec {
+/** `arg` is the whole argument: getopt's messages quote it with any '=VALUE'. */
+function findLong(flags: FlagSpec[], name: string, arg: string): FlagSpec {
   const exact = flags.find((f) => f.long === name);
   if (exact) return exact;
   const prefixed = flags.filter((f) => f.long?.startsWith(name));
@@ -98,9 +99,9 @@ function findLong(flags: FlagSpec[], name: string): FlagSpec {
   if (name !== '' && prefixed.length > 0 && distinct.size === 1) return prefixed[0]!;
   if (prefixed.length > 1 && name !== '') {
     const list = prefixed.map((f) => `'--${f.long}'`).join(' ');
-    throw new UsageError(`option '--${name}' is ambiguous; possibilities: ${list}`);
+    throw new UsageError(`option '${arg}' is ambiguous; possibilities: ${list}`);
   }
-  throw new UsageError(`unrecognized option '--${name}'`);
+  throw new UsageError(`unrecognized option '${arg}'`);
 }
 
 /** --help text generated from the declaration (never written by hand). */
