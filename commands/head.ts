@@ -1,7 +1,7 @@
 import { defineCommand, type CommandContext } from '../src/command/index.js';
 import { parseCount } from '../src/command/gnu-number.js';
 import {
-  argvError, asBuffer, fileChunks, findDigitOption, headerName, LastUnits, quoteAlways, openOperand, reportArgvError,
+  argvError, asBuffer, fileChunks, firstOptionProblem, headerName, LastUnits, quoteAlways, openOperand, reportArgvError,
 } from '../src/command/head-tail.js';
 
 export default defineCommand({
@@ -9,6 +9,7 @@ export default defineCommand({
   summary: 'Print the first 10 lines of each FILE to standard output. With more than one FILE, precede each with a header giving the file name. With no FILE, or when FILE is -, read standard input.',
   usage: '[FILE]...',
   mutates: false,
+  usageStatus: 1,
   flags: [
     { key: 'c', short: 'c', long: 'bytes', kind: 'string', arg: '[-]NUM', help: 'print the first NUM bytes of each file; with the leading \'-\', print all but the last NUM bytes of each file' },
     { key: 'n', short: 'n', long: 'lines', kind: 'string', arg: '[-]NUM', help: 'print the first NUM lines instead of the first 10; with the leading \'-\', print all but the last NUM lines of each file' },
@@ -28,10 +29,8 @@ export default defineCommand({
     for (const o of ctx.opts.order) {
       if (o.key !== 'c' && o.key !== 'n') continue;
       unit = o.key === 'n' ? 'lines' : 'bytes';
-      let v = o.value;
-      elide = v.startsWith('-');
-      if (elide) v = v.slice(1);
-      const r = parseCount(v, unit === 'lines' ? 'invalid number of lines' : 'invalid number of bytes');
+      elide = o.value.startsWith('-');
+      const r = parseUnits(o.key, o.value);
       if ('error' in r) {
         await ctx.warn(r.error);
         return 1;
@@ -54,6 +53,7 @@ export default defineCommand({
         first = false;
       }
       if (opened === 'unreadable') {
+        if (count === 0 && !elide) continue; // GNU reads nothing, so a directory is no error
         await ctx.warn(`error reading ${quoteAlways(operand)}: Is a directory`);
         status = 1;
         continue;
@@ -143,7 +143,17 @@ function preprocess(args: string[]): string[] {
     out.unshift(lines ? '-n' : '-c', m[1]! + mult);
     rest = args.slice(1);
   }
-  const digit = findDigitOption(rest, 'cn', ['bytes', 'lines'], 'cnqvz', ['bytes', 'lines', 'quiet', 'silent', 'verbose', 'zero-terminated', 'help']);
-  if (digit !== undefined) return argvError(`invalid trailing option -- ${digit}`, true);
+  const problem = firstOptionProblem([...out, ...rest], 'cn', ['bytes', 'lines'], 'cnqvz', ['bytes', 'lines', 'quiet', 'silent', 'verbose', 'zero-terminated', 'help'], (opt, v) => {
+    const r = parseUnits(opt, v);
+    return 'error' in r ? r.error : undefined;
+  });
+  if (problem !== undefined) {
+    return 'digit' in problem ? argvError(`invalid trailing option -- ${problem.digit}`, true) : argvError(problem.message, false);
+  }
   return [...out, ...rest];
+}
+
+/** The count of -n or -c (VALUE may start with '-': all but the last). */
+function parseUnits(opt: string, value: string): { value: number } | { error: string } {
+  return parseCount(value.startsWith('-') ? value.slice(1) : value, opt === 'n' ? 'invalid number of lines' : 'invalid number of bytes');
 }

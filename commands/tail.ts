@@ -1,7 +1,7 @@
 import { defineCommand, type CommandContext } from '../src/command/index.js';
 import { gnuQuote, parseCount, xstrtoumax } from '../src/command/gnu-number.js';
 import {
-  argvError, asBuffer, fileChunks, findDigitOption, headerName, LastUnits, quoteAlways, openOperand, reportArgvError,
+  argvError, asBuffer, fileChunks, firstOptionProblem, headerName, LastUnits, quoteAlways, openOperand, reportArgvError,
 } from '../src/command/head-tail.js';
 import type { RandomReader } from '../src/vfs/index.js';
 
@@ -10,6 +10,7 @@ export default defineCommand({
   summary: 'Print the last 10 lines of each FILE to standard output. With more than one FILE, precede each with a header giving the file name. With no FILE, or when FILE is -, read standard input. (No --follow: nosh runs each command to completion.)',
   usage: '[FILE]...',
   mutates: false,
+  usageStatus: 1,
   flags: [
     { key: 'c', short: 'c', long: 'bytes', kind: 'string', arg: '[+]NUM', help: 'output the last NUM bytes; or use -c +NUM to output starting with byte NUM of each file' },
     { key: 'n', short: 'n', long: 'lines', kind: 'string', arg: '[+]NUM', help: 'output the last NUM lines, instead of the last 10; or use -n +NUM to skip NUM-1 lines at the start' },
@@ -29,11 +30,9 @@ export default defineCommand({
     for (const o of ctx.opts.order) {
       if (o.key !== 'c' && o.key !== 'n') continue;
       unit = o.key === 'n' ? 'lines' : 'bytes';
-      let v = o.value;
       // As in GNU tail, a '+' once given stays in force for later -n/-c.
-      if (v.startsWith('+')) fromStart = true;
-      else if (v.startsWith('-')) v = v.slice(1);
-      const r = parseCount(v, unit === 'lines' ? 'invalid number of lines' : 'invalid number of bytes');
+      if (o.value.startsWith('+')) fromStart = true;
+      const r = parseUnits(o.key, o.value);
       if ('error' in r) {
         await ctx.warn(r.error);
         return 1;
@@ -60,6 +59,10 @@ export default defineCommand({
       }
       if (opened === 'unreadable') {
         await ctx.warn(`error reading ${quoteAlways(operand)}: Is a directory`);
+        // GNU exits on a read error where it copies to the end without reading first: after
+        // seeking (-c +N, and -c N as on ext4, where a directory's end can be sought, when N
+        // fits in off_t) and for -n +1. Elsewhere (-n N, -n +N from 2) it goes on.
+        if (unit === 'bytes' ? Number.isFinite(count) : fromStart && count === 0) return 1;
         status = 1;
         continue;
       }
@@ -164,9 +167,19 @@ function lastLinesStart(reader: RandomReader, n: number, sep: number): number {
 function preprocess(args: string[]): string[] {
   const ob = obsolete(args);
   if (ob) return ob;
-  const digit = findDigitOption(args, 'cn', ['bytes', 'lines'], 'cnqvz', ['bytes', 'lines', 'quiet', 'silent', 'verbose', 'zero-terminated', 'help']);
-  if (digit !== undefined) return argvError(`option used in invalid context -- ${digit}`, false);
+  const problem = firstOptionProblem(args, 'cn', ['bytes', 'lines'], 'cnqvz', ['bytes', 'lines', 'quiet', 'silent', 'verbose', 'zero-terminated', 'help'], (opt, v) => {
+    const r = parseUnits(opt, v);
+    return 'error' in r ? r.error : undefined;
+  });
+  if (problem !== undefined) {
+    return argvError('digit' in problem ? `option used in invalid context -- ${problem.digit}` : problem.message, false);
+  }
   return args;
+}
+
+/** The count of -n or -c (VALUE may start with '+': from the start, or '-', which changes nothing). */
+function parseUnits(opt: string, value: string): { value: number } | { error: string } {
+  return parseCount(value.startsWith('-') ? value.slice(1) : value, opt === 'n' ? 'invalid number of lines' : 'invalid number of bytes');
 }
 
 function obsolete(args: string[]): string[] | null {

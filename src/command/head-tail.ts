@@ -28,27 +28,43 @@ export async function reportArgvError(ctx: CommandContext): Promise<number | und
 }
 
 /**
- * Walk argv as getopt would (flags in `withArg` take a value) and return the first short
- * option character that is a digit, if getopt would reach one.
+ * Walk argv as getopt would (flags in `withArg` take a value; long names in `longWithArg`
+ * stand for the same letters) and return the first problem GNU reports while it is still
+ * walking: a short option that is a digit, or a -c/-n value `badValue` rejects (GNU checks
+ * each value as getopt hands it over). Stops, returning undefined, where getopt itself fails.
  */
-export function findDigitOption(args: string[], withArg: string, longWithArg: string[], known: string, longKnown: string[]): string | undefined {
+export function firstOptionProblem(
+  args: string[], withArg: string, longWithArg: string[], known: string, longKnown: string[],
+  badValue: (opt: string, value: string) => string | undefined,
+): { digit: string } | { message: string } | undefined {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--') return undefined;
     if (a.startsWith('--')) {
-      const name = a.slice(2).split('=')[0]!;
+      const eq = a.indexOf('=');
+      const name = eq < 0 ? a.slice(2) : a.slice(2, eq);
       // An unknown long option: getopt stops there with its own error.
-      if (!longKnown.some((l) => l.startsWith(name))) return undefined;
-      if (!a.includes('=') && longWithArg.some((l) => l.startsWith(name))) i++;
+      const matches = longKnown.filter((l) => l.startsWith(name));
+      if (name === '' || matches.length !== 1 || matches[0] === 'help') return undefined;
+      const long = longWithArg.indexOf(matches[0]!);
+      if (long < 0) {
+        if (eq >= 0) return undefined; // --quiet=x
+        continue;
+      }
+      if (eq < 0 && i + 1 >= args.length) return undefined;
+      const message = badValue(withArg[long]!, eq >= 0 ? a.slice(eq + 1) : args[++i]!);
+      if (message !== undefined) return { message };
       continue;
     }
     if (!a.startsWith('-') || a.length < 2) continue;
     for (let j = 1; j < a.length; j++) {
       const ch = a[j]!;
-      if (ch >= '0' && ch <= '9') return ch;
+      if (ch >= '0' && ch <= '9') return { digit: ch };
       if (!known.includes(ch)) return undefined;
       if (withArg.includes(ch)) {
-        if (j === a.length - 1) i++;
+        if (j === a.length - 1 && i + 1 >= args.length) return undefined;
+        const message = badValue(ch, j < a.length - 1 ? a.slice(j + 1) : args[++i]!);
+        if (message !== undefined) return { message };
         break;
       }
     }
