@@ -15,16 +15,18 @@ function order(s: Uint8Array, pos: number, len: number): number {
   return c + 256;
 }
 
-/** Length of S without its file suffix, the longest match of (\.[A-Za-z~][A-Za-z0-9~]*)*$. */
+/**
+ * Length of S without its file suffix, the longest match of (\.[A-Za-z~][A-Za-z0-9~]*)*$.
+ * In coreutils 9.1 the suffix may be all of S ('.hidden' has an empty prefix, so it sorts
+ * before '.5'; later gnulib keeps the first byte).
+ */
 function prefixLen(s: Uint8Array, n: number): number {
-  let prefix = 0;
-  for (let i = 0; ;) {
-    if (i === n) return prefix;
-    i++;
-    prefix = i;
+  for (let i = 0; ; i++) {
+    const prefix = i;
     while (i + 1 < n && s[i] === 0x2e && (isAlpha(s[i + 1]!) || s[i + 1] === 0x7e)) {
       for (i += 2; i < n && (isAlpha(s[i]!) || isDigit(s[i]!) || s[i] === 0x7e); i++);
     }
+    if (i === n) return prefix;
   }
 }
 
