@@ -489,7 +489,14 @@ function generalcompare(a: Uint8Array, pa: number, la: number, b: Uint8Array, pb
   if (x === y) return 0;
   if (y === y) return -1;
   if (x === x) return 1;
-  return 0;
+  // Two NaNs: GNU compares the long doubles' bytes, where the sign byte puts 'nan' before
+  // '-nan'; the rest (padding) is whatever was on the stack, taken here as equal.
+  return nanSign(a, pa, la) - nanSign(b, pb, lb);
+}
+
+function nanSign(buf: Uint8Array, p: number, lim: number): number {
+  while (p < lim && (BLANKS[buf[p]!] || (buf[p]! >= 0x0b && buf[p]! <= 0x0d))) p++;
+  return p < lim && buf[p] === 0x2d ? 1 : 0;
 }
 
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
@@ -688,13 +695,13 @@ async function sortMain(ctx: CommandContext): Promise<number> {
     if (files.length > 1) throw new FatalError(`extra operand ${gnuQuote(files[1]!)} not allowed with -${check}`);
     if (outfile !== null) throw new FatalError(`options '-${check}o' are incompatible`);
   }
-  // Every input must be readable before anything is done.
+  // Every input must be readable before anything is done (-c opens its one file: "open failed").
   for (const f of files) {
     if (f === '-') continue;
     try {
       ctx.fs.stat(f, ctx.cwd);
     } catch (e) {
-      if (e instanceof VfsError) throw new FatalError(`cannot read: ${quoteName(f)}: ${e.reason}`);
+      if (e instanceof VfsError) throw new FatalError(`${check ? 'open failed' : 'cannot read'}: ${quoteName(f)}: ${e.reason}`);
       throw e;
     }
   }
@@ -705,86 +712,87 @@ async function sortMain(ctx: CommandContext): Promise<number> {
     return withOutput(ctx, outfile, async (out) => mergeFiles(ctx, files, cfg, compare, eol, out));
   }
 
-  // Read everything into one buffer; every line gets its terminator.
-  const parts: Buffer[] = [];
-  let total = 0;
-  for (const f of files) {
-    let last = -1;
-    try {
-      for await (const chunk of openInput(ctx, f) as AsyncIterable<Uint8Array>) {
-        if (chunk.length === 0) continue;
-        const b = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-        parts.push(b);
-        total += b.length;
-        last = b[b.length - 1]!;
-      }
-    } catch (e) {
-      if (e instanceof VfsError) throw new FatalError(`read failed: ${quoteName(f)}: ${e.reason}`);
-      throw e;
-    }
-    if (last !== -1 && last !== eol) {
-      parts.push(Buffer.from([eol]));
-      total++;
-    }
-  }
-  const data = parts.length === 1 ? parts[0]! : Buffer.concat(parts, total);
-  parts.length = 0;
-  let count = 0;
-  for (let p = data.indexOf(eol); p >= 0; p = data.indexOf(eol, p + 1)) count++;
-  const starts = new Uint32Array(count + 1);
-  {
-    let i = 0;
-    let p = 0;
-    while (i < count) {
-      starts[i++] = p;
-      p = data.indexOf(eol, p) + 1;
-    }
-    starts[count] = data.length;
-  }
-  const endOf = (i: number) => starts[i + 1]! - 1;
-  let order: ArrayLike<number>;
-
-  if (keys.length === 0) {
-    // Whole-line byte order by radix; -r is that order backwards (equal lines are equal bytes).
-    const sorted = sortLineIndexes(data, starts, count);
-    if (cfg.reverse) sorted.reverse();
-    order = sorted;
-  } else {
-    const byKey: number[] = new Array(count);
-    for (let i = 0; i < count; i++) byKey[i] = i;
-    order = byKey;
-    const k0 = keys[0]!;
-    const kb = new Uint32Array(count);
-    const ke = new Uint32Array(count);
-    for (let i = 0; i < count; i++) {
-      const s = starts[i]!;
-      const e = endOf(i);
-      ke[i] = keyLimit(data, s, e, k0, tab);
-      kb[i] = keyBegin(data, s, e, k0, tab);
-    }
-    const first: [number, number, number, number] = [0, 0, 0, 0];
-    // The first key as a double, compared before the exact comparison: for -n the number
-    // (decimal to double is monotonic), for a plain text key its first 6 bytes packed
-    // (byte order). Different doubles order as the exact comparison would; equal ones (equal
-    // keys, or keys alike in what the double holds) fall through to it.
-    const num = k0.numeric && !k0.ignore && !k0.translate ? numericKeys(data, kb, ke, count)
-      : isTextKey(k0) ? prefixKeys(data, kb, ke, count) : null;
-    const sign = k0.reverse ? -1 : 1;
-    byKey.sort((x, y) => {
-      if (num) {
-        const d = num[x]! - num[y]!;
-        if (d < 0) return -sign;
-        if (d > 0) return sign;
-      }
-      first[0] = kb[x]!;
-      first[1] = ke[x]!;
-      first[2] = kb[y]!;
-      first[3] = ke[y]!;
-      return compare(data, starts[x]!, endOf(x), data, starts[y]!, endOf(y), first);
-    });
-  }
-
+  // GNU opens -o FILE before reading the inputs (see withOutput).
   return withOutput(ctx, outfile, async (out) => {
+    // Read everything into one buffer; every line gets its terminator.
+    const parts: Buffer[] = [];
+    let total = 0;
+    for (const f of files) {
+      let last = -1;
+      try {
+        for await (const chunk of openInput(ctx, f) as AsyncIterable<Uint8Array>) {
+          if (chunk.length === 0) continue;
+          const b = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+          parts.push(b);
+          total += b.length;
+          last = b[b.length - 1]!;
+        }
+      } catch (e) {
+        if (e instanceof VfsError) throw new FatalError(`read failed: ${quoteName(f)}: ${e.reason}`);
+        throw e;
+      }
+      if (last !== -1 && last !== eol) {
+        parts.push(Buffer.from([eol]));
+        total++;
+      }
+    }
+    const data = parts.length === 1 ? parts[0]! : Buffer.concat(parts, total);
+    parts.length = 0;
+    let count = 0;
+    for (let p = data.indexOf(eol); p >= 0; p = data.indexOf(eol, p + 1)) count++;
+    const starts = new Uint32Array(count + 1);
+    {
+      let i = 0;
+      let p = 0;
+      while (i < count) {
+        starts[i++] = p;
+        p = data.indexOf(eol, p) + 1;
+      }
+      starts[count] = data.length;
+    }
+    const endOf = (i: number) => starts[i + 1]! - 1;
+    let order: ArrayLike<number>;
+
+    if (keys.length === 0) {
+      // Whole-line byte order by radix; -r is that order backwards (equal lines are equal bytes).
+      const sorted = sortLineIndexes(data, starts, count);
+      if (cfg.reverse) sorted.reverse();
+      order = sorted;
+    } else {
+      const byKey: number[] = new Array(count);
+      for (let i = 0; i < count; i++) byKey[i] = i;
+      order = byKey;
+      const k0 = keys[0]!;
+      const kb = new Uint32Array(count);
+      const ke = new Uint32Array(count);
+      for (let i = 0; i < count; i++) {
+        const s = starts[i]!;
+        const e = endOf(i);
+        ke[i] = keyLimit(data, s, e, k0, tab);
+        kb[i] = keyBegin(data, s, e, k0, tab);
+      }
+      const first: [number, number, number, number] = [0, 0, 0, 0];
+      // The first key as a double, compared before the exact comparison: for -n the number
+      // (decimal to double is monotonic), for a plain text key its first 6 bytes packed
+      // (byte order). Different doubles order as the exact comparison would; equal ones (equal
+      // keys, or keys alike in what the double holds) fall through to it.
+      const num = k0.numeric && !k0.ignore && !k0.translate ? numericKeys(data, kb, ke, count)
+        : isTextKey(k0) ? prefixKeys(data, kb, ke, count) : null;
+      const sign = k0.reverse ? -1 : 1;
+      byKey.sort((x, y) => {
+        if (num) {
+          const d = num[x]! - num[y]!;
+          if (d < 0) return -sign;
+          if (d > 0) return sign;
+        }
+        first[0] = kb[x]!;
+        first[1] = ke[x]!;
+        first[2] = kb[y]!;
+        first[3] = ke[y]!;
+        return compare(data, starts[x]!, endOf(x), data, starts[y]!, endOf(y), first);
+      });
+    }
+
     let prev = -1;
     for (let n = 0; n < count; n++) {
       const i = order[n]!;
@@ -796,7 +804,12 @@ async function sortMain(ctx: CommandContext): Promise<number> {
   });
 }
 
-/** Run `body` with the output: stdout, or FILE through an atomic Vfs writer (committed at the end). */
+/**
+ * Run `body` with the output: stdout, or FILE through an atomic Vfs writer (committed at the
+ * end). As GNU's check_output, FILE is opened (created, not truncated) before `body` reads any
+ * input: one that cannot be opened is the first error, and a failed read leaves FILE as it
+ * was, or empty if it was new.
+ */
 async function withOutput(ctx: CommandContext, outfile: string | null, body: (out: OutBuffer) => Promise<number>): Promise<number> {
   if (outfile === null) {
     const out = new OutBuffer(ctx.stdout);
@@ -804,6 +817,7 @@ async function withOutput(ctx: CommandContext, outfile: string | null, body: (ou
     await out.flush();
     return status;
   }
+  const existed = ctx.fs.exists(outfile, ctx.cwd);
   let writer;
   try {
     writer = ctx.fs.createWriter(outfile, ctx.cwd);
@@ -820,7 +834,8 @@ async function withOutput(ctx: CommandContext, outfile: string | null, body: (ou
     w.commit();
     return status;
   } catch (e) {
-    w.abort();
+    if (e instanceof FatalError && !existed && w.bytesWritten === 0) w.commit();
+    else w.abort();
     if (e instanceof VfsError) throw new FatalError(`write failed: ${quoteName(outfile)}: ${e.reason}`);
     throw e;
   }
