@@ -83,10 +83,11 @@ export function parseCount(s: string, what: string, suffixes = SIZE_SUFFIXES): {
 /** quote() in the C locale: 'text', with backslash escapes for quotes and controls. */
 export function gnuQuote(s: string): string {
   let out = '';
-  for (const ch of s) {
-    const code = ch.charCodeAt(0);
+  // Byte by byte: in the C locale a byte >= 0x80 is not printable, so 'é' is '\303\251'.
+  for (const code of Buffer.from(s, 'utf8')) {
+    const ch = String.fromCharCode(code);
     if (ch === "'" || ch === '\\') out += '\\' + ch;
-    else if (code < 0x20 || code === 0x7f) {
+    else if (code < 0x20 || code >= 0x7f) {
       const named: Record<number, string> = { 7: 'a', 8: 'b', 9: 't', 10: 'n', 11: 'v', 12: 'f', 13: 'r' };
       out += '\\' + (named[code] ?? code.toString(8).padStart(3, '0'));
     } else out += ch;
