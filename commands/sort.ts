@@ -275,7 +275,15 @@ function keyLimit(buf: Uint8Array, start: number, lim: number, key: Key, tab: nu
 
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 
-/** strnumcmp without thousands separators, '.' as decimal point; bytes past `lim` read as NUL. */
+/**
+ * GNU sort's thousands separator in the C locale. The locale has none, so sort stores its
+ * "no character" value, CHAR_MAX + 1: 128 where char is signed (x86), and strnumcmp, which
+ * reads unsigned bytes, then skips byte 0x80 in the integer part of -n and -h numbers
+ * ('1\x80000' is 1000). (find_unit_order compares signed chars and never matches it.)
+ */
+const TSEP = 0x80;
+
+/** fraccompare: '.' as decimal point (no separator in fractions); bytes past `lim` read as NUL. */
 function fraccompare(a: Uint8Array, pa: number, la: number, b: Uint8Array, pb: number, lb: number): number {
   const A = (p: number) => (p < la ? a[p]! : 0);
   const B = (p: number) => (p < lb ? b[p]! : 0);
@@ -316,49 +324,49 @@ function strnumcmp(a: Uint8Array, pa: number, la: number, b: Uint8Array, pb: num
   let ta = A(pa);
   let tb = B(pb);
   if (ta === 0x2d) {
-    do ta = A(++pa); while (ta === 0x30);
+    do ta = A(++pa); while (ta === 0x30 || ta === TSEP);
     if (tb !== 0x2d) {
       if (ta === 0x2e) do ta = A(++pa); while (ta === 0x30);
       if (isDigit(ta)) return -1;
-      while (tb === 0x30) tb = B(++pb);
+      while (tb === 0x30 || tb === TSEP) tb = B(++pb);
       if (tb === 0x2e) do tb = B(++pb); while (tb === 0x30);
       return isDigit(tb) ? -1 : 0;
     }
-    do tb = B(++pb); while (tb === 0x30);
+    do tb = B(++pb); while (tb === 0x30 || tb === TSEP);
     while (ta === tb && isDigit(ta)) {
-      ta = A(++pa);
-      tb = B(++pb);
+      do ta = A(++pa); while (ta === TSEP);
+      do tb = B(++pb); while (tb === TSEP);
     }
     if ((ta === 0x2e && !isDigit(tb)) || (tb === 0x2e && !isDigit(ta))) return fraccompare(b, pb, lb, a, pa, la);
     const tmp = tb - ta;
     let loga = 0;
     let logb = 0;
-    while (isDigit(ta)) { loga++; ta = A(++pa); }
-    while (isDigit(tb)) { logb++; tb = B(++pb); }
+    while (isDigit(ta)) { loga++; do ta = A(++pa); while (ta === TSEP); }
+    while (isDigit(tb)) { logb++; do tb = B(++pb); while (tb === TSEP); }
     if (loga !== logb) return loga < logb ? 1 : -1;
     if (!loga) return 0;
     return tmp;
   }
   if (tb === 0x2d) {
-    do tb = B(++pb); while (tb === 0x30);
+    do tb = B(++pb); while (tb === 0x30 || tb === TSEP);
     if (tb === 0x2e) do tb = B(++pb); while (tb === 0x30);
     if (isDigit(tb)) return 1;
-    while (ta === 0x30) ta = A(++pa);
+    while (ta === 0x30 || ta === TSEP) ta = A(++pa);
     if (ta === 0x2e) do ta = A(++pa); while (ta === 0x30);
     return isDigit(ta) ? 1 : 0;
   }
-  while (ta === 0x30) ta = A(++pa);
-  while (tb === 0x30) tb = B(++pb);
+  while (ta === 0x30 || ta === TSEP) ta = A(++pa);
+  while (tb === 0x30 || tb === TSEP) tb = B(++pb);
   while (ta === tb && isDigit(ta)) {
-    ta = A(++pa);
-    tb = B(++pb);
+    do ta = A(++pa); while (ta === TSEP);
+    do tb = B(++pb); while (tb === TSEP);
   }
   if ((ta === 0x2e && !isDigit(tb)) || (tb === 0x2e && !isDigit(ta))) return fraccompare(a, pa, la, b, pb, lb);
   const tmp = ta - tb;
   let loga = 0;
   let logb = 0;
-  while (isDigit(ta)) { loga++; ta = A(++pa); }
-  while (isDigit(tb)) { logb++; tb = B(++pb); }
+  while (isDigit(ta)) { loga++; do ta = A(++pa); while (ta === TSEP); }
+  while (isDigit(tb)) { logb++; do tb = B(++pb); while (tb === TSEP); }
   if (loga !== logb) return loga < logb ? -1 : 1;
   if (!loga) return 0;
   return tmp;
@@ -397,7 +405,8 @@ function prefixKeys(data: Buffer, kb: Uint32Array, ke: Uint32Array, count: numbe
 
 /**
  * The number strnumcmp reads in each line's key [kb, max(kb, ke)), as a double: blanks, an
- * optional '-', digits, an optional '.' and digits; anything else ends it, and no digits is 0.
+ * optional '-', digits (TSEP bytes among them skipped), an optional '.' and digits; anything
+ * else ends it, and no digits is 0.
  */
 function numericKeys(data: Buffer, kb: Uint32Array, ke: Uint32Array, count: number): Float64Array {
   const out = new Float64Array(count);
@@ -407,12 +416,14 @@ function numericKeys(data: Buffer, kb: Uint32Array, ke: Uint32Array, count: numb
     const neg = p < lim && data[p] === 0x2d;
     if (neg) p++;
     const start = p;
-    while (p < lim && isDigit(data[p]!)) p++;
+    let seps = false;
+    for (; p < lim && (isDigit(data[p]!) || data[p] === TSEP); p++) if (data[p] === TSEP) seps = true;
     if (p < lim && data[p] === 0x2e) {
       p++;
       while (p < lim && isDigit(data[p]!)) p++;
     }
-    const text = data.toString('latin1', start, p);
+    let text = data.toString('latin1', start, p);
+    if (seps) text = text.replaceAll('\x80', '');
     const v = text === '' || text === '.' ? 0 : Number(text);
     out[i] = neg ? -v : v;
   }
