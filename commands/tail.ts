@@ -7,7 +7,7 @@ import type { RandomReader } from '../src/vfs/index.js';
 
 export default defineCommand({
   name: 'tail',
-  summary: 'Print the last 10 lines of each FILE to standard output. With more than one FILE, precede each with a header giving the file name. With no FILE, or when FILE is -, read standard input. (No --follow: nosh runs each command to completion.)',
+  summary: 'Print the last 10 lines of each FILE to standard output. With more than one FILE, precede each with a header giving the file name. With no FILE, or when FILE is -, read standard input. (-f/--follow is refused: nosh runs each command to completion.)',
   usage: '[FILE]...',
   mutates: false,
   usageStatus: 1,
@@ -18,12 +18,18 @@ export default defineCommand({
     { key: 'q', long: 'silent', value: 'never', help: 'same as --quiet' },
     { key: 'q', short: 'v', long: 'verbose', value: 'always', help: 'always output headers giving file names' },
     { key: 'z', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
+    { key: 'follow', short: 'f', long: 'follow', kind: 'optional', arg: '{name|descriptor}', help: 'refused: nosh runs each command to completion; run tail again to see what was added' },
+    { key: 'follow', short: 'F', help: 'refused, as -f' },
   ],
   notes: 'NUM may have a multiplier suffix: b 512, kB 1000, K 1024, MB 1000*1000, M 1024*1024, GB, G, T, P, E, Z, Y (also KiB, MiB...).',
   preprocess,
   async run(ctx) {
     const bad = await reportArgvError(ctx);
     if (bad !== undefined) return bad;
+    if (ctx.opts.has('follow')) {
+      await ctx.warn('following (-f, -F, --follow) is not supported: nosh runs each command to completion; run tail again to see what was added');
+      return 1;
+    }
     let unit: 'lines' | 'bytes' = 'lines';
     let count = 10;
     let fromStart = false;
@@ -167,7 +173,7 @@ function lastLinesStart(reader: RandomReader, n: number, sep: number): number {
 function preprocess(args: string[]): string[] {
   const ob = obsolete(args);
   if (ob) return ob;
-  const problem = firstOptionProblem(args, 'cn', ['bytes', 'lines'], 'cnqvz', ['bytes', 'lines', 'quiet', 'silent', 'verbose', 'zero-terminated', 'help'], (opt, v) => {
+  const problem = firstOptionProblem(args, 'cn', ['bytes', 'lines'], 'cnqvzfF', ['bytes', 'lines', 'quiet', 'silent', 'verbose', 'zero-terminated', 'follow', 'help'], (opt, v) => {
     const r = parseUnits(opt, v);
     return 'error' in r ? r.error : undefined;
   });
