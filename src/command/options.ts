@@ -90,7 +90,61 @@ export function parseArgs(def: CommandDef, args: string[]): { opts: ParsedOption
   return { opts, operands };
 }
 
-/** `arg` is the whole argument: getopt's messages quote it with any '=VALUE'. */
+export type WalkItem =
+  | { key: string; value: string; flag: string }
+  | { operand: string; afterDashDash: boolean }
+  /** getopt fails here: `rest` (from the failing option on) makes parseArgs report it. */
+  | { rest: string[] };
+
+/**
+ * getopt's walk in argv order, operands in place, for GNU commands that check option values
+ * while parsing (the first bad value in argv order is the one reported). `digits`: 0-9 are
+ * short options too (uniq -N), yielded with key '#'.
+ */
+export function* walkOptions(def: CommandDef, args: string[], digits = false): Generator<WalkItem> {
+  const flags = [...def.flags, HELP_FLAG];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      for (const operand of args.slice(i + 1)) yield { operand, afterDashDash: true };
+      return;
+    }
+    if (a.startsWith('--')) {
+      let p: ReturnType<typeof parseArgs>;
+      try {
+        p = parseArgs(def, [a]);
+      } catch (e) {
+        const needsValue = e instanceof UsageError && e.message.endsWith('requires an argument') && i + 1 < args.length;
+        if (!needsValue) return yield { rest: args.slice(i) };
+        p = parseArgs(def, [a, args[++i]!]);
+      }
+      yield* p.opts.order;
+      continue;
+    }
+    if (a.length < 2 || a[0] !== '-') {
+      yield { operand: a, afterDashDash: false };
+      continue;
+    }
+    for (let j = 1; j < a.length; j++) {
+      const ch = a[j]!;
+      if (digits && ch >= '0' && ch <= '9') {
+        yield { key: '#', value: ch, flag: `-${ch}` };
+        continue;
+      }
+      const f = flags.find((x) => x.short === ch);
+      const kind = f?.kind ?? 'boolean';
+      const rest = a.slice(j + 1);
+      if (!f || (kind === 'string' && rest === '' && i + 1 >= args.length)) return yield { rest: ['-' + a.slice(j), ...args.slice(i + 1)] };
+      if (kind === 'boolean') yield { key: f.key, value: f.value ?? 'true', flag: `-${ch}` };
+      else {
+        yield { key: f.key, value: rest !== '' ? rest : kind === 'optional' ? f.value ?? '' : args[++i]!, flag: `-${ch}` };
+        break;
+      }
+    }
+  }
+}
+
+/** `arg` is the whole word: getopt names it, "=value" included, when it is unknown or ambiguous. */
 function findLong(flags: FlagSpec[], name: string, arg: string): FlagSpec {
   const exact = flags.find((f) => f.long === name);
   if (exact) return exact;
