@@ -1,9 +1,11 @@
-import { defineCommand, inputOperands, openInput, reportFileError, UsageError } from '../src/command/index.js';
+import { defineCommand, type CommandDef, inputOperands, openInput, reportFileError, UsageError } from '../src/command/index.js';
 import { gnuQuote } from '../src/command/gnu-number.js';
 import { CopyOut, OutBuffer, recordBatches, recordSpans } from '../src/command/text-lines.js';
+import { walkOptions } from '../src/command/options.js';
+import { argvError, reportArgvError } from '../src/command/head-tail.js';
 
 /** GNU cut (coreutils 9.1): -b/-c/-f lists, streamed line by line. */
-export default defineCommand({
+const def: CommandDef = defineCommand({
   name: 'cut',
   summary: 'Print selected parts of lines from each FILE to standard output.',
   usage: '[FILE]...',
@@ -20,7 +22,10 @@ export default defineCommand({
     { key: 'output-delimiter', long: 'output-delimiter', kind: 'string', arg: 'STRING', help: 'use STRING as the output delimiter the default is to use the input delimiter' },
     { key: 'z', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
   ],
+  preprocess,
   async run(ctx) {
+    const bad = await reportArgvError(ctx);
+    if (bad !== undefined) return bad;
     let list: string | undefined;
     let byteMode = false;
     let delim = 0x09;
@@ -85,6 +90,20 @@ export default defineCommand({
     return status;
   },
 });
+
+export default def;
+
+/** GNU checks -d and a second list while parsing: a bad one wins over a later getopt error. */
+function preprocess(args: string[]): string[] {
+  let lists = 0;
+  for (const o of walkOptions(def, args)) {
+    if ('rest' in o || ('key' in o && o.key === 'help')) break;
+    if (!('key' in o)) continue;
+    if ((o.key === 'b' || o.key === 'c' || o.key === 'f') && lists++) return argvError('only one list may be specified', true);
+    if (o.key === 'd' && Buffer.byteLength(o.value) > 1) return argvError('the delimiter must be a single character', true);
+  }
+  return args;
+}
 
 interface Range { lo: number; hi: number }
 
@@ -167,8 +186,9 @@ const MAX = Number.MAX_SAFE_INTEGER;
 
 /** gnulib/coreutils set_fields: "N", "N-", "N-M", "-M" separated by commas or blanks. */
 function parseList(spec: string, pos: boolean, complement: boolean): Range[] {
-  const ranges: Range[] = [];
+  const ranges: (Range & { key: number })[] = [];
   let initial = 1;
+  let initialKey = 1;
   let value = 0;
   let lhs = false;
   let rhs = false;
@@ -184,21 +204,22 @@ function parseList(spec: string, pos: boolean, complement: boolean): Range[] {
       dash = true;
       if (lhs && !value) throw new UsageError(fromOne);
       initial = lhs ? value : 1;
+      initialKey = lhs ? sortKey(spec.slice(numStart, i)) : 1;
       value = 0;
     } else if (ch === ',' || ch === ' ' || ch === '\t' || ch === '\0') {
       inDigits = false;
       if (dash) {
         dash = false;
         if (!lhs && !rhs) throw new UsageError('invalid range with no endpoint: -');
-        if (!rhs) ranges.push({ lo: initial, hi: MAX });
+        if (!rhs) ranges.push({ lo: initial, hi: MAX, key: initialKey });
         else {
           if (value < initial) throw new UsageError('invalid decreasing range');
-          ranges.push({ lo: initial, hi: value });
+          ranges.push({ lo: initial, hi: value, key: initialKey });
         }
         value = 0;
       } else {
         if (value === 0) throw new UsageError(fromOne);
-        ranges.push({ lo: value, hi: value });
+        ranges.push({ lo: value, hi: value, key: sortKey(spec.slice(numStart, i)) });
         value = 0;
       }
       if (i >= spec.length) break;
@@ -221,12 +242,12 @@ function parseList(spec: string, pos: boolean, complement: boolean): Range[] {
     }
   }
   if (ranges.length === 0) throw new UsageError(pos ? 'missing list of byte/character positions' : 'missing list of fields');
-  ranges.sort((a, b) => a.lo - b.lo);
+  ranges.sort((a, b) => a.key - b.key);
   const merged: Range[] = [];
   for (const r of ranges) {
     const last = merged[merged.length - 1];
     if (last && r.lo <= last.hi) last.hi = Math.max(last.hi, r.hi);
-    else merged.push({ ...r });
+    else merged.push({ lo: r.lo, hi: r.hi });
   }
   if (!complement) return merged;
   const c: Range[] = [];
@@ -237,6 +258,14 @@ function parseList(spec: string, pos: boolean, complement: boolean): Range[] {
   }
   if (merged[merged.length - 1]!.hi < MAX) c.push({ lo: merged[merged.length - 1]!.hi + 1, hi: MAX });
   return c;
+}
+
+/**
+ * GNU 9.1 sorts the ranges by their start cast to int (compare_ranges): a start of 2^31 or
+ * more sorts where its low 32 bits say, then swallows the ranges after it when merging.
+ */
+function sortKey(digits: string): number {
+  return Number(BigInt.asIntN(32, BigInt(digits)));
 }
 
 /** First `b` in buf[from, to), or -1 (indexOf would look past the line end). */
