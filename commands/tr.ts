@@ -110,7 +110,8 @@ type Elem =
   | { t: 'range'; a: number; b: number }
   | { t: 'class'; name: string }
   | { t: 'equiv'; c: number }
-  | { t: 'repeat'; c: number; n: number };
+  /** n: the count as a double (walks); big: exact, for the set's length. */
+  | { t: 'repeat'; c: number; n: number; big?: bigint };
 
 interface Spec {
   elems: Elem[];
@@ -121,6 +122,9 @@ interface Spec {
   hasCharClass: boolean;
   hasRestricted: boolean;
 }
+
+/** GNU counts in uintmax_t; UINTMAX_MAX itself is its walk's start state. */
+const MAX_COUNT = 2n ** 64n - 2n;
 
 const CLASSES = ['alnum', 'alpha', 'blank', 'cntrl', 'digit', 'graph', 'lower', 'print', 'punct', 'space', 'upper', 'xdigit'];
 
@@ -222,20 +226,20 @@ function parseSpec(arg: string, warnings: string[]): Spec {
     return false;
   };
   /** [c*n] at start (the char after '['): -1 no match, else index of ']'. */
-  const bracketedRepeat = (start: number): { close: number; c: number; n: number } | null => {
+  const bracketedRepeat = (start: number): { close: number; c: number; n: number; big: bigint } | null => {
     if (!match(start + 1, '*')) return null;
     for (let i = start + 2; i < len && !esc[i]; i++) {
       if (s[i] === 0x5d) {
         const digits = s.slice(start + 2, i);
-        let n = 0;
+        let big = 0n;
         if (digits.length > 0) {
           const text = String.fromCharCode(...digits);
           const octal = text[0] === '0';
           const ok = octal ? /^[0-7]+$/.test(text) : /^[0-9]+$/.test(text);
-          n = ok ? parseInt(text, octal ? 8 : 10) : NaN;
-          if (!ok || !(n <= 0x7fffffff)) throw new TrError(`invalid repeat count ${gnuQuote(printableStr(digits))} in [c*n] construct`);
+          big = ok ? BigInt(octal ? '0o' + text : text) : -1n;
+          if (big < 0n || big > MAX_COUNT) throw new TrError(`invalid repeat count ${gnuQuote(printableStr(digits))} in [c*n] construct`);
         }
-        return { close: i, c: s[start]!, n };
+        return { close: i, c: s[start]!, n: Number(big), big };
       }
     }
     return null;
@@ -272,7 +276,7 @@ function parseSpec(arg: string, warnings: string[]): Spec {
       if (tryRepeat) {
         const r = bracketedRepeat(i + 1);
         if (r) {
-          elems.push({ t: 'repeat', c: r.c, n: r.n });
+          elems.push({ t: 'repeat', c: r.c, n: r.n, big: r.big });
           i = r.close + 1;
           continue;
         }
@@ -347,27 +351,39 @@ class Walker {
     this.state = -1;
   }
 
+  /** How many more times the [c*n] being walked gives its char (0 outside one). */
+  repeatLeft(): number {
+    const p = this.spec.elems[this.idx];
+    return p?.t === 'repeat' && this.state !== -1 ? p.n - this.state : 0;
+  }
+
+  /** Skip k of those (k <= repeatLeft()). */
+  advance(k: number): void {
+    this.state += k;
+    if (this.state >= (this.spec.elems[this.idx] as { n: number }).n) this.skip();
+  }
+
   get atNewElement(): boolean {
     return this.state === -1;
   }
 }
 
 function specStats(s: Spec): void {
-  let length = 0;
+  let length = 0n;
   s.indefinite = 0;
   for (const p of s.elems) {
-    let len = 0;
+    let len = 0n;
     switch (p.t) {
-      case 'char': len = 1; break;
-      case 'range': len = p.b - p.a + 1; break;
+      case 'char': len = 1n; break;
+      case 'range': len = BigInt(p.b - p.a + 1); break;
       case 'class':
         s.hasCharClass = true;
-        len = classMembers(p.name).length;
+        len = BigInt(classMembers(p.name).length);
         if (p.name !== 'upper' && p.name !== 'lower') s.hasRestricted = true;
         break;
-      case 'equiv': len = 1; s.hasEquiv = true; break;
+      case 'equiv': len = 1n; s.hasEquiv = true; break;
       case 'repeat':
-        if (p.n > 0) len = p.n;
+        if (p.n > 0) len = p.big ?? BigInt(p.n);
         else {
           s.indefiniteElem = p;
           s.indefinite++;
@@ -375,15 +391,24 @@ function specStats(s: Spec): void {
         break;
     }
     length += len;
-    if (length > 0x7fffffff) throw new TrError('too many characters in set');
+    if (length > MAX_COUNT) throw new TrError('too many characters in set');
   }
-  s.length = length;
+  s.length = Number(length);
+}
+
+/** The chars of an element (a [c*n] gives its char once), for walks where only the set matters. */
+function elemChars(p: Elem): number[] {
+  switch (p.t) {
+    case 'char': case 'equiv': return [p.c];
+    case 'range': return Array.from({ length: p.b - p.a + 1 }, (_, i) => p.a + i);
+    case 'class': return classMembers(p.name);
+    case 'repeat': return p.n > 0 ? [p.c] : [];
+  }
 }
 
 function setOf(s: Spec): Uint8Array {
   const set = new Uint8Array(256);
-  const w = new Walker(s);
-  for (let r = w.next(); r.c !== -1; r = w.next()) set[r.c] = 1;
+  for (const p of s.elems) for (const c of elemChars(p)) set[c] = 1;
   return set;
 }
 
@@ -430,11 +455,14 @@ function validate(s1: Spec, s2: Spec | null, o: { complement: boolean; translati
 }
 
 function homogeneous(s: Spec): boolean {
-  const w = new Walker(s);
-  const b = w.next().c;
-  if (b === -1) return false;
-  for (let r = w.next(); r.c !== -1; r = w.next()) if (r.c !== b) return false;
-  return true;
+  let b = -1;
+  for (const p of s.elems) {
+    for (const c of elemChars(p)) {
+      if (b === -1) b = c;
+      else if (c !== b) return false;
+    }
+  }
+  return b !== -1;
 }
 
 function validateCaseClasses(s1: Spec, s2: Spec, complement: boolean): void {
@@ -489,6 +517,12 @@ function buildXlate(s1: Spec, s2: Spec, complement: boolean): Uint8Array {
     } else {
       if (r1.c === -1 || r2.c === -1) break;
       xlate[r1.c] = r2.c;
+      // Two [c*n] side by side map the same pair again and again: skip (counts go to 2^64).
+      const k = Math.min(w1.repeatLeft(), w2.repeatLeft());
+      if (k > 0) {
+        w1.advance(k);
+        w2.advance(k);
+      }
     }
     if (r2.cls !== 'none') {
       w1.skip();
