@@ -4,6 +4,8 @@ import { quoteName } from '../src/command/quote.js';
 import { quoteAlways } from '../src/command/fileops.js';
 import { argmatch, FatalError, LineReader, OutBuffer } from '../src/command/text-lines.js';
 import { VfsError } from '../src/vfs/index.js';
+import { walkOptions } from '../src/command/options.js';
+import { argvError, reportArgvError } from '../src/command/head-tail.js';
 
 const DELIMIT = ['none', 'prepend', 'separate'];
 const GROUP = ['prepend', 'append', 'separate', 'both'];
@@ -16,7 +18,7 @@ const def: CommandDef = defineCommand({
   usageStatus: 1,
   mutates: (args) => {
     try {
-      const ops = parseArgs(def, preprocess(args)).operands.filter((o) => !/^\+\d+$/.test(o));
+      const ops = parseArgs(def, preprocess(args)).operands;
       return ops.length >= 2 && ops[1] !== '-';
     } catch {
       return false;
@@ -53,6 +55,8 @@ const def: CommandDef = defineCommand({
 export default def;
 
 async function uniq(ctx: CommandContext): Promise<number> {
+    const bad = await reportArgvError(ctx);
+    if (bad !== undefined) return bad;
     let skipFields = 0;
     let skipChars = 0;
     let checkChars = Infinity;
@@ -63,12 +67,8 @@ async function uniq(ctx: CommandContext): Promise<number> {
     let delimit = 'none';
     let grouping = 'none';
     const files: string[] = [];
-    for (const op of ctx.operands) {
-      const m = /^\+(\d+)$/.exec(op);
-      if (m) skipChars = sizeOpt(op.slice(1), 'invalid number of bytes to skip');
-      else if (files.length === 2) throw new UsageError(`extra operand ${gnuQuote(op)}`);
-      else files.push(op);
-    }
+    // preprocess checked the operands and turned "+N" into --skip-chars.
+    files.push(...ctx.operands);
     for (const o of ctx.opts.order) {
       switch (o.key) {
         case 'c': count = true; break;
@@ -79,9 +79,9 @@ async function uniq(ctx: CommandContext): Promise<number> {
           delimit = o.flag === '-D' ? 'none' : argmatch(o.value, DELIMIT, '--all-repeated');
           break;
         case 'group': grouping = argmatch(o.value, GROUP, '--group'); break;
-        case 'f': skipFields = sizeOpt(o.value, 'invalid number of fields to skip'); break;
-        case 's': skipChars = sizeOpt(o.value, 'invalid number of bytes to skip'); break;
-        case 'w': checkChars = sizeOpt(o.value, 'invalid number of bytes to compare'); break;
+        case 'f': skipFields = sizeOpt(o.value, SIZE_ERRORS.f!); break;
+        case 's': skipChars = sizeOpt(o.value, SIZE_ERRORS.s!); break;
+        case 'w': checkChars = sizeOpt(o.value, SIZE_ERRORS.w!); break;
         case 'u': outputFirst = false; break;
       }
     }
@@ -137,9 +137,10 @@ async function uniq(ctx: CommandContext): Promise<number> {
     const key = (line: Buffer): Buffer => {
       const size = line.length;
       let i = 0;
+      // Fields end at blanks and, with -z, at newlines too (GNU's field_sep).
       for (let n = 0; n < skipFields && i < size; n++) {
-        while (i < size && (line[i] === 0x20 || line[i] === 0x09)) i++;
-        while (i < size && line[i] !== 0x20 && line[i] !== 0x09) i++;
+        while (i < size && (line[i] === 0x20 || line[i] === 0x09 || line[i] === 0x0a)) i++;
+        while (i < size && line[i] !== 0x20 && line[i] !== 0x09 && line[i] !== 0x0a) i++;
       }
       i += Math.min(skipChars, size - i);
       return line.subarray(i, Math.min(size, i + checkChars));
@@ -241,28 +242,67 @@ class InputError extends Error {
   }
 }
 
-/** Obsolete forms: -N is -f N. */
+/**
+ * GNU uniq acts on each option and operand as getopt returns them, in argv order: the first
+ * bad value or extra operand is the one reported, "+N" (skip chars) and -N digits (skip
+ * fields, digits accumulating across options until the next -f) take effect in that order.
+ * The args come back as long options with checked values, then "--" and the files.
+ */
 function preprocess(args: string[]): string[] {
   const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--') {
-      out.push(...args.slice(i));
-      break;
+  const files: string[] = [];
+  let fields = 0n;
+  let fieldsFromF = false;
+  const long: Record<string, string> = { f: 'skip-fields', s: 'skip-chars', w: 'check-chars' };
+  try {
+    for (const o of walkOptions(def, args, true)) {
+      if ('rest' in o) return [...out, ...o.rest];
+      if ('operand' in o) {
+        const plus = /^\+([0-9]+)$/.exec(o.operand);
+        if (plus && !o.afterDashDash && BigInt(plus[1]!) < 2n ** 64n) out.push(`--skip-chars=${plus[1]}`);
+        else if (files.length === 2) return argvError(`extra operand ${gnuQuote(o.operand)}`, true);
+        else files.push(o.operand);
+        continue;
+      }
+      switch (o.key) {
+        case 'help': return ['--help'];
+        case '#':
+          if (fieldsFromF) fields = 0n;
+          fieldsFromF = false;
+          fields = fields * 10n + BigInt(o.value);
+          out.push(`--skip-fields=${fields < 2n ** 64n ? fields : 2n ** 64n - 1n}`);
+          break;
+        case 'f': case 's': case 'w':
+          sizeOpt(o.value, SIZE_ERRORS[o.key]);
+          if (o.key === 'f') fieldsFromF = true;
+          out.push(`--${long[o.key]}=${o.value}`);
+          break;
+        case 'D':
+          out.push(o.flag === '-D' ? '-D' : `--all-repeated=${argmatch(o.value, DELIMIT, '--all-repeated')}`);
+          break;
+        case 'group':
+          out.push(`--group=${argmatch(o.value, GROUP, '--group')}`);
+          break;
+        default:
+          out.push(o.flag);
+      }
     }
-    if (/^-[0-9]+$/.test(a)) {
-      out.push('-f', a.slice(1));
-      continue;
-    }
-    out.push(a);
-    if (/^(-[a-zA-Z]*[fsw]|--(skip-f|skip-c|check)[a-z-]*)$/.test(a) && i + 1 < args.length) out.push(args[++i]!);
+  } catch (e) {
+    if (e instanceof FatalError) return argvError(e.message, false);
+    if (e instanceof UsageError) return argvError(e.message, true);
+    throw e;
   }
-  return out;
+  return [...out, '--', ...files];
 }
+
+const SIZE_ERRORS: Record<string, string> = {
+  f: 'invalid number of fields to skip', s: 'invalid number of bytes to skip', w: 'invalid number of bytes to compare',
+};
 
 /** uniq's size_opt: a non-negative decimal, huge values clamp; bad ones end the command. */
 function sizeOpt(opt: string, msg: string): number {
-  const m = /^[ \t\n\v\f\r]*([-+]?)([0-9]+)$/.exec(opt);
-  if (!m || (m[1] === '-' && /[1-9]/.test(m[2]!))) throw new FatalError(`${opt}: ${msg}`);
-  return Number(m[2]);
+  // xstrtoumax: leading white space, an optional '+', digits; any '-' (even -0) is invalid.
+  const m = /^[ \t\n\v\f\r]*\+?([0-9]+)$/.exec(opt);
+  if (!m) throw new FatalError(`${opt}: ${msg}`);
+  return Number(m[1]);
 }
