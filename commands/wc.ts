@@ -1,6 +1,6 @@
-import { defineCommand, quoteName, type CommandContext } from '../src/command/index.js';
+import { defineCommand, quoteName, UsageError, type CommandContext } from '../src/command/index.js';
 import { VfsError } from '../src/vfs/index.js';
-import { asBuffer, fileChunks } from '../src/command/head-tail.js';
+import { asBuffer, fileChunks, quoteAlways } from '../src/command/head-tail.js';
 
 interface Counts {
   lines: number;
@@ -16,23 +16,53 @@ export default defineCommand({
   summary: 'Print newline, word, and byte counts for each FILE, and a total line if more than one FILE is specified. A word is a non-zero-length sequence of printable characters delimited by white space. With no FILE, or when FILE is -, read standard input. Counts are printed in the order: newline, word, character, byte, maximum line length.',
   usage: '[FILE]...',
   mutates: false,
+  usageStatus: 1,
   flags: [
     { key: 'c', short: 'c', long: 'bytes', help: 'print the byte counts' },
     { key: 'm', short: 'm', long: 'chars', help: 'print the character counts (bytes: nosh works in the C locale)' },
     { key: 'l', short: 'l', long: 'lines', help: 'print the newline counts' },
     { key: 'L', short: 'L', long: 'max-line-length', help: 'print the maximum display width' },
     { key: 'w', short: 'w', long: 'words', help: 'print the word counts' },
+    { key: 'files0-from', long: 'files0-from', kind: 'string', arg: 'F', help: 'read input from the files specified by NUL-terminated names in file F; If F is - then read names from standard input' },
   ],
   async run(ctx) {
     let fields = (['l', 'w', 'm', 'c', 'L'] as Field[]).filter((f) => ctx.opts.has(f));
     if (fields.length === 0) fields = ['l', 'w', 'c'];
-    const named = ctx.operands.length > 0;
-    const operands = named ? ctx.operands : ['-'];
-    const width = numberWidth(ctx, operands, fields.length);
+    const from = ctx.opts.get('files0-from');
+    let operands: string[];
+    let width: number;
+    if (from !== undefined) {
+      if (ctx.operands.length > 0) {
+        throw new UsageError(`extra operand ${quoteAlways(ctx.operands[0]!)}\nfile operands cannot be combined with --files0-from`);
+      }
+      const names = await readNames(ctx, from);
+      if (typeof names === 'string') {
+        await ctx.warn(names);
+        return 1;
+      }
+      operands = names.names;
+      // GNU sizes the columns from the names only when it could read them all first.
+      width = names.listed ? numberWidth(ctx, operands, fields.length) : 1;
+    } else {
+      operands = ctx.operands.length > 0 ? ctx.operands : ['-'];
+      width = numberWidth(ctx, operands, fields.length);
+    }
+    const named = from !== undefined || ctx.operands.length > 0;
     const needScan = fields.includes('w') || fields.includes('L');
     const total: Counts = { lines: 0, words: 0, bytes: 0, maxLine: 0 };
     let status = 0;
-    for (const operand of operands) {
+    for (let k = 0; k < operands.length; k++) {
+      const operand = operands[k]!;
+      if (from === '-' && operand === '-') {
+        await ctx.warn("when reading file names from stdin, no file name of '-' allowed");
+        status = 1;
+        continue;
+      }
+      if (operand === '') {
+        await ctx.warn(from !== undefined ? `${quoteName(from)}:${k + 1}: invalid zero-length file name` : 'invalid zero-length file name');
+        status = 1;
+        continue;
+      }
       let counts: Counts;
       try {
         counts = await countOperand(ctx, operand, needScan, fields);
@@ -54,6 +84,35 @@ export default defineCommand({
     return status;
   },
 });
+
+/**
+ * The NUL-terminated names of --files0-from (the last one may be unterminated), or GNU's
+ * fatal message. `listed`: F is a regular file GNU reads whole before counting (<= 10 MiB).
+ */
+async function readNames(ctx: CommandContext, from: string): Promise<{ names: string[]; listed: boolean } | string> {
+  const parts: Buffer[] = [];
+  let listed = false;
+  try {
+    if (from === '-') {
+      for await (const c of ctx.stdin) parts.push(Buffer.from(c));
+    } else {
+      const reader = ctx.fs.openRandom(from, ctx.cwd);
+      try {
+        listed = reader.size <= 10 * 1024 * 1024;
+        for (const c of fileChunks(reader, 0)) parts.push(Buffer.from(c));
+      } finally {
+        reader.close();
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof VfsError)) throw e;
+    if (e.errno === 'EISDIR') return `${quoteName(from)}: read error: ${e.reason}`;
+    return `cannot open ${quoteAlways(from)} for reading: ${e.reason}`;
+  }
+  const names = Buffer.concat(parts).toString('utf8').split('\0');
+  if (names[names.length - 1] === '') names.pop();
+  return { names, listed };
+}
 
 function formatLine(c: Counts, fields: Field[], width: number, name: string | undefined): string {
   const value = (f: Field) => (f === 'l' ? c.lines : f === 'w' ? c.words : f === 'L' ? c.maxLine : c.bytes);
