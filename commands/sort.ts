@@ -1,6 +1,6 @@
 import { defineCommand, openInput, parseArgs, toBytes, type CommandContext, type CommandDef, type Output } from '../src/command/index.js';
 import { gnuQuote } from '../src/command/gnu-number.js';
-import { quoteName } from '../src/command/quote.js';
+import { quoteNameColon } from '../src/command/quote.js';
 import { filevercmp } from '../src/command/filevercmp.js';
 import { sortLineIndexes } from '../src/command/line-sort.js';
 import { argmatch, FatalError, OutBuffer, recordBatches, records } from '../src/command/text-lines.js';
@@ -712,7 +712,7 @@ async function sortMain(ctx: CommandContext): Promise<number> {
     try {
       ctx.fs.stat(f, ctx.cwd);
     } catch (e) {
-      if (e instanceof VfsError) throw new FatalError(`${check ? 'open failed' : 'cannot read'}: ${quoteName(f)}: ${e.reason}`);
+      if (e instanceof VfsError) throw new FatalError(`${check ? 'open failed' : 'cannot read'}: ${quoteNameColon(f)}: ${e.reason}`);
       throw e;
     }
   }
@@ -739,7 +739,7 @@ async function sortMain(ctx: CommandContext): Promise<number> {
           last = b[b.length - 1]!;
         }
       } catch (e) {
-        if (e instanceof VfsError) throw new FatalError(`read failed: ${quoteName(f)}: ${e.reason}`);
+        if (e instanceof VfsError) throw new FatalError(`read failed: ${quoteNameColon(f)}: ${e.reason}`);
         throw e;
       }
       if (last !== -1 && last !== eol) {
@@ -833,7 +833,7 @@ async function withOutput(ctx: CommandContext, outfile: string | null, body: (ou
   try {
     writer = ctx.fs.createWriter(outfile, ctx.cwd);
   } catch (e) {
-    if (e instanceof VfsError) throw new FatalError(`open failed: ${quoteName(outfile)}: ${e.reason}`);
+    if (e instanceof VfsError) throw new FatalError(`open failed: ${quoteNameColon(outfile)}: ${e.reason}`);
     throw e;
   }
   const w = writer;
@@ -847,7 +847,7 @@ async function withOutput(ctx: CommandContext, outfile: string | null, body: (ou
   } catch (e) {
     if (e instanceof FatalError && !existed && w.bytesWritten === 0) w.commit();
     else w.abort();
-    if (e instanceof VfsError) throw new FatalError(`write failed: ${quoteName(outfile)}: ${e.reason}`);
+    if (e instanceof VfsError) throw new FatalError(`write failed: ${quoteNameColon(outfile)}: ${e.reason}`);
     throw e;
   }
 }
@@ -870,7 +870,7 @@ async function checkSorted(ctx: CommandContext, file: string, cfg: Config, compa
       prev = line;
     }
   } catch (e) {
-    if (e instanceof VfsError) throw new FatalError(`read failed: ${quoteName(file)}: ${e.reason}`);
+    if (e instanceof VfsError) throw new FatalError(`read failed: ${quoteNameColon(file)}: ${e.reason}`);
     throw e;
   }
   return 0;
@@ -885,7 +885,7 @@ async function mergeFiles(ctx: CommandContext, files: string[], cfg: Config, com
       const r = await s.it.next();
       s.line = r.done ? null : r.value;
     } catch (e) {
-      if (e instanceof VfsError) throw new FatalError(`read failed: ${quoteName(s.name)}: ${e.reason}`);
+      if (e instanceof VfsError) throw new FatalError(`read failed: ${quoteNameColon(s.name)}: ${e.reason}`);
       throw e;
     }
   };

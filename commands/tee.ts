@@ -1,5 +1,5 @@
 import { defineCommand } from '../src/command/index.js';
-import { quoteName } from '../src/command/quote.js';
+import { quoteNameColon } from '../src/command/quote.js';
 import type { AtomicWriter } from '../src/vfs/vfs.js';
 import { VfsError } from '../src/vfs/index.js';
 
@@ -23,7 +23,7 @@ export default defineCommand({
     const writers: { name: string; w: AtomicWriter | null }[] = [];
     const fail = async (name: string, e: unknown) => {
       if (!(e instanceof VfsError)) throw e;
-      await ctx.warn(`${quoteName(name)}: ${e.reason}`);
+      await ctx.warn(`${quoteNameColon(name)}: ${e.reason}`);
       status = 1;
     };
     try {

@@ -1,6 +1,6 @@
 import { defineCommand, openInput, parseArgs, reportFileError, toBytes, UsageError, type CommandContext, type CommandDef, type Output } from '../src/command/index.js';
 import { gnuQuote } from '../src/command/gnu-number.js';
-import { quoteName } from '../src/command/quote.js';
+import { quoteNameColon } from '../src/command/quote.js';
 import { quoteAlways } from '../src/command/fileops.js';
 import { argmatch, FatalError, LineReader, OutBuffer } from '../src/command/text-lines.js';
 import { VfsError } from '../src/vfs/index.js';
@@ -119,7 +119,7 @@ async function uniq(ctx: CommandContext): Promise<number> {
         writer = ctx.fs.createWriter(outfile, ctx.cwd);
       } catch (e) {
         if (e instanceof VfsError) {
-          await ctx.warn(`${quoteName(outfile)}: ${e.reason}`);
+          await ctx.warn(`${quoteNameColon(outfile)}: ${e.reason}`);
           return 1;
         }
         throw e;
@@ -227,7 +227,7 @@ async function uniq(ctx: CommandContext): Promise<number> {
       }
       writer?.abort();
       if (e instanceof VfsError) {
-        await ctx.warn(`${quoteName(outfile)}: ${e.reason}`);
+        await ctx.warn(`${quoteNameColon(outfile)}: ${e.reason}`);
         return 1;
       }
       throw e;

@@ -1,5 +1,6 @@
-import { defineCommand, quoteName, UsageError, type CommandContext } from '../src/command/index.js';
+import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
 import { VfsError } from '../src/vfs/index.js';
+import { quoteNameColon } from '../src/command/quote.js';
 import { asBuffer, fileChunks, quoteAlways } from '../src/command/head-tail.js';
 
 interface Counts {
@@ -59,7 +60,7 @@ export default defineCommand({
         continue;
       }
       if (operand === '') {
-        await ctx.warn(from !== undefined ? `${quoteName(from)}:${k + 1}: invalid zero-length file name` : 'invalid zero-length file name');
+        await ctx.warn(from !== undefined ? `${quoteNameColon(from)}:${k + 1}: invalid zero-length file name` : 'invalid zero-length file name');
         status = 1;
         continue;
       }
@@ -68,7 +69,7 @@ export default defineCommand({
         counts = await countOperand(ctx, operand, needScan, fields);
       } catch (e) {
         if (!(e instanceof VfsError)) throw e;
-        await ctx.warn(`${quoteName(operand)}: ${e.reason}`);
+        await ctx.warn(`${quoteNameColon(operand)}: ${e.reason}`);
         status = 1;
         // GNU opens a directory, fails to read it, and still prints its (zero) counts.
         if (e.errno !== 'EISDIR') continue;
@@ -106,7 +107,7 @@ async function readNames(ctx: CommandContext, from: string): Promise<{ names: st
     }
   } catch (e) {
     if (!(e instanceof VfsError)) throw e;
-    if (e.errno === 'EISDIR') return `${quoteName(from)}: read error: ${e.reason}`;
+    if (e.errno === 'EISDIR') return `${quoteNameColon(from)}: read error: ${e.reason}`;
     return `cannot open ${quoteAlways(from)} for reading: ${e.reason}`;
   }
   const names = Buffer.concat(parts).toString('utf8').split('\0');
@@ -117,7 +118,7 @@ async function readNames(ctx: CommandContext, from: string): Promise<{ names: st
 function formatLine(c: Counts, fields: Field[], width: number, name: string | undefined): string {
   const value = (f: Field) => (f === 'l' ? c.lines : f === 'w' ? c.words : f === 'L' ? c.maxLine : c.bytes);
   let line = fields.map((f) => String(value(f)).padStart(width)).join(' ');
-  if (name !== undefined) line += ' ' + (name.includes('\n') ? quoteName(name) : name);
+  if (name !== undefined) line += ' ' + (name.includes('\n') ? quoteNameColon(name) : name);
   return line + '\n';
 }
 

@@ -4,15 +4,12 @@
  * and dot-name tests, and gnulib's file mode changes (mode_compile / mode_adjust).
  */
 import { VfsError } from '../vfs/index.js';
-import { quoteName } from './quote.js';
+import { quoteAlways } from './quote.js';
 import { UsageError } from './options.js';
 import type { CommandContext } from './types.js';
 
-/** quoteaf(): like quoteName, but a plain name is quoted too ('f'). */
-export function quoteAlways(name: string): string {
-  const q = quoteName(name);
-  return q === name ? `'${name}'` : q;
-}
+/** quoteaf(), GNU's shell-escape-always quoting (see quote.ts). */
+export { quoteAlways };
 
 /** strerror text of a filesystem failure; other errors propagate. */
 export function reasonOf(err: unknown): string {

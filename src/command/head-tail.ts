@@ -6,8 +6,11 @@
  */
 import type { RandomReader } from '../vfs/index.js';
 import { VfsError } from '../vfs/index.js';
-import { quoteName } from './quote.js';
+import { quoteAlways } from './quote.js';
 import type { CommandContext } from './types.js';
+
+/** quoteaf(), GNU's shell-escape-always quoting (see quote.ts). */
+export { quoteAlways };
 
 /** An error found by preprocess: passed through argv as one operand run() recognises. */
 const SENTINEL = '\0nosh-usage\0';
@@ -89,12 +92,6 @@ export async function openOperand(ctx: CommandContext, operand: string): Promise
     await ctx.warn(`cannot open ${quoteAlways(operand)} for reading: ${e.reason}`);
     return null;
   }
-}
-
-/** quoteaf(): GNU's shell-escape-always quoting, used in "cannot open 'f'" messages. */
-export function quoteAlways(name: string): string {
-  const q = quoteName(name);
-  return q.startsWith("'") || q.startsWith('"') || q.startsWith('$') ? q : `'${q}'`;
 }
 
 export function headerName(operand: string): string {

@@ -1,10 +1,10 @@
 import { VfsError } from '../vfs/index.js';
-import { quoteName } from './quote.js';
+import { quoteNameColon } from './quote.js';
 import type { CommandContext, Input } from './types.js';
 
 /** Print "cmd: 'path': reason" for a filesystem error; other errors propagate. */
 export async function reportFileError(ctx: CommandContext, path: string, err: unknown): Promise<void> {
-  if (err instanceof VfsError) return ctx.warn(`${quoteName(path)}: ${err.reason}`);
+  if (err instanceof VfsError) return ctx.warn(`${quoteNameColon(path)}: ${err.reason}`);
   throw err;
 }
 
