@@ -1,6 +1,7 @@
 import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
 import { UMASK, adjustMode, compileMode, quoteAlways, reasonOf } from '../src/command/fileops.js';
 import { VfsError } from '../src/vfs/index.js';
+import { gnuQuote } from '../src/command/gnu-number.js';
 
 export default defineCommand({
   name: 'mkdir',
@@ -20,7 +21,7 @@ export default defineCommand({
     if (spec !== undefined) {
       const changes = compileMode(spec);
       if (!changes) {
-        await ctx.warn(`invalid mode ${quoteAlways(spec)}`);
+        await ctx.warn(`invalid mode ${gnuQuote(spec)}`);
         return 1;
       }
       mode = adjustMode(0o777, true, UMASK, changes).mode;
@@ -36,8 +37,8 @@ export default defineCommand({
         if (verbose) await ctx.stdout.write(`mkdir: created directory ${quoteAlways(dir)}\n`);
         if (mode !== null) ctx.fs.chmod(dir, mode, ctx.cwd);
       } catch (e) {
-        if (e instanceof AncestorError) await ctx.warn(`cannot create directory ${quoteAlways(e.prefix)}: ${e.reason}`);
-        else await ctx.warn(`cannot create directory ${quoteAlways(dir)}: ${reasonOf(e)}`);
+        if (e instanceof AncestorError) await ctx.warn(`cannot create directory ${gnuQuote(e.prefix)}: ${e.reason}`);
+        else await ctx.warn(`cannot create directory ${gnuQuote(dir)}: ${reasonOf(e)}`);
         status = 1;
       }
     }
