@@ -1,5 +1,6 @@
 import type { Stats } from 'node:fs';
-import { defineCommand, quoteName, type CommandContext } from '../src/command/index.js';
+import { defineCommand, type CommandContext } from '../src/command/index.js';
+import { gnuQuote } from '../src/command/gnu-number.js';
 import { quoteAlways } from '../src/command/fileops.js';
 import {
   cmpTime, compareNames, fullTime, typeIndicator, groupName, humanSize, joinPath, lsTime, modeString, mtimeOf, nowSpec, userName,
@@ -73,7 +74,7 @@ export default defineCommand({
       const when = classifyWhen(o.get('F')!);
       if (when === undefined) {
         await ctx.stderr.write(
-          `ls: invalid argument ${quoteArg(o.get('F')!)} for '--classify'\nValid arguments are:\n` +
+          `ls: invalid argument ${gnuQuote(o.get('F')!)} for '--classify'\nValid arguments are:\n` +
             "  - 'always', 'yes', 'force'\n  - 'never', 'no', 'none'\n  - 'auto', 'tty', 'if-tty'\n" +
             "Try 'ls --help' for more information.\n",
         );
@@ -108,11 +109,6 @@ function classifyWhen(value: string): 'always' | 'never' | undefined {
   if (exact) return exact[1];
   const hits = new Set(CLASSIFY_WHEN.filter(([k]) => k.startsWith(value)).map(([, v]) => v));
   return hits.size === 1 ? [...hits][0] : undefined;
-}
-
-function quoteArg(s: string): string {
-  const q = quoteName(s);
-  return q.startsWith("'") || q.startsWith('"') || q.startsWith('$') ? q : `'${s}'`;
 }
 
 class Lister {
