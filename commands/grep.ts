@@ -15,14 +15,15 @@
  * buffer. Symlinks met while recursing are skipped; -R follows them only where the zone
  * policy follows symlinks (and only inside the zone).
  */
-import { defineCommand, type CommandContext, type FlagSpec } from '../src/command/index.js';
+import { defineCommand, UsageError, type CommandContext, type FlagSpec } from '../src/command/index.js';
+import { argmatch } from '../src/command/text-lines.js';
 import { RegexSyntaxError, translateRegex, type RegexDialect } from '../src/regex/index.js';
 import { VfsError } from '../src/vfs/index.js';
 import type { DirHandle, WalkFile } from '../src/vfs/vfs.js';
 
-const WITH_ARG_SHORT = new Set(['e', 'f', 'm', 'A', 'B', 'C']);
+const WITH_ARG_SHORT = new Set(['e', 'f', 'm', 'A', 'B', 'C', 'd']);
 const WITH_ARG_LONG = ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'label', 'include',
-  'exclude', 'exclude-dir', 'binary-files', 'group-separator'];
+  'exclude', 'exclude-dir', 'binary-files', 'group-separator', 'directories'];
 
 const FLAGS: FlagSpec[] = [
   { key: 'matcher', short: 'E', long: 'extended-regexp', value: 'E', help: 'PATTERNS are extended regular expressions' },
@@ -53,6 +54,7 @@ const FLAGS: FlagSpec[] = [
   { key: 'binary', short: 'I', value: 'without-match', help: 'equivalent to --binary-files=without-match' },
   { key: 'recurse', short: 'r', long: 'recursive', value: 'r', help: 'search directories recursively' },
   { key: 'recurse', short: 'R', long: 'dereference-recursive', value: 'R', help: 'likewise, but follow symlinks (where the zone allows)' },
+  { key: 'directories', short: 'd', long: 'directories', kind: 'string', arg: 'ACTION', help: "how to handle directories; ACTION is 'read', 'recurse', or 'skip'" },
   { key: 'include', long: 'include', kind: 'string', arg: 'GLOB', help: 'search only files that match GLOB (a file pattern)' },
   { key: 'exclude', long: 'exclude', kind: 'string', arg: 'GLOB', help: 'skip files that match GLOB' },
   { key: 'exclude-dir', long: 'exclude-dir', kind: 'string', arg: 'GLOB', help: 'skip directories that match GLOB' },
@@ -111,8 +113,9 @@ function preprocess(args: string[]): string[] {
     }
     if (digits === '') out.push(a);
     else {
-      if (rest !== '') out.push('-' + rest);
+      // The context first: the value of a trailing -e/-d... is the next argument (-2e PATTERN).
       out.push('--context=' + digits);
+      if (rest !== '') out.push('-' + rest);
     }
     if (takesNext && i + 1 < args.length) out.push(args[++i]!);
   }
@@ -120,8 +123,9 @@ function preprocess(args: string[]): string[] {
   return out;
 }
 
+/** An error that ends grep: its message (if any), then the usage lines if `usage`. */
 class Fatal extends Error {
-  constructor(message: string, readonly usage = false) {
+  constructor(message: string, readonly usage = false, readonly status = 2) {
     super(message);
   }
 }
@@ -353,6 +357,8 @@ interface Opts {
   binary: 'binary' | 'text' | 'without-match';
   noMessages: boolean;
   recurse: '' | 'r' | 'R';
+  /** -d skip: directory operands are passed over in silence. */
+  skipDirs: boolean;
   groupSep: string | null;
   label: string;
   fileRules: FilterRule[];
@@ -525,6 +531,7 @@ class GrepRun {
     }
     if (st.isDirectory()) {
       if (!omitDotSlash && this.o.dirRules.some((r) => globMatches(r, op, false))) return;
+      if (this.o.skipDirs) return;
       if (!this.o.recurse) {
         // GNU reads it and fails (EISDIR): then its count (0) or -L name as for an empty file.
         await this.fileError(op, new VfsError('EISDIR', op));
@@ -1080,9 +1087,8 @@ export default defineCommand({
       return await grep(ctx);
     } catch (e) {
       if (e instanceof Fatal) {
-        if (e.usage) await ctx.stderr.write(USAGE);
-        else await ctx.stderr.write(`grep: ${e.message}\n`);
-        return 2;
+        await ctx.stderr.write((e.message ? `grep: ${e.message}\n` : '') + (e.usage ? USAGE : ''));
+        return e.status;
       }
       if (e instanceof RegexSyntaxError) {
         await ctx.stderr.write(`grep: ${e.message}\n`);
@@ -1106,8 +1112,22 @@ async function grep(ctx: CommandContext): Promise<number> {
   let patternGiven = false;
   const fileRules: FilterRule[] = [];
   const dirRules: RegExp[] = [];
+  // -d ACTION, -r and -R set one setting: the last one wins (-R's link following stays).
+  let directories = 'read';
   for (const { key, value } of opts.order) {
     switch (key) {
+      case 'recurse':
+        directories = 'recurse';
+        break;
+      case 'directories':
+        try {
+          directories = argmatch(value, ['read', 'recurse', 'skip'], '--directories');
+        } catch (e) {
+          // GNU's argmatch_die: usage (EXIT_FAILURE), so 1 where grep's other errors give 2.
+          if (e instanceof UsageError) throw new Fatal(e.message, true, 1);
+          throw e;
+        }
+        break;
       case 'matcher':
         if (matcher !== '' && matcher !== value) throw new Fatal('conflicting matchers specified');
         matcher = value;
@@ -1181,8 +1201,9 @@ async function grep(ctx: CommandContext): Promise<number> {
     maxCount: maxCount < 0 ? (opts.has('v') !== (patterns.length === 0) ? 0 : Number.MAX_SAFE_INTEGER) : maxCount,
     binary,
     noMessages: opts.has('s'),
-    // A later -r does not undo -R's following of links (GNU keeps FTS_LOGICAL).
-    recurse: opts.order.some((e) => e.key === 'recurse' && e.value === 'R') ? 'R' : opts.has('recurse') ? 'r' : '',
+    // A later -r or -d recurse does not undo -R's following of links (GNU keeps FTS_LOGICAL).
+    recurse: directories !== 'recurse' ? '' : opts.order.some((e) => e.key === 'recurse' && e.value === 'R') ? 'R' : 'r',
+    skipDirs: directories === 'skip',
     groupSep: opts.get('sep') === '\0none' ? null : (opts.get('sep') ?? '--'),
     label: opts.get('label') ?? '(standard input)',
     fileRules,
