@@ -173,7 +173,9 @@ async function copyFile(ctx: CommandContext, src: string, dst: string, st: Stats
   }
   if (dstStat && o.noClobber) return true;
   if (!dstStat && /\/$/.test(dst)) {
-    await ctx.warn(`cannot create regular file ${quoteAlways(dst)}: Not a directory`);
+    // open("dir/x/", O_CREAT) fails on the missing parent first (ENOENT), else on the slash.
+    const parent = dst.replace(/\/+$/, '').replace(/[^/]*$/, '') || '.';
+    await ctx.warn(`cannot create regular file ${quoteAlways(dst)}: ${ctx.fs.exists(parent, ctx.cwd) ? 'Not a directory' : 'No such file or directory'}`);
     return false;
   }
   let writer: AtomicWriter;
