@@ -10,8 +10,11 @@
  *   `*` any bytes (also '/', also a leading '.'); `?` one byte; `\x` the byte x;
  *   a trailing lone `\` never matches; `[...]` with `!`/`^` negation, `]` first is a
  *   member, `\` escapes inside, ranges in byte order, `[:class:]`, `[=c=]`, `[.c.]`;
- *   an unterminated `[` is a literal '['. An unknown class name never matches.
- * Case folding (FNM_CASEFOLD) is ASCII only: the name and the pattern are both folded.
+ *   an unterminated `[` is a literal '['. An unknown class name makes the pattern never match.
+ * Case folding (FNM_CASEFOLD) is ASCII only: a byte matches a pattern byte, a range or an
+ * equivalence class when the folded byte does (pattern folded too), but `[:class:]` tests the
+ * name's byte as it is (glibc's ISWCTYPE on the unfolded byte): -iname '[[:upper:]]*' matches
+ * 'A' and not 'a'. The casefold RegExp runs on the name as it is.
  */
 
 const CLASSES: Record<string, string> = {
@@ -34,6 +37,11 @@ export function foldAscii(s: string): string {
 /** Compile a pattern (byte string) to an anchored RegExp; null when it can never match. */
 export function fnmatchRegExp(pattern: string, casefold = false): RegExp | null {
   const fold = (c: number) => (casefold ? lowerAscii(c) : c);
+  // A literal byte: under casefold, both cases of a letter.
+  const lit = (c: number) => {
+    const l = fold(c);
+    return casefold && l >= 97 && l <= 122 ? `[${esc(l)}${esc(l - 32)}]` : esc(l);
+  };
   let re = '';
   const n = pattern.length;
   for (let i = 0; i < n; i++) {
@@ -44,22 +52,25 @@ export function fnmatchRegExp(pattern: string, casefold = false): RegExp | null 
     } else if (c === 0x3f /* ? */) re += '[^]';
     else if (c === 0x5c /* \ */) {
       if (i + 1 >= n) return null;
-      re += esc(fold(pattern.charCodeAt(++i)));
+      re += lit(pattern.charCodeAt(++i));
     } else if (c === 0x5b /* [ */) {
-      const br = bracket(pattern, i, fold);
+      const br = bracket(pattern, i, fold, casefold);
       if (br === null) re += esc(c);
       else if (br.never) return null;
       else {
         re += br.source;
         i = br.end;
       }
-    } else re += esc(fold(c));
+    } else re += lit(c);
   }
   return new RegExp('^' + re + '$');
 }
 
 /** Parse a bracket starting at `start` ('['); null when unterminated (then '[' is literal). */
-function bracket(p: string, start: number, fold: (c: number) => number): { source: string; end: number; never?: boolean } | null {
+function bracket(p: string, start: number, fold: (c: number) => number, casefold = false): { source: string; end: number; never?: boolean } | null {
+  // Under casefold: the classes (tested on the byte as it is) and the folded singles/ranges.
+  const classes: RegExp[] = [];
+  const folded: Array<[number, number]> = [];
   let i = start + 1;
   let neg = false;
   if (p[i] === '!' || p[i] === '^') {
@@ -84,7 +95,10 @@ function bracket(p: string, start: number, fold: (c: number) => number): { sourc
       if (kind === ':') {
         const cls = CLASSES[inner];
         if (cls === undefined) never = true;
-        else body += cls;
+        else {
+          body += cls;
+          classes.push(new RegExp(`[${cls}]`));
+        }
         continue;
       }
       if (inner.length !== 1) {
@@ -92,6 +106,13 @@ function bracket(p: string, start: number, fold: (c: number) => number): { sourc
         continue;
       }
       lo = inner.charCodeAt(0);
+      if (kind === '=' || p[i] !== '-') {
+        // [=c=] and [.c.] compare the name's byte unfolded, even under FNM_CASEFOLD;
+        // [=c=] starts no range.
+        body += esc(lo);
+        classes.push(new RegExp(esc(lo)));
+        continue;
+      }
     } else if (ch === '\\') {
       if (i + 1 >= p.length) return null;
       lo = p.charCodeAt(i + 1);
@@ -121,11 +142,22 @@ function bracket(p: string, start: number, fold: (c: number) => number): { sourc
       const a = fold(lo);
       const b = fold(hi);
       if (a <= b) body += esc(a) + '-' + esc(b);
+      if (a <= b) folded.push([a, b]);
       continue;
     }
     body += esc(fold(lo));
+    folded.push([fold(lo), fold(lo)]);
   }
-  if (never && !neg) return { source: '', end: i, never: true };
+  if (casefold) {
+    body = '';
+    for (let c = 0; c < 256; c++) {
+      const f = lowerAscii(c);
+      const ch = String.fromCharCode(c);
+      if (classes.some((r) => r.test(ch)) || folded.some(([a, b]) => f >= a && f <= b)) body += esc(c);
+    }
+  }
+  // An unknown class makes fnmatch fail (no match), negated or not.
+  if (never) return { source: '', end: i, never: true };
   if (body === '') return { source: neg ? '[^]' : '(?!)', end: i };
   return { source: '[' + (neg ? '^' : '') + body + ']', end: i };
 }
@@ -147,6 +179,5 @@ export function compileGlob(pattern: string, casefold: boolean): GlobMatcher {
     }
     if (!/[*?[\\]/.test(pattern)) return { test: (s) => s === pattern };
   }
-  if (casefold) return { test: (s) => re.test(foldAscii(s)) };
   return re;
 }
