@@ -71,6 +71,15 @@ export class Walker implements EvalContext {
     return this.plan.follow === 'L' || (this.plan.follow === 'H' && e.depth === 0);
   }
 
+  /** Exact nanosecond times of the entry (as stat-ed), or null when they cannot be read. */
+  times(e: Entry): { atime: bigint; mtime: bigint; ctime: bigint } | null {
+    try {
+      return this.ctx.fs.timesNs(e.path, this.ctx.cwd, this.followHere(e));
+    } catch {
+      return null;
+    }
+  }
+
   typeOf(e: Entry): string | null {
     if (e.type !== null && !(e.type === 'symlink' && this.followHere(e))) return e.type;
     const st = this.stat(e);
@@ -121,6 +130,11 @@ export class Walker implements EvalContext {
 
   remove(e: Entry): boolean {
     if (e.path === '.') return true;
+    if (/(^|\/)\.\/*$/.test(e.path) && this.typeOf(e) === 'dir') {
+      // rmdir("./") or rmdir("d/."): the kernel refuses a final "." with EINVAL.
+      this.warn(`cannot delete ${localeQuote(e.path)}: Invalid argument`);
+      return false;
+    }
     try {
       if (this.typeOf(e) === 'dir') this.ctx.fs.rmdir(e.path, this.ctx.cwd);
       else this.ctx.fs.unlink(e.path, this.ctx.cwd);
@@ -186,6 +200,12 @@ export class Walker implements EvalContext {
       }
     }
     e.type = typeOfStats(e.st!);
+    if (e.type !== 'dir' && e.type !== 'symlink' && path.endsWith('/')) {
+      // GNU: lstat("file/") fails with ENOTDIR; the Vfs drops the trailing slash.
+      this.warn(`${localeQuote(path)}: Not a directory`);
+      await this.flush(false);
+      return;
+    }
     await this.visit(e);
   }
 
@@ -195,7 +215,11 @@ export class Walker implements EvalContext {
     if (!plan.depthFirst && e.depth >= plan.mindepth) this.evaluate(e);
     if (this.quit) return;
     const descend = !this.pruned || plan.depthFirst;
-    if (descend && e.depth < plan.maxdepth && this.typeOf(e) === 'dir') await this.walkDir(e);
+    if (descend && e.depth < plan.maxdepth && this.typeOf(e) === 'dir') {
+      // fts stats a directory when it enters it: -mtime etc. on it after -delete emptied it see the old times.
+      if (plan.deletes && plan.depthFirst) this.stat(e);
+      await this.walkDir(e);
+    }
     if (this.quit) return;
     if (plan.depthFirst && e.depth >= plan.mindepth) this.evaluate(e);
     if (this.used >= FLUSH_AT || this.errs.length > 0) await this.flush(false);

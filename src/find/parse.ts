@@ -19,6 +19,8 @@ export interface FindPlan {
   maxdepth: number;
   mindepth: number;
   depthFirst: boolean;
+  /** -delete is used: a directory's stat is taken before its children go (as fts does). */
+  deletes?: boolean;
   /** Warnings printed while parsing (-printf escapes), without the "find: " prefix. */
   warnings: string[];
 }
@@ -96,6 +98,7 @@ export function parseFind(args: string[], env: ParseEnv): FindPlan {
       throw new FindError('The -delete action automatically turns on -depth, but -prune does nothing when -depth is in effect.  If you want to carry on anyway, just explicitly use the -depth option.');
     }
     plan.depthFirst = true;
+    plan.deletes = true;
   }
   return plan;
 }
@@ -147,7 +150,8 @@ class ExprParser {
 
   private expectAfter(op: string): void {
     const t = this.peek();
-    if (t === undefined) throw new FindError(`expected an expression after '${op}'`);
+    // GNU names the operator only when its artificial ') -print' follows (no action given).
+    if (t === undefined) throw new FindError(this.hasAction ? 'invalid expression' : `expected an expression after '${op}'`);
     if (t === ')') throw new FindError(`expected an expression between '${op}' and ')'`);
   }
 
@@ -194,7 +198,7 @@ class ExprParser {
     if (t === '(') {
       this.pos++;
       if (this.peek() === ')') throw new FindError('invalid expression; empty parentheses are not allowed.');
-      if (this.peek() === undefined) throw new FindError("invalid expression; I was expecting to find a ')' somewhere but did not see one.");
+      if (this.peek() === undefined) throw new FindError("invalid expression; expected to find a ')' but didn't see one. Perhaps you need an extra predicate after '('");
       const e = this.parseComma();
       if (this.peek() !== ')') throw new FindError("invalid expression; I was expecting to find a ')' somewhere but did not see one.");
       this.pos++;
@@ -357,6 +361,7 @@ class ExprParser {
             c.out(renderFormat(segs, {
               path: e.bytes, root: e.root, depth: e.depth,
               stat: () => c.stat(e),
+              times: () => c.times(e),
               linkTarget: () => (c.typeOf(e) === 'symlink' ? c.linkTarget(e) ?? '' : ''),
               followedType: () => {
                 if (c.typeOf(e) !== 'symlink') {
@@ -381,7 +386,8 @@ class ExprParser {
       case '-delete':
         this.usesDelete = true;
         return this.action(t, (e, c) => c.remove(e));
-      case '-quit': return this.action(t, () => { throw new Quit(); });
+      // GNU: -quit does not suppress the implicit -print (no_default_print is false).
+      case '-quit': return this.pred(t, () => { throw new Quit(); });
       case '-prune':
         this.usesPrune = true;
         return this.pred(t, (_e, c) => { c.prune(); return true; });

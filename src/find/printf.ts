@@ -3,7 +3,7 @@
  * Everything here works on byte strings (latin1: one char = one byte).
  */
 import type { Stats } from 'node:fs';
-import { modeString, timeOf, userName, groupName, type TimeSpec } from '../command/format.js';
+import { modeString, timeOf, timeOfNs, userName, groupName, type TimeSpec } from '../command/format.js';
 
 /** UTF-8 text (argv, file names from the Vfs) as a byte string. */
 export function bytesOf(s: string): string {
@@ -293,6 +293,8 @@ export interface PrintSubject {
   linkTarget(): string;
   /** Type letter following a symlink (%Y). */
   followedType(): string;
+  /** Exact nanosecond times (the Stats' float milliseconds lose the last digits). */
+  times?(): { atime: bigint; mtime: bigint; ctime: bigint } | null;
 }
 
 export function typeLetter(st: Stats): string {
@@ -348,6 +350,11 @@ export function renderFormat(segs: Segment[], f: PrintSubject): string {
       if (st === null) throw new MissingStat();
       return st;
     };
+    const time = (k: 'atime' | 'mtime' | 'ctime'): TimeSpec => {
+      const st = need();
+      const ns = f.times?.();
+      return ns ? timeOfNs(ns[k]) : timeOf(st[`${k}Ms`]);
+    };
     switch (seg.directive) {
       case 'p': out += padStr(f.path, seg); break;
       case 'f': out += padStr(baseNameOf(f.path), seg); break;
@@ -380,12 +387,12 @@ export function renderFormat(segs: Segment[], f: PrintSubject): string {
         out += padStr(formatG(st.size === 0 ? 1 : (st.blocks * 512) / st.size), seg);
         break;
       }
-      case 'a': out += padStr(ctimeFormat(timeOf(need().atimeMs)), seg); break;
-      case 'c': out += padStr(ctimeFormat(timeOf(need().ctimeMs)), seg); break;
-      case 't': out += padStr(ctimeFormat(timeOf(need().mtimeMs)), seg); break;
-      case 'A': out += padStr(formatTime(timeOf(need().atimeMs), seg.timeKind!), seg); break;
-      case 'C': out += padStr(formatTime(timeOf(need().ctimeMs), seg.timeKind!), seg); break;
-      case 'T': out += padStr(formatTime(timeOf(need().mtimeMs), seg.timeKind!), seg); break;
+      case 'a': out += padStr(ctimeFormat(time('atime')), seg); break;
+      case 'c': out += padStr(ctimeFormat(time('ctime')), seg); break;
+      case 't': out += padStr(ctimeFormat(time('mtime')), seg); break;
+      case 'A': out += padStr(formatTime(time('atime'), seg.timeKind!), seg); break;
+      case 'C': out += padStr(formatTime(time('ctime'), seg.timeKind!), seg); break;
+      case 'T': out += padStr(formatTime(time('mtime'), seg.timeKind!), seg); break;
       default: break;
     }
   }

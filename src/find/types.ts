@@ -25,6 +25,8 @@ export interface Entry {
 /** What predicates may ask of the walker. All synchronous. */
 export interface EvalContext {
   stat(e: Entry): Stats | null;
+  /** Exact nanosecond times (-printf %T@ and friends), null when unreadable. */
+  times(e: Entry): { atime: bigint; mtime: bigint; ctime: bigint } | null;
   /** Type of the entry: file, dir, symlink or other (stat only when readdir did not say). */
   typeOf(e: Entry): string | null;
   /** Append output bytes (byte string). */
