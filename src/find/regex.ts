@@ -12,8 +12,8 @@
  *   emacs, findutils-default (the default)      -> rewritten to the nearest GNU BRE:
  *       `+` `?` are operators (become `\+` `\?`), `\+` `\?` `\{` `\}` are literals,
  *       `{` `}` are literals (no intervals), `\( \) \| \1..\9 \w \W \< \> \b \B \` \'`
- *       keep their meaning. Deviation: emacs syntax has no `[[:class:]]`; nosh reads
- *       such a bracket as a class where glibc would read the characters `[ : a l ...`.
+ *       keep their meaning. Emacs syntax has no `[[:class:]]`: `[[:digit:]]` is the list
+ *       of `[ : d i g t` followed by a literal `]`, as glibc reads it.
  * `.` and negated lists match a newline in a file name (RE_DOT_NEWLINE).
  */
 import { assertCompiles, compileRegex, RegexSyntaxError, type RegexOptions } from '../regex/index.js';
@@ -36,17 +36,32 @@ export function emacsToBasic(p: string): string {
       else out += '\\' + d;
     } else if (c === '+' || c === '?') out += '\\' + c;
     else if (c === '[') {
-      // Copy a bracket expression verbatim (']' first is a member).
+      // Copy a bracket expression (']' first is a member). Emacs syntax has no
+      // [:class:] (no RE_CHAR_CLASSES): a '[' before ':' is a plain member, moved to
+      // the end of the list so that the BRE does not read a class there.
       let j = i + 1;
       if (p[j] === '^') j++;
       if (p[j] === ']') j++;
+      let body = p.slice(i, j);
+      let bracketMember = false;
       while (j < p.length && p[j] !== ']') {
-        if (p[j] === '[' && (p[j + 1] === ':' || p[j + 1] === '.' || p[j + 1] === '=')) {
+        if (p[j] === '[' && p[j + 1] === ':') {
+          bracketMember = true;
+          j++;
+        } else if (p[j] === '[' && (p[j + 1] === '.' || p[j + 1] === '=')) {
           const close = p.indexOf(p[j + 1]! + ']', j + 2);
-          j = close < 0 ? j + 1 : close + 2;
-        } else j++;
+          const end = close < 0 ? j + 1 : close + 2;
+          body += p.slice(j, end);
+          j = end;
+        } else body += p[j++];
       }
-      out += p.slice(i, j + 1);
+      if (j >= p.length) {
+        // Unterminated: leave it to the BRE compiler's error.
+        out += p.slice(i);
+        i = p.length;
+        continue;
+      }
+      out += body + (bracketMember ? '[' : '') + ']';
       i = j;
     } else out += c;
   }
