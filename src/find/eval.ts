@@ -73,11 +73,13 @@ export class Walker implements EvalContext {
 
   /** Exact nanosecond times of the entry (as stat-ed), or null when they cannot be read. */
   times(e: Entry): { atime: bigint; mtime: bigint; ctime: bigint } | null {
+    if (e.ns !== undefined) return e.ns;
     try {
-      return this.ctx.fs.timesNs(e.path, this.ctx.cwd, this.followHere(e));
+      e.ns = this.ctx.fs.timesNs(e.path, this.ctx.cwd, this.followHere(e));
     } catch {
-      return null;
+      e.ns = null;
     }
+    return e.ns;
   }
 
   typeOf(e: Entry): string | null {
@@ -217,7 +219,7 @@ export class Walker implements EvalContext {
     const descend = !this.pruned || plan.depthFirst;
     if (descend && e.depth < plan.maxdepth && this.typeOf(e) === 'dir') {
       // fts stats a directory when it enters it: -mtime etc. on it after -delete emptied it see the old times.
-      if (plan.deletes && plan.depthFirst) this.stat(e);
+      if (plan.deletes && plan.depthFirst && this.stat(e) !== null) this.times(e);
       await this.walkDir(e);
     }
     if (this.quit) return;

@@ -15,6 +15,8 @@ export interface Entry {
   type: DirEntry['type'] | null;
   /** lstat (or stat under -L), fetched lazily; null when it failed. */
   st?: Stats | null;
+  /** Nanosecond times, fetched with the first %T-like directive (or before -delete empties a directory). */
+  ns?: { atime: bigint; mtime: bigint; ctime: bigint } | null;
   /** The open directory it was listed in (while that is being walked) and its name there. */
   dir?: DirHandle;
   name?: string;
