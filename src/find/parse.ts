@@ -120,6 +120,8 @@ const cmpNum = (cmp: Cmp, v: number, n: number) => (cmp === 'gt' ? v > n : cmp =
 class ExprParser {
   pos: number;
   hasAction = false;
+  /** The last predicate, option or operator read (GNU's last_pred), for the unquoted-pattern hint. */
+  lastName = '(';
   usesDelete = false;
   usesPrune = false;
   explicitDepth = false;
@@ -159,6 +161,7 @@ class ExprParser {
     let left = this.parseOr();
     while (this.peek() === ',') {
       this.pos++;
+      this.lastName = ',';
       this.expectAfter(',');
       left = { kind: 'comma', left, right: this.parseOr() };
     }
@@ -169,6 +172,7 @@ class ExprParser {
     let left = this.parseAnd();
     while (this.peek() === '-o' || this.peek() === '-or') {
       const op = this.args[this.pos++]!;
+      this.lastName = op;
       this.expectAfter(op);
       left = { kind: 'or', left, right: this.parseAnd() };
     }
@@ -182,6 +186,7 @@ class ExprParser {
       if (t === undefined || t === ')' || t === '-o' || t === '-or' || t === ',') return left;
       if (t === '-a' || t === '-and') {
         this.pos++;
+        this.lastName = t;
         this.expectAfter(t);
       }
       left = { kind: 'and', left, right: this.parseUnary() };
@@ -192,22 +197,36 @@ class ExprParser {
     const t = this.peek()!;
     if (t === '!' || t === '-not') {
       this.pos++;
+      this.lastName = t;
       this.expectAfter(t);
       return { kind: 'not', expr: this.parseUnary() };
     }
     if (t === '(') {
       this.pos++;
+      this.lastName = t;
       if (this.peek() === ')') throw new FindError('invalid expression; empty parentheses are not allowed.');
       if (this.peek() === undefined) throw new FindError("invalid expression; expected to find a ')' but didn't see one. Perhaps you need an extra predicate after '('");
       const e = this.parseComma();
       if (this.peek() !== ')') throw new FindError("invalid expression; I was expecting to find a ')' somewhere but did not see one.");
       this.pos++;
+      this.lastName = ')';
       return e;
     }
     if (BINARY.has(t)) throw new FindError(`invalid expression; you have used a binary operator '${t}' with nothing before it.`);
     if (t === ')') throw new FindError("you have too many ')'");
     this.pos++;
-    return this.primary(t);
+    const node = this.primary(t);
+    this.lastName = t;
+    return node;
+  }
+
+  /** GNU's error for a word where a predicate belongs, with its hint when a file of that name exists. */
+  private pathsMustPrecede(t: string): FindError {
+    let exists = false;
+    try {
+      exists = this.env.fs.exists(t, this.env.cwd);
+    } catch { /* no hint */ }
+    return new FindError(`paths must precede expression: \`${t}'` + (exists ? `\nfind: possible unquoted pattern after predicate \`${this.lastName}'?` : ''));
   }
 
   private arg(name: string): string {
@@ -395,8 +414,8 @@ class ExprParser {
         if (UNSUPPORTED.has(t) || /^-newer[amctB][amctBt]$/.test(t)) {
           throw new FindError(`${t} is not supported by nosh; list candidates with other tests (-name, -type, -perm, -uid, -newer...) instead.`);
         }
-        if (t.startsWith('-')) throw new FindError(`unknown predicate \`${t}'`);
-        throw new FindError(`paths must precede expression: \`${t}'`);
+        if (t.startsWith('-') && t.length > 1) throw new FindError(`unknown predicate \`${t}'`);
+        throw this.pathsMustPrecede(t);
     }
   }
 
