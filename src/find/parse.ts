@@ -224,7 +224,8 @@ class ExprParser {
   private pathsMustPrecede(t: string): FindError {
     let exists = false;
     try {
-      exists = this.env.fs.exists(t, this.env.cwd);
+      // access(F_OK): 'file/' fails with ENOTDIR.
+      exists = this.env.fs.exists(t, this.env.cwd) && (!t.endsWith('/') || this.env.fs.stat(t, this.env.cwd).isDirectory());
     } catch { /* no hint */ }
     return new FindError(`paths must precede expression: \`${t}'` + (exists ? `\nfind: possible unquoted pattern after predicate \`${this.lastName}'?` : ''));
   }

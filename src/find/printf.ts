@@ -114,7 +114,8 @@ export function compileFormat(format: string, warn: (msg: string) => void): Segm
       while (j < f.length && f[j]! >= '0' && f[j]! <= '9') precision = precision * 10 + (f.charCodeAt(j++) - 48);
     }
     const d = f[j];
-    if (d === undefined) throw new FormatError('error: % at end of format string');
+    // GNU reads the terminating NUL as the directive after flags, width or precision.
+    if (d === undefined) throw new FormatError("error: the format directive `%\0' is reserved for future use");
     const spec = f.slice(i, j);
     if (d === 'A' || d === 'C' || d === 'T') {
       const k = f[j + 1];
@@ -313,16 +314,20 @@ export function baseNameOf(path: string): string {
   let end = path.length;
   while (end > 1 && path[end - 1] === '/') end--;
   const i = path.lastIndexOf('/', end - 1);
-  if (i < 0) return path;
   if (end === 1 && path[0] === '/') return '/';
-  // base_name keeps trailing slashes of the last component.
-  return path.slice(i + 1);
+  // base_name keeps one trailing slash of the last component ('d//' -> 'd/').
+  return path.slice(i + 1, end) + (end < path.length ? '/' : '');
 }
 
-/** %h: leading directories, '.' when there are none. */
+/**
+ * %h: leading directories, '.' when there are none. As GNU prints it for a start point with
+ * trailing slashes: 'd/e//' -> 'd', 'd//e/' -> 'd/', 'dir/' -> '.', but a one-byte name
+ * keeps all but its last slash: 'd/' -> 'd', 'd///' -> 'd//', './/' -> './' (GNU 4.9 quirk).
+ */
 export function dirPart(path: string): string {
   let p = path;
   while (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
+  if (p.length === 1 && p !== '/' && path.length > 1) return path.slice(0, path.lastIndexOf('/'));
   const i = p.lastIndexOf('/');
   if (i < 0) return '.';
   if (i === 0) return p === '/' ? '' : '/';
