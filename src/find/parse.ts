@@ -334,9 +334,23 @@ class ExprParser {
         }
         const refMs = st.mtimeMs;
         const field = t === '-newer' ? 'mtimeMs' : t === '-anewer' ? 'atimeMs' : 'ctimeMs';
+        const nsField = t === '-newer' ? 'mtime' : t === '-anewer' ? 'atime' : 'ctime';
+        let refNs: bigint | null | undefined;
         return this.pred(t, (e, c) => {
           const s = c.stat(e);
-          return s !== null && s[field] > refMs;
+          if (s === null) return false;
+          // The float milliseconds hold about 0.24 µs at today's epoch: close calls use nanoseconds.
+          if (Math.abs(s[field] - refMs) >= 0.01) return s[field] > refMs;
+          if (refNs === undefined) {
+            try {
+              refNs = this.env.fs.timesNs(ref, this.env.cwd, this.plan.follow !== 'P').mtime;
+            } catch {
+              refNs = null;
+            }
+          }
+          const ns = c.times(e);
+          if (refNs === null || ns === null) return s[field] > refMs;
+          return ns[nsField] > refNs;
         });
       }
       case '-perm': return this.permPred();
