@@ -8,6 +8,7 @@ import type { Vfs } from '../vfs/index.js';
 import { VfsError } from '../vfs/index.js';
 import { compileMode, adjustMode } from '../command/fileops.js';
 import { compileGlob } from './fnmatch.js';
+import { linkTargetStat } from '../command/listing.js';
 import { compileFindRegex, FindRegexError, REGEX_TYPES } from './regex.js';
 import { compileFormat, FormatError, formatNeedsStat, renderFormat, MissingStat, bytesOf, baseNameOf, localeQuote, typeLetter } from './printf.js';
 import { FindError, Quit, type Node, type PredFn } from './types.js';
@@ -224,8 +225,9 @@ class ExprParser {
   private pathsMustPrecede(t: string): FindError {
     let exists = false;
     try {
-      // access(F_OK): 'file/' fails with ENOTDIR.
-      exists = this.env.fs.exists(t, this.env.cwd) && (!t.endsWith('/') || this.env.fs.stat(t, this.env.cwd).isDirectory());
+      // access(F_OK) follows symlinks (a dangling one does not exist); 'file/' fails with ENOTDIR.
+      const st = linkTargetStat(this.env.fs, t.length > 1 ? t.replace(/\/+$/, '') || '/' : t, this.env.cwd);
+      exists = st !== null && (!t.endsWith('/') || st.isDirectory());
     } catch { /* no hint */ }
     return new FindError(`paths must precede expression: \`${t}'` + (exists ? `\nfind: possible unquoted pattern after predicate \`${this.lastName}'?` : ''));
   }
