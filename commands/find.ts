@@ -49,6 +49,7 @@ const def = defineCommand({
         return 0;
       }
       if (e instanceof FindError) {
+        for (const w of e.warnings) await ctx.warn(w);
         await ctx.warn(e.message);
         return e.status;
       }

@@ -73,6 +73,15 @@ const BINARY = new Set(['-a', '-and', '-o', '-or', ',']);
 
 export function parseFind(args: string[], env: ParseEnv): FindPlan {
   const plan: FindPlan = { follow: 'P', paths: [], expr: { kind: 'pred', name: '-true', fn: () => true }, maxdepth: Infinity, mindepth: 0, depthFirst: false, warnings: [] };
+  try {
+    return parseInto(args, env, plan);
+  } catch (e) {
+    if (e instanceof FindError) e.warnings = plan.warnings;
+    throw e;
+  }
+}
+
+function parseInto(args: string[], env: ParseEnv, plan: FindPlan): FindPlan {
   let i = 0;
   for (; i < args.length; i++) {
     const a = args[i]!;
@@ -534,6 +543,9 @@ class ExprParser {
     if (changes === null) throw new FindError(`invalid mode ${localeQuote(v)}`);
     const forFile = adjustMode(0, false, 0, changes).mode;
     const forDir = adjustMode(0, true, 0, changes).mode;
+    if (kind === 'any' && forFile === 0 && forDir === 0) {
+      this.plan.warnings.push(`warning: you have specified a mode pattern ${v} (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.`);
+    }
     return this.pred('-perm', (e, c) => {
       const s = c.stat(e);
       if (s === null) return false;

@@ -57,6 +57,8 @@ export type Node =
 
 /** A command-line error: printed as "find: message", exit `status`. */
 export class FindError extends Error {
+  /** Warnings issued while parsing before the error (GNU prints them first). */
+  warnings: string[] = [];
   constructor(message: string, readonly status = 1) {
     super(message);
   }
