@@ -13,10 +13,14 @@ const FLUSH_AT = 64 * 1024;
 export class Out {
   buf = '';
   missing = false;
-  constructor(private readonly sink: (b: Buffer) => void | Promise<void>) {}
+  /** GNU writes the missing line end as the buffer delimiter (NUL under -z). */
+  constructor(
+    private readonly sink: (b: Buffer) => void | Promise<void>,
+    private readonly eol = '\n',
+  ) {}
   put(s: string): void {
     if (this.missing) {
-      this.buf += '\n';
+      this.buf += this.eol;
       this.missing = false;
     }
     this.buf += s;
@@ -24,12 +28,19 @@ export class Out {
   /** The pattern space (or part of it), followed by the delimiter unless the input line lacked one. */
   putLine(s: string, nl: boolean, delim: string): void {
     if (this.missing) {
-      this.buf += '\n';
+      this.buf += this.eol;
       this.missing = false;
     }
     this.buf += s;
     if (nl) this.buf += delim;
     else this.missing = true;
+  }
+  /** Ends a line left unterminated (GNU's output_missing_newline), as q does. */
+  endLine(): void {
+    if (this.missing) {
+      this.buf += this.eol;
+      this.missing = false;
+    }
   }
   async flush(): Promise<void> {
     if (this.buf.length === 0) return;
@@ -150,8 +161,8 @@ export class SedRunner {
 
   constructor(private readonly ctx: CommandContext, private readonly prog: Program, private readonly o: ExecOptions) {
     this.delim = o.nullData ? '\0' : '\n';
-    this.stdoutOut = new Out((b) => ctx.stdout.write(b));
-    this.stderrOut = new Out((b) => ctx.stderr.write(b));
+    this.stdoutOut = new Out((b) => ctx.stdout.write(b), this.delim);
+    this.stderrOut = new Out((b) => ctx.stderr.write(b), this.delim);
     this.out = this.stdoutOut;
     this.usesLast = prog.cmds.some((c) => c.a1?.kind === 'last' || c.a2?.kind === 'last');
   }
@@ -170,7 +181,7 @@ export class SedRunner {
           throw e;
         }
         this.writers.push(w);
-        this.wouts.set(name, new Out((b) => w.write(b)));
+        this.wouts.set(name, new Out((b) => w.write(b), this.delim));
       }
     }
   }
@@ -220,12 +231,13 @@ export class SedRunner {
         fs.createWriter(backup, this.ctx.cwd).writeAll(fs.readChunks(name, this.ctx.cwd));
       }
       const w = fs.createWriter(name, this.ctx.cwd);
-      const fileOut = new Out((b) => w.write(b));
+      const fileOut = new Out((b) => w.write(b), this.delim);
       this.out = fileOut;
       try {
         this.pending = [name];
         this.cur = null;
         this.lineNo = 0;
+        this.hold = ''; // GNU starts each file of -s/-i with an empty hold space
         this.resetRanges();
         await this.loop();
         await fileOut.flush();
@@ -300,6 +312,7 @@ export class SedRunner {
         // -s: next file, line numbers and ranges restart
         this.cur = null;
         this.lineNo = 0;
+        this.hold = ''; // GNU starts each file of -s/-i with an empty hold space
         this.resetRanges();
         if (!(await this.ready(false))) return this.read();
       } else return null;
@@ -355,6 +368,7 @@ export class SedRunner {
         }
       }
       if (print) this.out.putLine(this.ps, this.psNl, this.delim);
+      if (this.quitStatus !== null && this.quitDump) this.out.endLine();
       if (!restart && (this.quitStatus === null || this.quitDump)) this.dumpAppend();
       if (this.out.buf.length >= FLUSH_AT) await this.out.flush();
       if (this.stdoutOut !== this.out && this.stdoutOut.buf.length >= FLUSH_AT) await this.stdoutOut.flush();
@@ -364,6 +378,11 @@ export class SedRunner {
   }
 
   private quitDump = false;
+
+  /** i and c end their text with the line delimiter (NUL under -z); a keeps its newline. */
+  private lineText(t: string): string {
+    return t.endsWith('\n') ? t.slice(0, -1) + this.delim : t;
+  }
 
   private dumpAppend(): void {
     if (this.append.length === 0) return;
@@ -403,30 +422,54 @@ export class SedRunner {
     }
   }
 
+  /**
+   * Range state: 0 waiting for a1, 1 active, 2 closed for good. GNU enters a range whose first
+   * address is a line number on the first line at or past it that the command sees (lines
+   * skipped by n/N or branches count), and never enters it again. While active, a line-number
+   * a2 ends it without matching once passed; addr,+N and addr,~N match the line that reaches
+   * or passes their end.
+   */
   private matchAddress(c: Cmd): boolean {
     if (!c.a2) return this.matchOne(c.a1!);
     const l = this.lineNo;
     const a2 = c.a2;
+    const close = (): void => {
+      c.range = c.a1!.kind === 'line' ? 2 : 0;
+    };
     if (c.range === 1) {
-      if (a2.kind === 'line' || a2.kind === 'plus' || a2.kind === 'tilde') {
-        if (c.rangeEnd <= l) c.range = 0;
-        return l <= c.rangeEnd;
+      if (a2.kind === 'line') {
+        if (a2.n <= l) close();
+        return l <= a2.n;
       }
-      if (this.matchOne(a2)) c.range = 0;
+      if (a2.kind === 'plus' || a2.kind === 'tilde') {
+        if (c.rangeEnd <= l) close();
+        return true;
+      }
+      if (this.matchOne(a2)) close();
       return true;
     }
-    if (!this.matchOne(c.a1!)) return false;
+    if (c.range === 2) return false;
+    if (c.a1!.kind === 'line' ? l < c.a1!.n : !this.matchOne(c.a1!)) return false;
     switch (a2.kind) {
       case 'line':
-        if (a2.n <= l) return true;
+        if (a2.n <= l) {
+          close();
+          return true;
+        }
         c.rangeEnd = a2.n;
         break;
       case 'plus':
-        if (a2.n === 0) return true;
+        if (a2.n === 0) {
+          close();
+          return true;
+        }
         c.rangeEnd = l + a2.n;
         break;
       case 'tilde':
-        if (a2.n === 0) return true;
+        if (a2.n === 0) {
+          close();
+          return true;
+        }
         c.rangeEnd = l + a2.n - (l % a2.n);
         break;
       default:
@@ -470,14 +513,15 @@ export class SedRunner {
         this.out.put(`${this.lineNo}${this.delim}`);
         return undefined;
       case 'a':
-        if (c.text) this.append.push({ text: c.text });
+        // even an empty text ends an unterminated last line, as in GNU
+        this.append.push({ text: c.text ?? '' });
         return undefined;
       case 'i':
-        if (c.text) this.out.put(c.text);
+        if (c.text) this.out.put(this.lineText(c.text));
         return undefined;
       case 'c':
         if (!c.a2 || c.range !== 1) {
-          if (c.text) this.out.put(c.text);
+          if (c.text) this.out.put(this.lineText(c.text));
         }
         return 'delete';
       case 'b':
