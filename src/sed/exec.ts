@@ -17,32 +17,38 @@ export class Out {
   constructor(
     private readonly sink: (b: Buffer) => void | Promise<void>,
     private readonly eol = '\n',
+    /** Write into this stream's buffer but keep an own missing-newline flag (GNU's w /dev/stdout). */
+    private readonly base?: Out,
   ) {}
+  private get target(): Out {
+    return this.base ?? this;
+  }
   put(s: string): void {
     if (this.missing) {
-      this.buf += this.eol;
+      this.target.buf += this.eol;
       this.missing = false;
     }
-    this.buf += s;
+    this.target.buf += s;
   }
   /** The pattern space (or part of it), followed by the delimiter unless the input line lacked one. */
   putLine(s: string, nl: boolean, delim: string): void {
     if (this.missing) {
-      this.buf += this.eol;
+      this.target.buf += this.eol;
       this.missing = false;
     }
-    this.buf += s;
-    if (nl) this.buf += delim;
+    this.target.buf += s;
+    if (nl) this.target.buf += delim;
     else this.missing = true;
   }
   /** Ends a line left unterminated (GNU's output_missing_newline), as q does. */
   endLine(): void {
     if (this.missing) {
-      this.buf += this.eol;
+      this.target.buf += this.eol;
       this.missing = false;
     }
   }
   async flush(): Promise<void> {
+    if (this.base) return this.base.flush();
     if (this.buf.length === 0) return;
     const b = Buffer.from(this.buf, 'latin1');
     this.buf = '';
@@ -170,7 +176,7 @@ export class SedRunner {
   /** Open the w files (truncating them) before reading input, as GNU does. */
   openWriteFiles(): void {
     for (const name of this.prog.wfiles) {
-      if (name === '/dev/stdout') this.wouts.set(name, this.stdoutOut);
+      if (name === '/dev/stdout') this.wouts.set(name, new Out(() => undefined, this.delim, this.stdoutOut));
       else if (name === '/dev/stderr') this.wouts.set(name, this.stderrOut);
       else {
         let w: AtomicWriter;
@@ -580,7 +586,7 @@ export class SedRunner {
         this.ps = '';
         return undefined;
       case 'l':
-        this.out.put(listLine(this.ps, c.int! >= 0 ? c.int! : this.o.lineLength) + this.delim);
+        this.out.put(listLine(this.ps, c.int! >= 0 ? c.int! : this.o.lineLength, this.delim) + this.delim);
         return undefined;
       case 'p':
         this.out.putLine(this.ps, this.psNl, this.delim);
@@ -796,7 +802,7 @@ function expandCase(sub: Subst, m: RegExpExecArray): string {
 const LIST_ESC: Record<number, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r', 92: '\\\\' };
 
 /** The `l` command's unambiguous form, wrapped at lineLen (0: never). */
-export function listLine(ps: string, lineLen: number): string {
+export function listLine(ps: string, lineLen: number, delim = '\n'): string {
   let out = '';
   let w = 0;
   for (let i = 0; i < ps.length; i++) {
@@ -806,7 +812,7 @@ export function listLine(ps: string, lineLen: number): string {
     else if (c >= 32 && c < 127) o = ps[i]!;
     else o = '\\' + c.toString(8).padStart(3, '0');
     if (lineLen > 0 && w + o.length > lineLen - 1) {
-      out += '\\\n';
+      out += '\\' + delim;
       w = 0;
     }
     out += o;

@@ -603,6 +603,10 @@ export function compileProgram(chunks: ScriptChunk[], opts: CompileOptions): Pro
     for (let i = 0; i <= b.chunk; i++) if (chunks[i]!.kind === 'e') expr++;
     fail('unmatched `{\'', { pos: 0, line: b.line, chunk: chunks[b.chunk]!, expr });
   }
+  // GNU keeps its jumps newest first, so the last unresolved one is reported
+  for (const j of [...jumps].reverse()) {
+    if (j.name !== '' && !labels.some((x) => x.name === j.name)) throw new SedError(`can't find label for jump to \`${j.name}'`, 4);
+  }
   for (const j of jumps) {
     if (j.name === '') {
       cmds[j.index]!.jump = cmds.length;
