@@ -395,13 +395,10 @@ export class SedRunner {
     for (const a of this.append) {
       if (a.text !== undefined) this.out.put(a.text);
       else if (a.file !== undefined) {
+        // GNU ends an unterminated line even when the file turns out unreadable
+        this.out.put('');
         try {
-          let first = true;
-          for (const chunk of this.ctx.fs.readChunks(a.file, this.ctx.cwd)) {
-            if (first) this.out.put('');
-            first = false;
-            this.out.buf += chunk.toString('latin1');
-          }
+          for (const chunk of this.ctx.fs.readChunks(a.file, this.ctx.cwd)) this.out.buf += chunk.toString('latin1');
         } catch {
           // GNU ignores unreadable r files
         }
@@ -413,7 +410,7 @@ export class SedRunner {
   private matchOne(a: Addr): boolean {
     switch (a.kind) {
       case 'line':
-        return this.lineNo === a.n;
+        return a.n === 0 ? this.lineNo === 1 : this.lineNo === a.n; // 0 only in 0r
       case 'step':
         return this.lineNo >= a.n && (this.lineNo - a.n) % a.step === 0;
       case 'last':
@@ -477,6 +474,13 @@ export class SedRunner {
           return true;
         }
         c.rangeEnd = l + a2.n - (l % a2.n);
+        break;
+      case 'step':
+        // GNU already tries first~step on the line that starts the range
+        if (this.matchOne(a2)) {
+          close();
+          return true;
+        }
         break;
       default:
         break;
@@ -606,7 +610,14 @@ export class SedRunner {
         this.quitDump = false;
         return QUIT;
       case 'r':
-        this.append.push({ file: c.fname! });
+        if (c.a1?.kind === 'line' && c.a1.n === 0 && !c.a2) {
+          // 0r: GNU writes the file at once, ahead of any pending missing newline
+          try {
+            for (const chunk of this.ctx.fs.readChunks(c.fname!, this.ctx.cwd)) this.out.buf += chunk.toString('latin1');
+          } catch {
+            // unreadable r files are ignored
+          }
+        } else this.append.push({ file: c.fname! });
         return undefined;
       case 'R': {
         const line = this.readRLine(c.fname!);

@@ -408,8 +408,9 @@ export function compileProgram(chunks: ScriptChunk[], opts: CompileOptions): Pro
           cmd.a2 = a2!;
           ch = inNonblank();
         }
-        if (a1.kind === 'line' && a1.n === 0 && (!cmd.a2 || cmd.a2.kind !== 're')) fail('invalid usage of line address 0');
-        if (a1.kind === 'line' && a1.n === 0) cmd.range = 1;
+        // 0,/re/ and (GNU 4.9) 0r FILE, which reads FILE before the first line
+        if (a1.kind === 'line' && a1.n === 0 && (cmd.a2 ? cmd.a2.kind !== 're' : ch !== 114 /* r */)) fail('invalid usage of line address 0');
+        if (a1.kind === 'line' && a1.n === 0 && cmd.a2) cmd.range = 1;
       }
       if (ch === 33 /* ! */) {
         cmd.bang = true;
