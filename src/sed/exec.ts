@@ -202,7 +202,7 @@ export class SedRunner {
     } finally {
       await this.finish();
     }
-    return this.quitStatus ?? this.status;
+    return this.quitStatus !== null ? this.quitStatus & 0xff : this.status; // exit(256) is 0
   }
 
   private async finish(): Promise<void> {
@@ -347,7 +347,8 @@ export class SedRunner {
       const n = cmds.length;
       while (pc < n) {
         const c = cmds[pc]!;
-        if (c.a1 && this.matchAddress(c) === c.bang) {
+        // `!` without an address never runs its command, as in GNU
+        if (c.a1 ? this.matchAddress(c) === c.bang : c.bang) {
           pc = c.cmd === '{' ? c.jump! : pc + 1;
           continue;
         }

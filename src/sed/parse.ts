@@ -435,7 +435,7 @@ export function compileProgram(chunks: ScriptChunk[], opts: CompileOptions): Pro
           break;
         case '}':
           if (blocks.length === 0) fail('unexpected `}\'');
-          if (cmd.a1) fail("} doesn't want any addresses");
+          if (cmd.a1) fail("`}' doesn't want any addresses");
           readEndOfCmd();
           cmds[blocks.pop()!.index]!.jump = cmds.length + 1;
           break;
@@ -644,12 +644,23 @@ function countGroups(re: RegExp): number {
   return new RegExp(re.source + '|').exec('')!.length - 1;
 }
 
+/** glibc's strverscmp, which GNU's `v` uses: digit runs compare as numbers, a run with a leading zero is smaller. */
 function compareVersion(a: string, b: string): number {
-  const pa = a.split('.').map((x) => parseInt(x, 10) || 0);
-  const pb = b.split('.').map((x) => parseInt(x, 10) || 0);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
+  const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (i === a.length && i === b.length) return 0;
+  let j = i;
+  while (j > 0 && isDigit(a[j - 1])) j--;
+  const code = (s: string): number => (i < s.length ? s.charCodeAt(i) : 0);
+  if (!(isDigit(a[i]) && isDigit(b[i])) && !(j < i && (isDigit(a[i]) || isDigit(b[i])))) return code(a) - code(b);
+  const run = (s: string): string => /^[0-9]*/.exec(s.slice(j))![0];
+  const ra = run(a);
+  const rb = run(b);
+  const za = ra.startsWith('0');
+  const zb = rb.startsWith('0');
+  if (za !== zb) return za ? -1 : 1;
+  if (za) return code(a) - code(b);
+  if (ra.length !== rb.length) return ra.length - rb.length;
+  return code(a) - code(b);
 }
