@@ -429,7 +429,8 @@ export class SedRunner {
   /**
    * Range state: 0 waiting for a1, 1 active, 2 closed for good. GNU enters a range whose first
    * address is a line number on the first line at or past it that the command sees (lines
-   * skipped by n/N or branches count), and never enters it again. While active, a line-number
+   * skipped by n/N, d or branches), unless that line is also past a line-number end, and
+   * never enters it again. While active, a line-number
    * a2 ends it without matching once passed; addr,+N and addr,~N match the line that reaches
    * or passes their end.
    */
@@ -453,7 +454,10 @@ export class SedRunner {
       return true;
     }
     if (c.range === 2) return false;
-    if (c.a1!.kind === 'line' ? l < c.a1!.n : !this.matchOne(c.a1!)) return false;
+    if (c.a1!.kind === 'line') {
+      // a skipped-to line enters the range unless a line-number end is already passed too
+      if (l < c.a1!.n || (l !== c.a1!.n && a2.kind === 'line' && l > a2.n)) return false;
+    } else if (!this.matchOne(c.a1!)) return false;
     switch (a2.kind) {
       case 'line':
         if (a2.n <= l) {
