@@ -5,7 +5,7 @@
  */
 import type { CommandContext } from '../command/index.js';
 import { VfsError, type AtomicWriter } from '../vfs/index.js';
-import { SedError, type Addr, type Cmd, type Program, type Rx, type Subst } from './parse.js';
+import { countGroups, SedError, type Addr, type Cmd, type Program, type Rx, type Subst } from './parse.js';
 
 const FLUSH_AT = 64 * 1024;
 
@@ -680,6 +680,13 @@ export class SedRunner {
   private subst(sub: Subst): void {
     const re = this.regex(sub.rx);
     const ps = this.ps;
+    if (!sub.rx.re && sub.maxRef > 0 && sub.maxRef > countGroups(re)) {
+      // GNU checks s//\N against the last regex when it matches
+      re.lastIndex = 0;
+      if (re.test(ps)) {
+        throw new SedError(`-e expression #${this.prog.exprCount}, char 0: invalid reference \\${sub.maxRef} on \`s' command's RHS`, 1);
+      }
+    }
     if (sub.global && sub.nth <= 1 && !sub.hasCase && neverEmpty(re)) {
       re.lastIndex = 0;
       if (!re.test(ps)) return;

@@ -40,6 +40,8 @@ export interface Subst {
   out?: OutRef;
   /** The replacement has case conversions (slower path). */
   hasCase: boolean;
+  /** Highest \N in the replacement, checked at run time when the regex is empty (`s//`). */
+  maxRef: number;
 }
 
 /** A `w` destination: /dev/stdout, /dev/stderr or a file in the zone. */
@@ -516,7 +518,7 @@ export function compileProgram(chunks: ScriptChunk[], opts: CompileOptions): Pro
           const b2 = matchSlash(slash, false);
           if (b2 === null) fail("unterminated `s' command");
           const r = setupReplacement(b2!);
-          const sub: Subst = { rx: { re: null }, repl: r.parts, global: false, nth: 0, print: false, hasCase: r.hasCase };
+          const sub: Subst = { rx: { re: null }, repl: r.parts, global: false, nth: 0, print: false, hasCase: r.hasCase, maxRef: r.maxRef };
           let icase = false;
           let multi = false;
           let done = false;
@@ -640,7 +642,7 @@ function yText(s: string): string {
   return out;
 }
 
-function countGroups(re: RegExp): number {
+export function countGroups(re: RegExp): number {
   return new RegExp(re.source + '|').exec('')!.length - 1;
 }
 
