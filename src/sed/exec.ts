@@ -480,8 +480,9 @@ export class SedRunner {
         }
         c.rangeEnd = l + a2.n - (l % a2.n);
         break;
+      case 'last':
       case 'step':
-        // GNU already tries first~step on the line that starts the range
+        // GNU already tries $ and first~step on the line that starts the range
         if (this.matchOne(a2)) {
           close();
           return true;
