@@ -148,6 +148,8 @@ export class SedRunner {
   private lineNo = 0;
   private tflag = false;
   private lastRe: RegExp | null = null;
+  /** The last regex was an address's (GNU compiled it without groups and re-checks s//\N). */
+  private lastReAddr = false;
   private append: AppendItem[] = [];
   private readonly stdoutOut: Out;
   private readonly stderrOut: Out;
@@ -417,7 +419,7 @@ export class SedRunner {
       case 'last':
         return this.last;
       case 're': {
-        const re = this.regex(a.rx!);
+        const re = this.regex(a.rx!, true);
         re.lastIndex = 0;
         return re.test(this.ps);
       }
@@ -495,9 +497,10 @@ export class SedRunner {
     return true;
   }
 
-  private regex(rx: Rx): RegExp {
+  private regex(rx: Rx, addr = false): RegExp {
     if (rx.re) {
       this.lastRe = rx.re;
+      this.lastReAddr = addr;
       return rx.re;
     }
     if (!this.lastRe) throw new SedError(`-e expression #${this.prog.exprCount}, char 0: no previous regular expression`, 1);
@@ -681,12 +684,9 @@ export class SedRunner {
   private subst(sub: Subst): void {
     const re = this.regex(sub.rx);
     const ps = this.ps;
-    if (!sub.rx.re && sub.maxRef > 0 && sub.maxRef > countGroups(re)) {
-      // GNU checks s//\N against the last regex when it matches
-      re.lastIndex = 0;
-      if (re.test(ps)) {
-        throw new SedError(`-e expression #${this.prog.exprCount}, char 0: invalid reference \\${sub.maxRef} on \`s' command's RHS`, 1);
-      }
+    if (!sub.rx.re && this.lastReAddr && sub.maxRef > countGroups(re)) {
+      // GNU recompiles an address regex for s//\N and checks the reference then
+      throw new SedError(`-e expression #${this.prog.exprCount}, char 0: invalid reference \\${sub.maxRef} on \`s' command's RHS`, 1);
     }
     if (sub.global && sub.nth <= 1 && !sub.hasCase && neverEmpty(re)) {
       re.lastIndex = 0;
