@@ -116,7 +116,18 @@ export function compileMode(spec: string): ModeChange[] | null {
       if (c === 'u') { value = S_IRWXU; i++; }
       else if (c === 'g') { value = S_IRWXG; i++; }
       else if (c === 'o') { value = S_IRWXO; i++; }
-      else {
+      else if (c !== undefined && c >= '0' && c <= '7') {
+        // An operator and an octal number ("=755", "-022", "u+x,+644"), as gnulib's
+        // modechange: no who before it, nothing after it in its clause, the umask ignored.
+        if (affected) return null;
+        for (; at() !== undefined && at()! >= '0' && at()! <= '7'; i++) {
+          value = value * 8 + Number(at());
+          if (value > ALL_BITS) return null;
+        }
+        if (at() !== undefined && at() !== ',') return null;
+        changes.push({ op, flag: 'ordinary', affected: ALL_BITS, value, mentioned: ALL_BITS });
+        continue;
+      } else {
         flag = 'ordinary';
         for (;; i++) {
           const p = at();

@@ -10,6 +10,8 @@ describe('mkdir', () => {
   test.each([
     ['700', 0o700], ['0', 0o0], ['u=rwx,go=', 0o700], ['a+X,g-w', 0o757], ['go=,u=rx', 0o500], ['-w', 0o577],
     ['a-w', 0o555], ['u=g', 0o777], ['=,u+w', 0o200], ['1777', 0o1777],
+    // An operator and an octal number (GNU's modes, recorded under umask 022; the umask does not apply).
+    ['=700', 0o700], ['+644', 0o777], ['-644', 0o133], ['a=r,+700', 0o744], ['u+x,=640', 0o640], ['=0', 0o0],
     // The Vfs never sets setuid/setgid bits (a deliberate deviation from GNU's 2777).
     ['g+s', 0o777],
   ])('-m %s gives mode %o', async (spec, want) => {
