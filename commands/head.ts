@@ -1,10 +1,10 @@
-import { defineCommand, type CommandContext } from '../src/command/index.js';
+import { defineCommand, type CommandContext, type CommandDef } from '../src/command/index.js';
 import { parseCount } from '../src/command/gnu-number.js';
 import {
   argvError, asBuffer, fileChunks, firstOptionProblem, headerName, LastUnits, quoteAlways, openOperand, reportArgvError,
 } from '../src/command/head-tail.js';
 
-export default defineCommand({
+const def: CommandDef = defineCommand({
   name: 'head',
   summary: 'Print the first 10 lines of each FILE to standard output. With more than one FILE, precede each with a header giving the file name. With no FILE, or when FILE is -, read standard input.',
   usage: '[FILE]...',
@@ -69,6 +69,8 @@ export default defineCommand({
     return status;
   },
 });
+
+export default def;
 
 type Source = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
@@ -143,7 +145,7 @@ function preprocess(args: string[]): string[] {
     out.unshift(lines ? '-n' : '-c', m[1]! + mult);
     rest = args.slice(1);
   }
-  const problem = firstOptionProblem([...out, ...rest], 'cn', ['bytes', 'lines'], 'cnqvz', ['bytes', 'lines', 'quiet', 'silent', 'verbose', 'zero-terminated', 'help'], (opt, v) => {
+  const problem = firstOptionProblem(def, [...out, ...rest], (opt, v) => {
     const r = parseUnits(opt, v);
     return 'error' in r ? r.error : undefined;
   });

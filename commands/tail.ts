@@ -1,11 +1,11 @@
-import { defineCommand, type CommandContext } from '../src/command/index.js';
+import { defineCommand, type CommandContext, type CommandDef } from '../src/command/index.js';
 import { gnuQuote, parseCount, xstrtoumax } from '../src/command/gnu-number.js';
 import {
   argvError, asBuffer, fileChunks, firstOptionProblem, headerName, LastUnits, quoteAlways, openOperand, reportArgvError,
 } from '../src/command/head-tail.js';
 import type { RandomReader } from '../src/vfs/index.js';
 
-export default defineCommand({
+const def: CommandDef = defineCommand({
   name: 'tail',
   summary: 'Print the last 10 lines of each FILE to standard output. With more than one FILE, precede each with a header giving the file name. With no FILE, or when FILE is -, read standard input. (-f/--follow is refused: nosh runs each command to completion.)',
   usage: '[FILE]...',
@@ -95,6 +95,8 @@ export default defineCommand({
   },
 });
 
+export default def;
+
 type Source = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
 async function copy(ctx: CommandContext, source: Source): Promise<void> {
@@ -173,7 +175,7 @@ function lastLinesStart(reader: RandomReader, n: number, sep: number): number {
 function preprocess(args: string[]): string[] {
   const ob = obsolete(args);
   if (ob) return ob;
-  const problem = firstOptionProblem(args, 'cn', ['bytes', 'lines'], 'cnqvzfF', ['bytes', 'lines', 'quiet', 'silent', 'verbose', 'zero-terminated', 'follow', 'help'], (opt, v) => {
+  const problem = firstOptionProblem(def, args, (opt, v) => {
     const r = parseUnits(opt, v);
     return 'error' in r ? r.error : undefined;
   });

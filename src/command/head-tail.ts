@@ -6,8 +6,9 @@
  */
 import type { RandomReader } from '../vfs/index.js';
 import { VfsError } from '../vfs/index.js';
+import { walkOptions } from './options.js';
 import { quoteAlways } from './quote.js';
-import type { CommandContext } from './types.js';
+import type { CommandContext, CommandDef } from './types.js';
 
 /** quoteaf(), GNU's shell-escape-always quoting (see quote.ts). */
 export { quoteAlways };
@@ -31,45 +32,22 @@ export async function reportArgvError(ctx: CommandContext): Promise<number | und
 }
 
 /**
- * Walk argv as getopt would (flags in `withArg` take a value; long names in `longWithArg`
- * stand for the same letters) and return the first problem GNU reports while it is still
- * walking: a short option that is a digit, or a -c/-n value `badValue` rejects (GNU checks
- * each value as getopt hands it over). Stops, returning undefined, where getopt itself fails.
+ * The first problem GNU reports while getopt is still walking argv (walkOptions, from the
+ * command's declared flags): a short option that is a digit, or a -c/-n value `badValue`
+ * rejects (GNU checks each value as getopt hands it over). Undefined where getopt itself
+ * fails first, or when there is none.
  */
 export function firstOptionProblem(
-  args: string[], withArg: string, longWithArg: string[], known: string, longKnown: string[],
-  badValue: (opt: string, value: string) => string | undefined,
+  def: CommandDef, args: string[], badValue: (opt: string, value: string) => string | undefined,
 ): { digit: string } | { message: string } | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--') return undefined;
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      const name = eq < 0 ? a.slice(2) : a.slice(2, eq);
-      // An unknown long option: getopt stops there with its own error.
-      const matches = longKnown.filter((l) => l.startsWith(name));
-      if (name === '' || matches.length !== 1 || matches[0] === 'help') return undefined;
-      const long = longWithArg.indexOf(matches[0]!);
-      if (long < 0) {
-        if (eq >= 0) return undefined; // --quiet=x
-        continue;
-      }
-      if (eq < 0 && i + 1 >= args.length) return undefined;
-      const message = badValue(withArg[long]!, eq >= 0 ? a.slice(eq + 1) : args[++i]!);
+  for (const o of walkOptions(def, args, true)) {
+    if ('rest' in o) return undefined;
+    if (!('key' in o)) continue;
+    if (o.key === 'help') return undefined;
+    if (o.key === '#') return { digit: o.value };
+    if (o.key === 'c' || o.key === 'n') {
+      const message = badValue(o.key, o.value);
       if (message !== undefined) return { message };
-      continue;
-    }
-    if (!a.startsWith('-') || a.length < 2) continue;
-    for (let j = 1; j < a.length; j++) {
-      const ch = a[j]!;
-      if (ch >= '0' && ch <= '9') return { digit: ch };
-      if (!known.includes(ch)) return undefined;
-      if (withArg.includes(ch)) {
-        if (j === a.length - 1 && i + 1 >= args.length) return undefined;
-        const message = badValue(ch, j < a.length - 1 ? a.slice(j + 1) : args[++i]!);
-        if (message !== undefined) return { message };
-        break;
-      }
     }
   }
   return undefined;
