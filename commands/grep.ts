@@ -18,7 +18,7 @@
 import { defineCommand, UsageError, type CommandContext, type FlagSpec } from '../src/command/index.js';
 import { argmatch } from '../src/command/text-lines.js';
 import { RegexSyntaxError, translateRegex, type RegexDialect } from '../src/regex/index.js';
-import { VfsError } from '../src/vfs/index.js';
+import { VfsError, sortByName } from '../src/vfs/index.js';
 import type { DirHandle, WalkFile } from '../src/vfs/vfs.js';
 
 const WITH_ARG_SHORT = new Set(['e', 'f', 'm', 'A', 'B', 'C', 'd']);
@@ -588,7 +588,7 @@ class GrepRun {
       await this.fileError(display || '.', e);
       return;
     }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    sortByName(entries);
     const prefix = (base: string) => (base === '' ? '' : /^\/+$/.test(base) ? '/' : base.replace(/\/+$/, '') + '/');
     const pathPrefix = prefix(dir);
     const dispPrefix = prefix(display);

@@ -7,7 +7,7 @@
  */
 import type { Stats } from 'node:fs';
 import type { CommandContext } from '../command/index.js';
-import { VfsError, type DirEntry } from '../vfs/index.js';
+import { VfsError, sortByName, type DirEntry } from '../vfs/index.js';
 import type { DirHandle } from '../vfs/vfs.js';
 import { linkTargetStat } from '../command/listing.js';
 import { bytesOf, localeQuote, LsWidths, lsLine } from './printf.js';
@@ -22,8 +22,6 @@ function typeOfStats(st: Stats): DirEntry['type'] {
   if (st.isSymbolicLink()) return 'symlink';
   return 'other';
 }
-
-const byName = (a: DirEntry, b: DirEntry) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 export class Walker implements EvalContext {
   status = 0;
@@ -266,7 +264,7 @@ export class Walker implements EvalContext {
   }
 
   private async walkList(e: Entry, h: DirHandle, list: DirEntry[]): Promise<void> {
-    list.sort(byName);
+    sortByName(list);
     const prefix = e.path.endsWith('/') ? e.path : e.path + '/';
     const bprefix = e.bytes.endsWith('/') ? e.bytes : e.bytes + '/';
     const asciiPrefix = bprefix === prefix;

@@ -2,7 +2,7 @@
 import type * as fs from 'node:fs';
 import { Minimatch } from 'minimatch';
 import { NoshError, type ErrorBody } from '../errors.js';
-import { VfsError, listedOrClosed, type DirEntry, type DirHandle, type Vfs } from '../vfs/index.js';
+import { VfsError, listedOrClosed, sortByName, type DirEntry, type DirHandle, type Vfs } from '../vfs/index.js';
 import { hintFor } from '../exec/execute.js';
 import type { ToolContext } from './types.js';
 
@@ -134,7 +134,7 @@ export function walk(vfs: Vfs, start: string, cwd: string, opts: WalkOptions): v
       return;
     }
     try {
-      if (opts.sorted !== false) entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      if (opts.sorted !== false) sortByName(entries);
       for (const d of entries) {
         if (stopped) return;
         if (!opts.hidden && d.name.startsWith('.')) continue;

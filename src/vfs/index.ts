@@ -1,4 +1,4 @@
-export { Vfs, AtomicWriter, WalkFile, readFdChunks, typeOfStats, listedOrClosed } from './vfs.js';
+export { Vfs, AtomicWriter, WalkFile, readFdChunks, typeOfStats, listedOrClosed, sortByName } from './vfs.js';
 export type { QuotaCounter, Resolved, ResolveOptions, Change, DirEntry, DirHandle, WriteOptions, RandomReader } from './vfs.js';
 export { VfsError, strerror, fromNodeError } from './errors.js';
 export { defaultPolicy, DEFAULT_BLOCKED_PATTERNS, BlockMatcher, extensionOf } from './policy.js';

@@ -58,6 +58,20 @@ export interface DirEntry {
 }
 
 /**
+ * Sort entries by name (UTF-16 code unit order, as the walks print them), in place. Node's
+ * readdir (libuv's scandir) already returns names in strcmp order, and one pass that sees
+ * that is several times cheaper than sort() calling a comparator for every pair.
+ */
+export function sortByName<T extends { name: string }>(entries: T[]): T[] {
+  for (let i = 1; i < entries.length; i++) {
+    if (!(entries[i - 1]!.name < entries[i]!.name)) return entries.sort(compareNames);
+  }
+  return entries;
+}
+
+const compareNames = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
  * An open, verified directory of the zone, for walking (grep -r, find): its children are
  * reached relative to the open descriptor (through /proc/self/fd/N/name, the openat(2) of
  * Node), so only the last component is looked up and checked, and the parent cannot be
