@@ -1,7 +1,8 @@
 import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
 import { VfsError } from '../src/vfs/index.js';
 import { quoteNameColon } from '../src/command/quote.js';
-import { asBuffer, fileChunks, quoteAlways } from '../src/command/head-tail.js';
+import { fileChunks, quoteAlways } from '../src/command/head-tail.js';
+import { countByte } from '../src/command/count-byte.js';
 
 interface Counts {
   lines: number;
@@ -164,15 +165,10 @@ async function countOperand(ctx: CommandContext, operand: string, needScan: bool
 async function countStream(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, needScan: boolean): Promise<Counts> {
   const c: Counts = { lines: 0, words: 0, bytes: 0, maxLine: 0 };
   if (!needScan) {
-    // The fast path: newlines per chunk with indexOf.
+    // The fast path: newlines counted 16 bytes at a time.
     for await (const chunk of source as AsyncIterable<Uint8Array>) {
-      const buf = asBuffer(chunk);
-      c.bytes += buf.length;
-      let i = buf.indexOf(0x0a);
-      while (i >= 0) {
-        c.lines++;
-        i = buf.indexOf(0x0a, i + 1);
-      }
+      c.bytes += chunk.length;
+      c.lines += countByte(chunk, 0x0a);
     }
     return c;
   }

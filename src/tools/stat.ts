@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { defineTool } from './types.js';
 import { isoTime, typeOf } from './common.js';
 import { guessMime, looksText } from './mime.js';
+import { countByte } from '../command/count-byte.js';
 
 /** Text files up to this size get a line count. */
 const LINE_COUNT_CAP = 10 * 1024 * 1024;
@@ -54,7 +55,7 @@ export default defineTool({
         let lines = 0;
         let last = 0x0a;
         for (const chunk of ctx.fs.readChunks(r.vpath)) {
-          for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) lines++;
+          lines += countByte(chunk, 0x0a);
           if (chunk.length) last = chunk[chunk.length - 1]!;
         }
         data.line_count = lines + (st.size > 0 && last !== 0x0a ? 1 : 0);
