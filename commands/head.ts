@@ -1,7 +1,7 @@
 import { defineCommand, type CommandContext, type CommandDef } from '../src/command/index.js';
 import { parseCount } from '../src/command/gnu-number.js';
 import {
-  argvError, asBuffer, fileChunks, firstOptionProblem, headerName, LastUnits, quoteAlways, openOperand, reportArgvError,
+  argvError, asBuffer, fileChunks, firstOptionProblem, headerName, LastUnits, nthSeparator, quoteAlways, openOperand, reportArgvError,
 } from '../src/command/head-tail.js';
 
 const def: CommandDef = defineCommand({
@@ -92,16 +92,12 @@ async function headFirst(ctx: CommandContext, source: Source, count: number, uni
       await ctx.stdout.write(buf);
       continue;
     }
-    let at = -1;
-    while (left > 0) {
-      at = buf.indexOf(sep, at + 1);
-      if (at < 0) break;
-      left--;
-    }
-    if (left === 0) {
+    const { at, found } = nthSeparator(buf, left, sep);
+    if (at >= 0) {
       await ctx.stdout.write(buf.subarray(0, at + 1));
       return;
     }
+    left -= found;
     await ctx.stdout.write(buf);
   }
 }

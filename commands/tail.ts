@@ -1,7 +1,7 @@
 import { defineCommand, type CommandContext, type CommandDef } from '../src/command/index.js';
 import { gnuQuote, parseCount, xstrtoumax } from '../src/command/gnu-number.js';
 import {
-  argvError, asBuffer, fileChunks, firstOptionProblem, headerName, LastUnits, quoteAlways, openOperand, reportArgvError,
+  argvError, asBuffer, fileChunks, firstOptionProblem, headerName, LastUnits, nthSeparator, quoteAlways, openOperand, reportArgvError,
 } from '../src/command/head-tail.js';
 import type { RandomReader } from '../src/vfs/index.js';
 
@@ -117,13 +117,12 @@ async function skipThenCopy(ctx: CommandContext, source: Source, skip: number, u
         buf = buf.subarray(left);
         left = 0;
       } else {
-        let at = -1;
-        while (left > 0) {
-          at = buf.indexOf(sep, at + 1);
-          if (at < 0) break;
-          left--;
+        const { at, found } = nthSeparator(buf, left, sep);
+        if (at < 0) {
+          left -= found;
+          continue;
         }
-        if (left > 0) continue;
+        left = 0;
         buf = buf.subarray(at + 1);
       }
     }

@@ -6,6 +6,7 @@
  */
 import type { RandomReader } from '../vfs/index.js';
 import { VfsError } from '../vfs/index.js';
+import { countByte } from './count-byte.js';
 import { walkOptions } from './options.js';
 import { quoteAlways } from './quote.js';
 import type { CommandContext, CommandDef } from './types.js';
@@ -89,18 +90,28 @@ export function* fileChunks(reader: RandomReader, start: number, chunkSize = 256
   }
 }
 
-export function asBuffer(chunk: Uint8Array): Buffer {
-  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+/** Above this many separators to find, a chunk's are counted (16 bytes at a time) before they are looked for one by one. */
+const MANY_LINES = 1000;
+
+/**
+ * Where the `n`-th separator (n >= 1) of `buf` is: `at` its index, or -1 when `buf` has fewer,
+ * with `found` how many it has. `head -n 1000000` and `tail -n +1000000` pass whole chunks.
+ */
+export function nthSeparator(buf: Buffer, n: number, sep: number): { at: number; found: number } {
+  if (n > MANY_LINES) {
+    const all = countByte(buf, sep);
+    if (all < n) return { at: -1, found: all };
+  }
+  let at = -1;
+  for (let found = 0; found < n; found++) {
+    at = buf.indexOf(sep, at + 1);
+    if (at < 0) return { at: -1, found };
+  }
+  return { at, found: n };
 }
 
-function countByte(buf: Buffer, sep: number): number {
-  let n = 0;
-  let i = buf.indexOf(sep);
-  while (i >= 0) {
-    n++;
-    i = buf.indexOf(sep, i + 1);
-  }
-  return n;
+export function asBuffer(chunk: Uint8Array): Buffer {
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }
 
 /**

@@ -1,5 +1,6 @@
 // What the GNU fixtures cannot show for head, tail, wc, echo: the streaming split against a
 // naive model, memory bounds of the stream ring, number parsing, refusals and zone policy.
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LastUnits } from '../../src/command/head-tail.js';
@@ -74,6 +75,47 @@ describe('LastUnits (head -n -N / tail -n N on streams)', () => {
     const held = (ring as unknown as { queue: { buf: Buffer }[] }).queue.reduce((s, q) => s + q.buf.length, 0);
     expect(held).toBeLessThanOrEqual(2 * 17);
     expect(Buffer.concat(ring.finish().kept).toString()).toBe('0123456789abcdef\n'.repeat(2));
+  });
+});
+
+describe('many lines: whole chunks counted at once (head -n N, tail -n +N, wc -l over 3.6 MB)', () => {
+  // 200 000 lines of 1-40 letters, a NUL before every 7th newline, no final newline: the
+  // counts cross the 256 KiB chunks and the 1 000-line threshold of nthSeparator.
+  let seed = 5;
+  const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+  const parts: string[] = [];
+  for (let i = 0; i < 200000; i++) {
+    const len = 1 + rnd(40);
+    let s = '';
+    for (let k = 0; k < len; k++) s += String.fromCharCode(97 + rnd(26));
+    parts.push(s + (i % 7 === 0 ? '\0' : '') + (i === 199999 ? '' : '\n'));
+  }
+  const dir = tempDir('nosh-manylines-');
+  fs.writeFileSync(`${dir}/f.txt`, Buffer.from(parts.join(''), 'latin1'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // sha256 (first 16 hex digits) of GNU's stdout for each line, LC_ALL=C.
+  const GNU: [string, string][] = [
+    ['head -n 150000 f.txt', '9f35160621636951'],
+    ['tail -n +150001 f.txt', 'ea02949bff15b857'],
+    ['head -n 1001 f.txt', '985b40627deab205'],
+    ['tail -n +1002 f.txt', 'acdd9d134878e0a1'],
+    ['head -n 199999 f.txt', '8bb002c05b1b66fd'],
+    ['head -n 250000 f.txt', 'e1ac45b51e19b644'],
+    ['tail -n +250000 f.txt', 'e3b0c44298fc1c14'],
+    ['cat f.txt | head -n 150000', '9f35160621636951'],
+    ['cat f.txt | tail -n +150001', 'ea02949bff15b857'],
+    ['head -z -n 20000 f.txt', 'a10e09a9adc2eff8'],
+    ['tail -z -n +20000 f.txt', 'a5cfcb9babe2bece'],
+    ['tail -n 150000 f.txt', 'be2274777a028155'],
+    ['cat f.txt | tail -n 150000', 'be2274777a028155'],
+    ['wc -l f.txt', 'e6ccb0ec816b35f8'],
+    ['cat f.txt | wc -l', '00d9cd208c4bb685'],
+    ['head -n -150000 f.txt', '0a74032cf13301ec'],
+  ];
+  it.each(GNU)('%s', async (line, sha) => {
+    const r = await run(dir, line);
+    expect(r.exitCode).toBe(0);
+    expect(createHash('sha256').update(r.stdout).digest('hex').slice(0, 16)).toBe(sha);
   });
 });
 
