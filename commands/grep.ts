@@ -21,9 +21,9 @@ import { RegexSyntaxError, translateRegex, type RegexDialect } from '../src/rege
 import { VfsError, sortByName } from '../src/vfs/index.js';
 import type { DirHandle, WalkFile } from '../src/vfs/vfs.js';
 
-const WITH_ARG_SHORT = new Set(['e', 'f', 'm', 'A', 'B', 'C', 'd']);
+const WITH_ARG_SHORT = new Set(['e', 'f', 'm', 'A', 'B', 'C', 'd', 'D']);
 const WITH_ARG_LONG = ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'label', 'include',
-  'exclude', 'exclude-dir', 'binary-files', 'group-separator', 'directories'];
+  'exclude', 'exclude-dir', 'exclude-from', 'binary-files', 'group-separator', 'directories', 'devices'];
 
 const FLAGS: FlagSpec[] = [
   { key: 'matcher', short: 'E', long: 'extended-regexp', value: 'E', help: 'PATTERNS are extended regular expressions' },
@@ -57,7 +57,9 @@ const FLAGS: FlagSpec[] = [
   { key: 'directories', short: 'd', long: 'directories', kind: 'string', arg: 'ACTION', help: "how to handle directories; ACTION is 'read', 'recurse', or 'skip'" },
   { key: 'include', long: 'include', kind: 'string', arg: 'GLOB', help: 'search only files that match GLOB (a file pattern)' },
   { key: 'exclude', long: 'exclude', kind: 'string', arg: 'GLOB', help: 'skip files that match GLOB' },
+  { key: 'exclude-from', long: 'exclude-from', kind: 'string', arg: 'FILE', help: 'skip files that match any file pattern from FILE' },
   { key: 'exclude-dir', long: 'exclude-dir', kind: 'string', arg: 'GLOB', help: 'skip directories that match GLOB' },
+  { key: 'devices', short: 'D', long: 'devices', kind: 'string', arg: 'ACTION', help: "how to handle devices, FIFOs and sockets; ACTION is 'read' or 'skip' (nosh never opens them: 'read' reports them as errors)" },
   { key: 'list', short: 'L', long: 'files-without-match', value: 'L', help: 'print only names of FILEs with no selected lines' },
   { key: 'list', short: 'l', long: 'files-with-matches', value: 'l', help: 'print only names of FILEs with selected lines' },
   { key: 'c', short: 'c', long: 'count', help: 'print only a count of selected lines per FILE' },
@@ -71,6 +73,7 @@ const FLAGS: FlagSpec[] = [
   { key: 'color', long: 'color', kind: 'optional', arg: 'WHEN', help: "WHEN is 'never' or 'auto' (nosh output is never colored)" },
   { key: 'color', long: 'colour', kind: 'optional', arg: 'WHEN', help: 'same as --color' },
   { key: 'U', short: 'U', long: 'binary', help: 'do not strip CR characters at EOL (no effect, as on GNU/Linux)' },
+  { key: 'u', short: 'u', long: 'unix-byte-offsets', help: 'obsolete: no effect but a warning (as GNU grep 3.8)' },
 ];
 
 /** -NUM (context) as GNU's digit options: rewrite to --context=NUM, leaving option values alone. */
@@ -359,6 +362,8 @@ interface Opts {
   recurse: '' | 'r' | 'R';
   /** -d skip: directory operands are passed over in silence. */
   skipDirs: boolean;
+  /** -D skip: FIFOs, sockets and devices named on the command line are passed over in silence. */
+  skipDevices: boolean;
   groupSep: string | null;
   label: string;
   fileRules: FilterRule[];
@@ -544,6 +549,7 @@ class GrepRun {
       return;
     }
     if (excludedBy(this.o.fileRules, op, false)) return;
+    if (this.o.skipDevices && !st.isFile()) return;
     await this.file(op, op, st.isFile() ? st.size : -1);
   }
 
@@ -1073,6 +1079,21 @@ async function readPatternFile(ctx: CommandContext, file: string): Promise<strin
   return text.split('\n');
 }
 
+/**
+ * --exclude-from FILE ('-': standard input): one glob a line, as gnulib's add_exclude_file
+ * reads it: trailing white space dropped, blank lines skipped.
+ */
+async function readGlobFile(ctx: CommandContext, file: string): Promise<string[]> {
+  let data: Buffer;
+  try {
+    data = file === '-' ? await ctx.stdin.readAll() : ctx.fs.readFile(file, ctx.cwd);
+  } catch (e) {
+    if (e instanceof VfsError) throw new Fatal(`${file}: ${e.reason}`);
+    throw e;
+  }
+  return data.toString('utf8').split('\n').map((l) => l.replace(/[ \t\n\v\f\r]+$/, '')).filter((l) => l !== '');
+}
+
 export default defineCommand({
   name: 'grep',
   aliases: ['egrep', 'fgrep'],
@@ -1114,6 +1135,7 @@ async function grep(ctx: CommandContext): Promise<number> {
   const dirRules: RegExp[] = [];
   // -d ACTION, -r and -R set one setting: the last one wins (-R's link following stays).
   let directories = 'read';
+  let skipDevices = false;
   for (const { key, value } of opts.order) {
     switch (key) {
       case 'recurse':
@@ -1161,8 +1183,21 @@ async function grep(ctx: CommandContext): Promise<number> {
         patternGiven = true;
         break;
       case 'include':
+        fileRules.push({ include: true, re: globToRegExp(value) });
+        break;
       case 'exclude':
-        fileRules.push({ include: key === 'include', re: globToRegExp(value) });
+        fileRules.push({ include: false, re: globToRegExp(value) });
+        break;
+      case 'exclude-from':
+        for (const glob of await readGlobFile(ctx, value)) fileRules.push({ include: false, re: globToRegExp(glob) });
+        break;
+      case 'devices':
+        // Exact words only (GNU compares with STREQ, not argmatch).
+        if (value !== 'read' && value !== 'skip') throw new Fatal('unknown devices method');
+        skipDevices = value === 'skip';
+        break;
+      case 'u':
+        await ctx.stderr.write('grep: warning: --unix-byte-offsets (-u) is obsolete\n');
         break;
       case 'exclude-dir':
         dirRules.push(globToRegExp(value));
@@ -1204,6 +1239,7 @@ async function grep(ctx: CommandContext): Promise<number> {
     // A later -r or -d recurse does not undo -R's following of links (GNU keeps FTS_LOGICAL).
     recurse: directories !== 'recurse' ? '' : opts.order.some((e) => e.key === 'recurse' && e.value === 'R') ? 'R' : 'r',
     skipDirs: directories === 'skip',
+    skipDevices,
     groupSep: opts.get('sep') === '\0none' ? null : (opts.get('sep') ?? '--'),
     label: opts.get('label') ?? '(standard input)',
     fileRules,

@@ -2,6 +2,7 @@
 import * as v8 from 'node:v8';
 v8.setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -170,5 +171,19 @@ describe('grep: misc', () => {
     const root = zone({ 'a.txt': 'end\nstart\n' });
     const out = await run(root, "grep -c 'd\\s*s' a.txt");
     expect(out.stdout.toString()).toBe('0\n');
+  });
+
+  it('-D skip passes over a FIFO operand in silence; -D read reports it (nosh never opens one), as without -D', async () => {
+    // GNU: -D skip opens it non-blocking and skips it (exit 1, no message); -D read would block on it.
+    const root = zone({ 'a.txt': 'x\n' });
+    execFileSync('mkfifo', [path.join(root, 'ff')]); // set-up only
+    const skip = await run(root, 'grep -D skip -c x ff a.txt');
+    expect([skip.exitCode, skip.stdout.toString(), skip.stderr]).toEqual([0, 'a.txt:1\n', '']);
+    for (const line of ['grep -D read x ff a.txt', 'grep x ff a.txt']) {
+      const read = await run(root, line);
+      expect(read.exitCode, line).toBe(2);
+      expect(read.stdout.toString()).toBe('a.txt:x\n');
+      expect(read.stderr).toBe('grep: ff: Permission denied (special file not opened)\n');
+    }
   });
 });
