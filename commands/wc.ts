@@ -2,7 +2,7 @@ import { defineCommand, UsageError, type CommandContext } from '../src/command/i
 import { VfsError } from '../src/vfs/index.js';
 import { quoteNameColon } from '../src/command/quote.js';
 import { fileChunks, quoteAlways } from '../src/command/head-tail.js';
-import { countByte } from '../src/command/count-byte.js';
+import { countByte, countByteRead } from '../src/command/count-byte.js';
 
 interface Counts {
   lines: number;
@@ -155,6 +155,16 @@ async function countOperand(ctx: CommandContext, operand: string, needScan: bool
     if (fields.every((f) => f === 'c' || f === 'm')) {
       // Bytes only (characters are bytes in the C locale): the size, without reading.
       return { lines: 0, words: 0, bytes: reader.size, maxLine: 0 };
+    }
+    if (!needScan) {
+      // Lines and bytes only: read straight into the newline counter's memory.
+      let pos = 0;
+      const { count, bytes } = countByteRead((into) => {
+        const n = reader.readAt(into, pos, into.length);
+        pos += n;
+        return n;
+      }, 0x0a);
+      return { lines: count, words: 0, bytes, maxLine: 0 };
     }
     return await countStream(fileChunks(reader, 0), needScan);
   } finally {

@@ -127,6 +127,23 @@ export function countByte(buf: Uint8Array, byte: number): number {
   return total;
 }
 
+/**
+ * Occurrences of `byte` in a stream that `read` gives: called with a buffer, it fills it from
+ * the start and returns how many bytes it put there, 0 at the end. With SIMD the reads land
+ * in the module's memory itself, so nothing is copied (wc -l of a file).
+ */
+export function countByteRead(read: (into: Uint8Array) => number, byte: number): { count: number; bytes: number } {
+  const c = simdCounter();
+  const into = c === null ? Buffer.allocUnsafe(CAPACITY) : c.memory;
+  let count = 0;
+  let bytes = 0;
+  for (let n = read(into); n > 0; n = read(into)) {
+    count += c === null ? countByteJs(into.subarray(0, n), byte) : c.count(0, n, byte);
+    bytes += n;
+  }
+  return { count, bytes };
+}
+
 /** The portable version (and the reference the tests compare with). */
 export function countByteJs(buf: Uint8Array, byte: number): number {
   const b = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.length);

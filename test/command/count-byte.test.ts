@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { countByte, countByteJs } from '../../src/command/count-byte.js';
+import { countByte, countByteJs, countByteRead } from '../../src/command/count-byte.js';
 
 /** The plainest possible count, independent of both implementations. */
 function reference(buf: Uint8Array, byte: number): number {
@@ -34,5 +34,20 @@ describe('countByte (WebAssembly SIMD) counts exactly what a byte loop counts', 
     const all = Buffer.alloc(300_000, 0x0a);
     expect(countByte(all, 0x0a)).toBe(300_000);
     expect(countByte(all, 0x0b)).toBe(0);
+  });
+
+  test('countByteRead: a stream read in pieces of every size, straight into the counter', () => {
+    const data = Buffer.alloc(1_000_003);
+    for (let i = 0; i < data.length; i++) data[i] = i % 37 === 0 || i % 101 === 5 ? 0x0a : 0x61;
+    for (const piece of [1, 4095, 65536, 262144, 10_000_000]) {
+      let pos = 0;
+      const got = countByteRead((into) => {
+        const n = Math.min(piece, into.length, data.length - pos);
+        data.copy(into, 0, pos, pos + n);
+        pos += n;
+        return n;
+      }, 0x0a);
+      expect(got, `pieces of ${piece}`).toEqual({ count: reference(data, 0x0a), bytes: data.length });
+    }
   });
 });
