@@ -650,10 +650,27 @@ class GrepRun {
       }
       width = this.tabWidth(size);
     }
+    let reader;
     try {
-      await this.scan(fs.readChunks(path, this.ctx.cwd, CHUNK), display, width);
+      reader = fs.openRandom(path, this.ctx.cwd);
     } catch (e) {
       await this.fileError(display, e);
+      return;
+    }
+    try {
+      const s = new Scan(this, display, width);
+      let pos = 0;
+      await s.runReads((into, offset, length) => {
+        const n = reader.readAt(into.subarray(offset), pos, length);
+        pos += n;
+        return n;
+      }, reader.size);
+      const wait = this.report(s, display);
+      if (wait) await wait;
+    } catch (e) {
+      await this.fileError(display, e);
+    } finally {
+      reader.close();
     }
   }
 
@@ -694,7 +711,7 @@ class GrepRun {
   private async streamFile(f: WalkFile, h: DirHandle, display: string, first: Buffer | null): Promise<void> {
     try {
       const s = new Scan(this, display, this.o.tab ? this.tabWidth(f.size) : 0);
-      await s.run(walkChunks(f, first));
+      await s.runReads((into, offset, length) => f.read(into, offset, length), f.size, first);
       const wait = this.report(s, display, h);
       if (wait) await wait;
     } catch (e) {
@@ -747,16 +764,6 @@ function dirOf(display: string): string {
   return i < 0 ? '' : i === 0 ? '/' : display.slice(0, i);
 }
 
-/** Chunks of a walked file, after `first` (what a whole-file read already got). */
-function* walkChunks(f: WalkFile, first: Buffer | null): Generator<Buffer> {
-  if (first) yield first;
-  for (;;) {
-    const buf = Buffer.allocUnsafe(CHUNK);
-    const n = f.read(buf, 0, CHUNK);
-    if (n === 0) return;
-    yield n === CHUNK ? buf : buf.subarray(0, n);
-  }
-}
 
 /** One input being searched: GNU grep()'s state. */
 class Scan {
@@ -806,6 +813,43 @@ class Scan {
       if (this.done || this.g.exitNow) return this.finish();
     }
     if (carry && carry.length > 0) this.chunk(carry);
+    this.finish();
+  }
+
+  /**
+   * A regular file, read by `read(into, offset, length)` (the count; short at its end) into
+   * one buffer that is kept: the partial last line moves to its front after each chunk, so
+   * no chunk is allocated, concatenated or copied (fresh buffers cost a big file page faults
+   * and garbage collections). `size`: the file's size when opened; `first`: what was read of
+   * it already. Nothing keeps a view of the buffer past a chunk: output, the before-context
+   * ring and the carried line are copies.
+   */
+  async runReads(read: (into: Buffer, offset: number, length: number) => number, size: number, first: Buffer | null = null): Promise<void> {
+    const eol = this.g.eol;
+    let kept = first ? first.length : 0; // bytes of a partial last line at buf's start
+    // A small file gets a buffer of its size + 1: one read sees its end.
+    let buf = Buffer.allocUnsafe(kept + Math.min(2 * CHUNK, Math.max(size - kept, 0) + 1));
+    if (first) first.copy(buf);
+    for (;;) {
+      if (buf.length - kept < Math.min(CHUNK, buf.length >> 1)) {
+        const bigger = Buffer.allocUnsafe(Math.max(2 * buf.length, kept + CHUNK));
+        buf.copy(bigger, 0, 0, kept);
+        buf = bigger;
+      }
+      const want = buf.length - kept;
+      const n = read(buf, kept, want);
+      const end = kept + n;
+      const last = n === 0 ? -1 : buf.lastIndexOf(eol, end - 1);
+      if (last >= 0) {
+        this.chunk(buf.subarray(0, last + 1), buf.subarray(0, end));
+        await this.g.flush();
+        if (this.done || this.g.exitNow) return this.finish();
+        buf.copyWithin(0, last + 1, end);
+        kept = end - last - 1;
+      } else kept = end;
+      if (n < want) break; // a regular file read short is at its end
+    }
+    if (kept > 0) this.chunk(buf.subarray(0, kept));
     this.finish();
   }
 

@@ -124,6 +124,8 @@ describe('grep: chunk boundaries (files larger than one 256 KiB chunk)', () => {
     const want = hits.map((i) => `${i + 1}:${offsets[i]}:${lines[i]}\n`).join('');
     expect((await run(root, 'grep -nb hit big.txt')).stdout.toString()).toBe(want);
     expect((await run(root, "grep -n '^line 120000 ' big.txt")).stdout.toString()).toBe(`120000:${lines[119_999]}\n`);
+    // The same file met by a walk (read through its directory's handle).
+    expect((await run(root, 'grep -rn hit')).stdout.toString()).toBe(hits.map((i) => `big.txt:${i + 1}:${lines[i]}\n`).join(''));
   });
 
   it('-C context and separators across chunks', async () => {
