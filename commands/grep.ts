@@ -1109,33 +1109,28 @@ class Scan {
   }
 }
 
-async function readPatternFile(ctx: CommandContext, file: string): Promise<string[]> {
-  let data: Buffer;
+/** The bytes of -f / --exclude-from FILE ('-': standard input); a failure ends grep with its reason. */
+async function readOptionFile(ctx: CommandContext, file: string): Promise<Buffer> {
   try {
-    data = file === '-' ? await ctx.stdin.readAll() : ctx.fs.readFile(file, ctx.cwd);
+    return file === '-' ? await ctx.stdin.readAll() : ctx.fs.readFile(file, ctx.cwd);
   } catch (e) {
     if (e instanceof VfsError) throw new Fatal(`${file}: ${e.reason}`);
     throw e;
   }
-  let text = data.toString('latin1');
+}
+
+/** -f FILE: a pattern a line (an empty file: no pattern at all). */
+async function readPatternFile(ctx: CommandContext, file: string): Promise<string[]> {
+  let text = (await readOptionFile(ctx, file)).toString('latin1');
   if (text === '') return [];
   if (text.endsWith('\n')) text = text.slice(0, -1);
   return text.split('\n');
 }
 
-/**
- * --exclude-from FILE ('-': standard input): one glob a line, as gnulib's add_exclude_file
- * reads it: trailing white space dropped, blank lines skipped.
- */
+/** --exclude-from FILE: a glob a line, as gnulib's add_exclude_file reads it: trailing white space dropped, blank lines skipped. */
 async function readGlobFile(ctx: CommandContext, file: string): Promise<string[]> {
-  let data: Buffer;
-  try {
-    data = file === '-' ? await ctx.stdin.readAll() : ctx.fs.readFile(file, ctx.cwd);
-  } catch (e) {
-    if (e instanceof VfsError) throw new Fatal(`${file}: ${e.reason}`);
-    throw e;
-  }
-  return data.toString('utf8').split('\n').map((l) => l.replace(/[ \t\n\v\f\r]+$/, '')).filter((l) => l !== '');
+  const text = (await readOptionFile(ctx, file)).toString('utf8');
+  return text.split('\n').map((l) => l.replace(/[ \t\n\v\f\r]+$/, '')).filter((l) => l !== '');
 }
 
 export default defineCommand({
