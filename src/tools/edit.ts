@@ -56,30 +56,33 @@ export default defineTool({
         const old = norm(edit.old_text);
         const repl = norm(edit.new_text);
         const at = occurrences(work, old);
-        if (at.length === 0) {
+        if (at.count === 0) {
           throw new NoshError('INVALID_ARGUMENT', `${label}: old_text not found in ${vpath}`, notFoundHint(work, old, lineEndings, i),
             { path: vpath, edit: i + 1, matches: 0 });
         }
-        if (at.length > 1 && !edit.replace_all) {
-          const lines = linesOf(work, at);
-          throw new NoshError('INVALID_ARGUMENT', `${label}: old_text matches ${at.length} times in ${vpath} (lines ${lines.slice(0, 20).join(', ')}${lines.length > 20 ? ', ...' : ''})`,
+        if (at.count > 1 && !edit.replace_all) {
+          const lines = linesOf(work, at.first).slice(0, 20);
+          throw new NoshError('INVALID_ARGUMENT', `${label}: old_text matches ${at.count} times in ${vpath} (lines ${lines.join(', ')}${at.count > lines.length ? ', ...' : ''})`,
             'Include more surrounding lines in old_text so it matches once, or set replace_all: true to replace every match.' + (i > 0 ? ' Line numbers count after the earlier edits.' : ''),
-            { path: vpath, edit: i + 1, matches: at.length, lines });
+            { path: vpath, edit: i + 1, matches: at.count, lines });
         }
-        work = edit.replace_all ? work.split(old).join(repl) : work.slice(0, at[0]) + repl + work.slice(at[0]! + old.length);
-        replacements += edit.replace_all ? at.length : 1;
+        const n = edit.replace_all ? at.count : 1;
+        checkGrowth(work.length + n * (repl.length - old.length), label, vpath, i);
+        work = edit.replace_all ? replaceEvery(work, old, repl) : work.slice(0, at.first[0]) + repl + work.slice(at.first[0]! + old.length);
+        replacements += n;
       } else {
+        checkGrowth(work.length + edit.text.length + 1, label, vpath, i);
         work = insertAfter(work, edit.insert_after_line, norm(edit.text), label, vpath, i);
         replacements++;
       }
     });
     const out = crlf ? work.replace(/\n/g, '\r\n') : work;
     const changed = out !== text;
-    const diff = createTwoFilesPatch(vpath, vpath, before, work, '', '', { context: 3 });
     if (changed && !args.dry_run) ctx.fs.writeFile(args.path, encodeText(out, encoding), ctx.cwd);
+    const { diff, truncated } = unifiedDiff(vpath, before, work, ctx.limits.maxOutputBytes);
     return {
       data: {
-        path: vpath, diff, changed, dry_run: !!args.dry_run, edits_applied: args.edits.length, replacements,
+        path: vpath, diff, ...(truncated ? { diff_truncated: true } : {}), changed, dry_run: !!args.dry_run, edits_applied: args.edits.length, replacements,
         line_endings: lineEndings, final_newline: out.endsWith('\n'),
       },
       message: args.dry_run ? `dry run: ${args.edits.length} edit(s) would change ${vpath} (not written)`
@@ -94,9 +97,100 @@ function count(s: string, sub: string): number {
   return n;
 }
 
-function occurrences(s: string, sub: string): number[] {
-  const out: number[] = [];
-  for (let i = s.indexOf(sub); i >= 0; i = s.indexOf(sub, i + sub.length)) out.push(i);
+/** How many non-overlapping times `sub` occurs, and the offsets of the first ones (enough to name their lines). */
+function occurrences(s: string, sub: string, keep = 1000): { count: number; first: number[] } {
+  const first: number[] = [];
+  let count = 0;
+  for (let i = s.indexOf(sub); i >= 0; i = s.indexOf(sub, i + sub.length)) {
+    if (count++ < keep) first.push(i);
+  }
+  return { count, first };
+}
+
+/**
+ * Every occurrence replaced, built in bounded pieces: split/join or replaceAll over millions of
+ * matches makes arrays or rope strings so large that V8 aborts the whole process (a worker's heap
+ * limit does not catch that allocation).
+ */
+function replaceEvery(s: string, old: string, repl: string): string {
+  const chunks: string[] = [];
+  let pieces: string[] = [];
+  let from = 0;
+  for (let i = s.indexOf(old); i >= 0; i = s.indexOf(old, from)) {
+    pieces.push(s.slice(from, i), repl);
+    from = i + old.length;
+    if (pieces.length >= 8192) {
+      chunks.push(pieces.join(''));
+      pieces = [];
+    }
+  }
+  pieces.push(s.slice(from));
+  chunks.push(pieces.join(''));
+  return chunks.join('');
+}
+
+/** An edit may not make the text larger than edit handles (it is built whole in memory). */
+function checkGrowth(length: number, label: string, vpath: string, index: number): void {
+  if (length <= EDIT_CAP) return;
+  throw new NoshError('FILE_TOO_LARGE', `${label}: the result would be ${length} characters, more than edit handles (${EDIT_CAP})`,
+    'Replace fewer matches at once (without replace_all, or with a longer old_text), or write the new content with write.',
+    { path: vpath, edit: index + 1, size: length, limit: EDIT_CAP });
+}
+
+/** Edits (lines changed) the Myers diff may search for before the whole changed region is shown as one hunk. */
+const DIFF_MAX_EDITS = 2000;
+
+/**
+ * The unified diff of an edit, cut at `cap` bytes (on a line end). A change too large for a
+ * minimal diff within DIFF_MAX_EDITS (a replace_all over every line) is one hunk: the changed
+ * region between the common first and last lines, each old line followed by its new one.
+ */
+function unifiedDiff(vpath: string, before: string, after: string, cap: number): { diff: string; truncated: boolean } {
+  const diff = createTwoFilesPatch(vpath, vpath, before, after, '', '', { context: 3, maxEditLength: DIFF_MAX_EDITS })
+    ?? oneHunkDiff(vpath, before, after, 3);
+  if (Buffer.byteLength(diff) <= cap) return { diff, truncated: false };
+  let cut = Buffer.from(diff).subarray(0, cap).toString('utf8');
+  if (cut.endsWith('\uFFFD')) cut = cut.slice(0, -1);
+  const nl = cut.lastIndexOf('\n');
+  return { diff: nl >= 0 ? cut.slice(0, nl + 1) : '', truncated: true };
+}
+
+function oneHunkDiff(vpath: string, before: string, after: string, context: number): string {
+  const a = splitLines(before);
+  const b = splitLines(after);
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const start = Math.max(0, head - context);
+  const endA = Math.min(a.length, a.length - tail + context);
+  const endB = Math.min(b.length, b.length - tail + context);
+  const out = [`Index: ${vpath}`, '='.repeat(67), `--- ${vpath}\t`, `+++ ${vpath}\t`];
+  const range = (s: number, n: number) => `${n === 0 ? s : s + 1},${n}`;
+  out.push(`@@ -${range(start, endA - start)} +${range(start, endB - start)} @@`);
+  const line = (prefix: string, l: string) => {
+    out.push(prefix + (l.endsWith('\n') ? l.slice(0, -1) : l));
+    if (!l.endsWith('\n')) out.push('\\ No newline at end of file');
+  };
+  for (let k = start; k < head; k++) line(' ', a[k]!);
+  // Each old line next to its new one, so that a cut diff still shows changes, not only removals.
+  for (let k = head; k < Math.max(a.length, b.length) - tail; k++) {
+    if (k < a.length - tail) line('-', a[k]!);
+    if (k < b.length - tail) line('+', b[k]!);
+  }
+  for (let k = a.length - tail; k < endA; k++) line(' ', a[k]!);
+  return out.join('\n') + '\n';
+}
+
+/** Lines with their newlines (the last one maybe without). */
+function splitLines(s: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  for (let i = s.indexOf('\n'); i >= 0; i = s.indexOf('\n', start)) {
+    out.push(s.slice(start, i + 1));
+    start = i + 1;
+  }
+  if (start < s.length) out.push(s.slice(start));
   return out;
 }
 

@@ -142,6 +142,17 @@ describe('nosh serve (JSON-RPC 2.0 over stdio)', () => {
     expect(fs.existsSync(path.join(root, 'out.txt'))).toBe(false);
   });
 
+  it('an edit that would grow without bound is refused, and the server keeps answering', async () => {
+    fs.writeFileSync(path.join(root, 'grow.txt'), 'abc\n');
+    const edits = Array.from({ length: 200 }, () => ({ old_text: 'a', new_text: 'aa', replace_all: true }));
+    const r = await client.request('edit', { path: 'grow.txt', edits }, 'grow');
+    expect(r.result.success).toBe(false);
+    expect(r.result.error.code).toBe('FILE_TOO_LARGE');
+    expect(fs.readFileSync(path.join(root, 'grow.txt'), 'utf8')).toBe('abc\n');
+    const after = await client.request('exec', { command: 'pwd' }, 'after-grow');
+    expect(after.result.data.stdout).toBe('/\n');
+  }, 120_000);
+
   it('refuses a 50 MB line and keeps answering', async () => {
     const huge = '{"jsonrpc":"2.0","id":"huge","method":"exec","params":{"command":"' + 'x'.repeat(50 * 1024 * 1024) + '"}}';
     client.send(huge);

@@ -123,6 +123,41 @@ describe('edit', () => {
     expect(none.error.code).toBe('INVALID_ARGUMENT');
   });
 
+  it('an edit whose result would pass the size cap is refused before it is built, file unchanged', async () => {
+    ws.put('grow.txt', 'abc\n');
+    const edits = Array.from({ length: 60 }, () => ({ old_text: 'a', new_text: 'aa', replace_all: true }));
+    const r = await ws.call('edit', { path: 'grow.txt', edits });
+    expect(r.success).toBe(false);
+    expect(r.error.code).toBe('FILE_TOO_LARGE');
+    expect(r.error.message).toMatch(/edit \d+ of 60/);
+    expect(r.error.hint).not.toBe('');
+    expect(ws.get('grow.txt')).toBe('abc\n');
+  });
+
+  it('replace_all on every line of a large file answers, with a diff cut to the output limit', async () => {
+    const n = 20_000;
+    ws.put('every.txt', Array.from({ length: n }, (_, i) => `a line ${i}\n`).join(''));
+    const r = await ws.call('edit', { path: 'every.txt', edits: [{ old_text: 'a line', new_text: 'b line', replace_all: true }] });
+    expect(r.success).toBe(true);
+    expect(r.data.replacements).toBe(n);
+    expect(ws.get('every.txt')).toBe(Array.from({ length: n }, (_, i) => `b line ${i}\n`).join(''));
+    expect(r.data.diff_truncated).toBe(true);
+    expect(Buffer.byteLength(r.data.diff)).toBeLessThanOrEqual(50_000);
+    expect(r.data.diff).toContain('-a line 0\n');
+    expect(r.data.diff).toContain('+b line 0\n');
+  }, 120_000);
+
+  it('a large diff that is not cut is a valid unified diff of the whole change', async () => {
+    const n = 3000;
+    ws.put('mid.txt', Array.from({ length: n }, (_, i) => `line ${i}\n`).join(''));
+    const r = await ws.call('edit', { path: 'mid.txt', edits: [{ old_text: 'line 1', new_text: 'LINE 1', replace_all: true }], dry_run: true });
+    expect(r.success).toBe(true);
+    const { applyPatch } = await import('diff');
+    expect(r.data.diff_truncated).toBeFalsy();
+    const before = ws.get('mid.txt');
+    expect(applyPatch(before, r.data.diff)).toBe(before.replaceAll('line 1', 'LINE 1'));
+  }, 120_000);
+
   it('a missing file suggests close names', async () => {
     ws.put('config.json', '{}');
     const r = await ws.call('edit', { path: 'confg.json', edits: [{ old_text: 'a', new_text: 'b' }] });
