@@ -9,6 +9,7 @@ import { ContextSchema, type Context } from '../zones/context.js';
 import { Workspace, withRole, type GroupProvider, type Zone } from '../zones/workspace.js';
 import type { QuotaHandle } from '../zones/quota.js';
 import type { Change } from '../vfs/index.js';
+import { normalizeVirtual } from '../vfs/paths.js';
 import { ExecOptionsSchema, ExecRequestSchema, buildTask, taskLimits, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
 import { ExecParams, ZoneParams } from './params.js';
 import type { MethodInfo } from './methods.js';
@@ -56,6 +57,8 @@ export class Engine implements HostEngine {
   readonly workspace: Workspace;
   private readonly pool: WorkerPool;
   private closed = false;
+  /** The last call queued per file, for the tools in ONE_FILE_AT_A_TIME. */
+  private readonly fileQueues = new Map<string, Promise<void>>();
 
   /** `pool`: one already started for this config's threads and memoryMb (the CLI starts it before loading the engine). */
   constructor(readonly config: ResolvedConfig, groupProvider?: GroupProvider, private readonly afterWrite?: AfterWrite, pool?: WorkerPool) {
@@ -121,8 +124,11 @@ export class Engine implements HostEngine {
         const parsed = tool.input.parse(args);
         const ctx = context === undefined ? undefined : ContextSchema.parse(context);
         const zoneOrPromise = this.zoneOf({ zone: zone as string | undefined, context: ctx });
-        const out = await this.runZoneTool(zoneOrPromise instanceof Promise ? await zoneOrPromise : zoneOrPromise, method, parsed,
-          { context: ctx, cwd: cwd as string | undefined, signal: opts.signal });
+        const z0 = zoneOrPromise instanceof Promise ? await zoneOrPromise : zoneOrPromise;
+        const run = () => this.runZoneTool(z0, method, parsed, { context: ctx, cwd: cwd as string | undefined, signal: opts.signal });
+        const out = await (ONE_FILE_AT_A_TIME.has(method)
+          ? this.oneAtATime(`${z0.root}\0${normalizeVirtual((parsed as { path: string }).path, (cwd as string | undefined) ?? '/')}`, run)
+          : run());
         return ok(out.data, out.message);
       }
       const host = hostMethods.find((m) => m.name === method);
@@ -135,6 +141,19 @@ export class Engine implements HostEngine {
     } catch (e) {
       return envelopeOfError(e);
     }
+  }
+
+  /**
+   * Run calls with the same key one after the other (in the order they came), others freely.
+   * Each waits for the previous call's answer, success or failure.
+   */
+  private oneAtATime<T>(key: string, run: () => Promise<T>): Promise<T> {
+    const prev = this.fileQueues.get(key);
+    const next = prev ? prev.then(run) : run();
+    const settled = next.then(() => {}, () => {});
+    this.fileQueues.set(key, settled);
+    void settled.then(() => { if (this.fileQueues.get(key) === settled) this.fileQueues.delete(key); });
+    return next;
   }
 
   /** The registry's methods; needs ready() to have resolved (createNosh waits for it). */
@@ -175,6 +194,14 @@ export class Engine implements HostEngine {
     await this.pool.close();
   }
 }
+
+/**
+ * Tools that read a file and write it back (append copies the old bytes into the new file, edit
+ * rewrites it, create checks that it is absent): two of them on the same file at the same time
+ * in two workers would each write what they read, and one's change would be lost. Their calls
+ * on one file (zone root + normalised virtual path) run one after the other.
+ */
+const ONE_FILE_AT_A_TIME = new Set(['write', 'edit']);
 
 function closedEnvelope() {
   return envelopeOfError(new NoshError('INTERNAL_ERROR', 'nosh is closed', 'Create a new instance.'));
