@@ -77,8 +77,17 @@ export function mkdirParents(vfs: Vfs, path: string, cwd: string): string[] {
 /** A compiled glob: patterns without '/' match the base name, others the relative path. */
 export class Glob {
   private readonly mm: Minimatch[];
-  constructor(patterns: string[], nocase = false) {
-    this.mm = patterns.map((p) => new Minimatch(p, { dot: true, nocase, matchBase: !p.includes('/') }));
+  /** `param`: the argument the patterns came from, named when one is refused. */
+  constructor(patterns: string[], param: string, nocase = false) {
+    this.mm = patterns.map((p) => {
+      try {
+        return new Minimatch(p, { dot: true, nocase, matchBase: !p.includes('/') });
+      } catch (e) {
+        // minimatch refuses patterns over 64 KB with a TypeError.
+        throw new NoshError('INVALID_ARGUMENT', `${param}: bad glob (${(e as Error).message})`,
+          "Give a shorter glob, e.g. '*.ts' or 'src/**/*.test.ts'.", { param, length: p.length });
+      }
+    });
   }
   get empty(): boolean {
     return this.mm.length === 0;

@@ -25,8 +25,8 @@ export default defineTool({
   run(ctx, args) {
     const base = ctx.fs.resolveExisting(args.path ?? '.', ctx.cwd, { followFinal: ctx.fs.policy.followSymlinks });
     if (!base.stat.isDirectory()) throw new NoshError('NOT_A_DIRECTORY', `find: ${base.vpath} is not a folder`, 'Give a folder.', { path: base.vpath });
-    const glob = new Glob(args.pattern ? [args.pattern] : [], !!args.ignore_case);
-    const exclude = new Glob(args.exclude ?? []);
+    const glob = new Glob(args.pattern ? [args.pattern] : [], 'pattern', !!args.ignore_case);
+    const exclude = new Glob(args.exclude ?? [], 'exclude');
     const cap = args.max_results ?? ctx.limits.maxResults;
     const type = args.type ?? 'any';
     const matches: { path: string; type: string }[] = [];

@@ -35,7 +35,7 @@ export default defineTool({
       if (!m) throw new NoshError('INVALID_ARGUMENT', 'list: bad cursor', 'Pass next_cursor exactly as the previous page returned it.');
       offset = Number(m[1]);
     }
-    const glob = new Glob(args.pattern ? [args.pattern] : []);
+    const glob = new Glob(args.pattern ? [args.pattern] : [], 'pattern');
     // mtime stays a number until the page is cut: formatting it costs more than the lstat.
     const rows: { name: string; type: WalkEntry['type']; size: number | null; mtime: number | null }[] = [];
     let scanned = 0;

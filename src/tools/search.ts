@@ -35,8 +35,8 @@ export default defineTool({
   run(ctx, args) {
     const re = compile(args.pattern, !!args.literal, !!args.ignore_case);
     const base = ctx.fs.resolveExisting(args.path ?? '.', ctx.cwd, { followFinal: ctx.fs.policy.followSymlinks });
-    const include = new Glob(args.include ?? []);
-    const exclude = new Glob(args.exclude ?? []);
+    const include = new Glob(args.include ?? [], 'include');
+    const exclude = new Glob(args.exclude ?? [], 'exclude');
     const cap = args.max_results ?? ctx.limits.maxResults;
     const deadline = args.timeout_ms !== undefined ? Date.now() + args.timeout_ms : Infinity;
     const state = { matches: [] as Match[], files: 0, filesMatched: 0, binary: 0, bytes: 0, stop: '' as '' | 'results' | 'output' | 'timeout' };

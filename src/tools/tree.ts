@@ -21,7 +21,7 @@ export default defineTool({
   run(ctx, args) {
     const base = ctx.fs.resolveExisting(args.path ?? '.', ctx.cwd, { followFinal: ctx.fs.policy.followSymlinks });
     if (!base.stat.isDirectory()) throw new NoshError('NOT_A_DIRECTORY', `tree: ${base.vpath} is not a folder`, 'Give a folder.', { path: base.vpath });
-    const exclude = new Glob(args.exclude ?? []);
+    const exclude = new Glob(args.exclude ?? [], 'exclude');
     const cap = args.max_entries ?? 500;
     const lines: string[] = [base.vpath === '/' ? '/' : base.vpath + '/'];
     let files = 0;

@@ -143,6 +143,22 @@ describe('search', () => {
   });
 });
 
+describe('glob arguments', () => {
+  it('a glob too long for the matcher is INVALID_ARGUMENT naming the parameter, in every tool that takes globs', async () => {
+    const long = 'x'.repeat(70_000);
+    for (const [method, params, param] of [
+      ['list', { pattern: long }, 'pattern'], ['find', { pattern: long }, 'pattern'], ['find', { exclude: [long] }, 'exclude'],
+      ['tree', { exclude: [long] }, 'exclude'], ['search', { pattern: 'x', include: [long] }, 'include'], ['search', { pattern: 'x', exclude: [long] }, 'exclude'],
+    ] as const) {
+      const r = await ws.call(method, params);
+      expect(r.success, method).toBe(false);
+      expect(r.error.code, method).toBe('INVALID_ARGUMENT');
+      expect(r.error.message, method).toContain(param);
+      expect(r.error.hint, method).not.toBe('');
+    }
+  });
+});
+
 describe('check_access', () => {
   it('explains allowed and refused paths', async () => {
     expect((await ws.call('check_access', { path: 'README.md' })).data).toMatchObject({ allowed: true, exists: true, type: 'file' });
