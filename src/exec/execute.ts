@@ -110,6 +110,16 @@ export function hintFor(errno: string): string {
     case 'EBLOCKED': case 'EEXT': return 'This file is blocked by the zone policy and cannot be read or listed.';
     case 'EFBIG': return 'The file would exceed the maximum file size of this zone.';
     case 'EDQUOT': return 'The quota is full: delete files you no longer need (see stats for usage), or write less.';
+    case 'ENOTDIR': return 'A part of the path (or the cwd) is a file, not a folder: check the path with ls or stat.';
+    case 'EISDIR': return 'It is a folder: give a file inside it, or use list to see its content.';
+    case 'ENAMETOOLONG': return 'Names are at most 255 bytes and paths 4096: use a shorter name.';
+    case 'EINVAL': return 'Paths may not contain NUL bytes or invalid text: check the path.';
+    case 'EHARDLINK': return 'Files with several hard links are never written through: copy the content to a new file and write that.';
+    case 'ESPECIAL': return 'FIFOs, sockets and devices are never opened: use a regular file.';
+    case 'EEXIST': return 'Choose another name, or remove the existing entry first.';
+    case 'ENOTEMPTY': return 'The folder is not empty: delete its entries first (or delete with recursive: true).';
+    case 'ELOOP': return 'Too many symbolic links on the way: use the real path.';
+    case 'EBUSY': return 'The zone root itself cannot be removed or renamed: act on the entries inside it.';
     default: return '';
   }
 }

@@ -83,6 +83,30 @@ describe('write', () => {
   });
 });
 
+describe('refusals of a bad path', () => {
+  it('each says what to do next (a hint), whatever the errno', async () => {
+    ws.put('plain.txt', 'x\n');
+    ws.put('dir1/f.txt', 'x\n');
+    fs.linkSync(path.join(ws.root, 'plain.txt'), path.join(ws.root, 'linked.txt'));
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['read', { path: 'plain.txt/x' }, 'NOT_A_DIRECTORY'],
+      ['read', { path: 'a\u0000b' }, 'INVALID_ARGUMENT'],
+      ['read', { path: 'n'.repeat(256) }, 'INVALID_ARGUMENT'],
+      ['read', { path: 'plain.txt', cwd: '\u0000' }, 'INVALID_ARGUMENT'],
+      ['write', { path: 'dir1', content: 'x' }, 'IS_A_DIRECTORY'],
+      ['write', { path: 'linked.txt', content: 'x' }, 'PERMISSION_DENIED'],
+      ['list', { path: '.', cwd: 'plain.txt' }, 'NOT_A_DIRECTORY'],
+    ];
+    for (const [method, params, code] of cases) {
+      const r = await ws.call(method, params);
+      expect(r.success, JSON.stringify(params)).toBe(false);
+      expect(r.error.code, JSON.stringify(params)).toBe(code);
+      expect(r.error.hint, JSON.stringify(params)).not.toBe('');
+    }
+    expect(ws.get('plain.txt')).toBe('x\n');
+  });
+});
+
 describe('delete, move, rename, copy, mkdir, exists', () => {
   it('mkdir with and without parents', async () => {
     expect((await ws.call('mkdir', { path: 'p/q/r', parents: true })).data.created).toEqual(['/p', '/p/q', '/p/q/r']);
