@@ -136,7 +136,7 @@ class RpcServer {
   private async handle(raw: unknown): Promise<Response | null> {
     if (!isRequest(raw)) {
       const id = (raw as { id?: unknown } | null)?.id;
-      return errorResponse(typeof id === 'string' || typeof id === 'number' ? id : null, RPC.INVALID_REQUEST, 'Invalid Request');
+      return errorResponse(typeof id === 'string' || Number.isFinite(id) ? id as Id : null, RPC.INVALID_REQUEST, 'Invalid Request');
     }
     const { method, params } = raw;
     const isNotification = !('id' in raw);
@@ -221,14 +221,15 @@ class Cancel implements CancelSignal {
 
 /**
  * A JSON-RPC 2.0 request object: jsonrpc "2.0", a string method, an id that is a string, a
- * number or null (absent for a notification), params an object or an array when present.
+ * finite number or null (absent for a notification), params an object or an array when present.
  */
 function isRequest(raw: unknown): raw is Request {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return false;
   const r = raw as Record<string, unknown>;
   if (r.jsonrpc !== '2.0' || typeof r.method !== 'string') return false;
   const id = r.id;
-  if (id !== undefined && id !== null && typeof id !== 'string' && typeof id !== 'number') return false;
+  // A number id must come back as itself: 1e999 parses as Infinity, which JSON writes as null.
+  if (id !== undefined && id !== null && typeof id !== 'string' && !(typeof id === 'number' && Number.isFinite(id))) return false;
   const p = r.params;
   return p === undefined || (typeof p === 'object' && p !== null);
 }

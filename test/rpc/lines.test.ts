@@ -88,6 +88,21 @@ describe('serveRpc over in-memory streams', () => {
     ]);
   });
 
+  it('an id JSON cannot carry back (1e999 parses as Infinity) is an invalid request, never answered as id null', async () => {
+    const { nosh, calls } = fakeNosh();
+    const { input, output, out } = pipes();
+    const done = serveRpc(nosh, input, output);
+    input.write('{"jsonrpc":"2.0","id":1e999,"method":"read","params":{"path":"a"}}\n');
+    input.write('{"jsonrpc":"2.0","id":-1e999,"method":"read","params":{"path":"a"}}\n');
+    input.end();
+    await done;
+    expect(calls).toHaveLength(0);
+    expect(out).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } },
+    ]);
+  });
+
   it('answers as calls finish, cancels by id (number or string), and waits for running calls at EOF', async () => {
     const { nosh, calls } = fakeNosh();
     const { input, output, out } = pipes();
