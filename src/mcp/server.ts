@@ -3,6 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Nosh } from '../index.js';
+import { fail, type Envelope } from '../errors.js';
 
 const PROGRESS_EVERY_MS = 1000;
 
@@ -26,7 +27,7 @@ export function createMcpServer(nosh: Nosh, version: string): Server {
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const { name, arguments: args } = req.params;
     if (!methods.some((m) => m.name === name)) {
-      return { isError: true, content: [{ type: 'text', text: `unknown tool '${name}'` }] };
+      return result(fail('INVALID_ARGUMENT', `unknown tool '${name}'`, `Tools: ${methods.map((m) => m.name).join(', ')}.`, { tool: name }));
     }
     // Long calls send progress notifications when the client asked for them.
     const token = req.params._meta?.progressToken;
@@ -36,17 +37,21 @@ export function createMcpServer(nosh: Nosh, version: string): Server {
       void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ticks, message: `${name} running` } }).catch(() => {});
     }, PROGRESS_EVERY_MS);
     try {
-      const env = await nosh.call(name, args ?? {}, { signal: extra.signal });
-      return {
-        isError: !env.success,
-        content: [{ type: 'text', text: JSON.stringify(env) }],
-        structuredContent: env as unknown as Record<string, unknown>,
-      };
+      return result(await nosh.call(name, args ?? {}, { signal: extra.signal }));
     } finally {
       if (timer) clearInterval(timer);
     }
   });
   return server;
+}
+
+/** A tool result carrying the envelope, as text and as structured content. */
+function result(env: Envelope<unknown>) {
+  return {
+    isError: !env.success,
+    content: [{ type: 'text' as const, text: JSON.stringify(env) }],
+    structuredContent: env as unknown as Record<string, unknown>,
+  };
 }
 
 /** Serve MCP over stdio until the client disconnects. */

@@ -86,8 +86,11 @@ describe('nosh mcp with the SDK client', () => {
   });
 
   it('an unknown tool is an error result, and the server keeps answering', async () => {
-    const r = await client.callTool({ name: 'nope', arguments: {} });
+    const r = await call('nope', {});
     expect(r.isError).toBe(true);
+    expect(r.env).toMatchObject({ success: false, error: { code: 'INVALID_ARGUMENT', message: "unknown tool 'nope'" } });
+    expect(r.env.error.hint).toContain('read_many');
+    expect(JSON.parse(r.text)).toEqual(r.env);
     expect((await call('exists', { path: 'notes.txt' })).env.data.exists).toBe(true);
   });
 });
