@@ -25,7 +25,8 @@ export default defineTool({
   name: 'read',
   description: 'Read a file. Text by line range (offset/limit, 1-based) or the first/last N lines (head/tail), optionally numbered; ' +
     'binary as base64; parse: "json" returns the parsed value. Returns content, start_line/end_line, total_lines, ' +
-    'and truncated when cut by max_bytes (then continue with the offset given in the message).',
+    'and truncated when cut by max_bytes (then continue with the offset given in the message; a single line longer than ' +
+    'max_bytes comes back cut, with partial_line).',
   input: Input,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   mutates: false,
@@ -51,12 +52,22 @@ export function readFile(ctx: ToolContext, args: ReadArgs): ToolResult {
     let bytes = 0;
     let lineNo = 0;
     let truncated = false;
+    let partial = false;
     const take = (line: string) => {
       lineNo++;
       if (lineNo < first || lineNo > last || truncated) return;
       const text = args.line_numbers ? `${String(lineNo).padStart(6)}\t${line}` : line;
       const size = Buffer.byteLength(text);
-      if (bytes + size > cap) { truncated = true; return; }
+      if (bytes + size > cap) {
+        truncated = true;
+        // A first line longer than the cap: its start, rather than nothing and the same offset again.
+        if (out.length === 0) {
+          out.push(cutBytes(text, cap, 'start'));
+          bytes = Buffer.byteLength(out[0]!);
+          partial = true;
+        }
+        return;
+      }
       out.push(text);
       bytes += size;
     };
@@ -66,10 +77,28 @@ export function readFile(ctx: ToolContext, args: ReadArgs): ToolResult {
       data: {
         path: args.path, encoding, content: out.join(''),
         start_line: returned > 0 ? first : null, end_line: returned > 0 ? first + returned - 1 : null,
-        total_lines: lineNo, truncated,
+        total_lines: lineNo, truncated, ...(partial ? { partial_line: true } : {}),
       },
-      message: truncated ? `cut at ${cap} bytes: continue with offset ${first + returned}` : 'ok',
+      message: partial ? longLine(first, cap, bytes) : truncated ? `cut at ${cap} bytes: continue with offset ${first + returned}` : 'ok',
     };
+}
+
+function longLine(line: number, cap: number, returned: number): string {
+  return `line ${line} is longer than ${cap} bytes: ${returned} bytes of it returned; raise max_bytes (up to 5000000), ` +
+    'or read it in pieces with exec (e.g. cut -b or head -c)';
+}
+
+/** The first (or last) bytes of a text, at most `cap`, cut on a UTF-8 character boundary. */
+function cutBytes(text: string, cap: number, from: 'start' | 'end'): string {
+  const buf = Buffer.from(text);
+  if (from === 'start') {
+    let n = Math.min(cap, buf.length);
+    while (n > 0 && n < buf.length && (buf[n]! & 0xc0) === 0x80) n--;
+    return buf.subarray(0, n).toString();
+  }
+  let start = Math.max(0, buf.length - cap);
+  while (start < buf.length && (buf[start]! & 0xc0) === 0x80) start++;
+  return buf.subarray(start).toString();
 }
 
 /** The file's lines as text, each with its newline (the last one maybe without), streamed. */
@@ -130,10 +159,20 @@ function readTail(ctx: ToolContext, args: ReadArgs, n: number, cap: number, enco
   const out: string[] = [];
   let bytes = 0;
   let truncated = false;
+  let partial = false;
   for (let k = ring.length - 1; k >= 0; k--) {
     const text = args.line_numbers ? `${String(first + k).padStart(6)}\t${ring[k]}` : ring[k]!;
     const size = Buffer.byteLength(text);
-    if (bytes + size > cap) { truncated = true; break; }
+    if (bytes + size > cap) {
+      truncated = true;
+      // The last line alone is longer than the cap: its end, rather than nothing.
+      if (out.length === 0) {
+        out.push(cutBytes(text, cap, 'end'));
+        bytes = Buffer.byteLength(out[0]!);
+        partial = true;
+      }
+      break;
+    }
     out.unshift(text);
     bytes += size;
   }
@@ -142,9 +181,10 @@ function readTail(ctx: ToolContext, args: ReadArgs, n: number, cap: number, enco
     data: {
       path: args.path, encoding, content: out.join(''),
       start_line: out.length > 0 ? start : null, end_line: out.length > 0 ? lineNo : null,
-      total_lines: lineNo, truncated,
+      total_lines: lineNo, truncated, ...(partial ? { partial_line: true } : {}),
     },
-    message: truncated ? `cut at ${cap} bytes: earlier lines with offset/limit` : 'ok',
+    message: partial ? `the last line is longer than ${cap} bytes: its last ${bytes} bytes returned; raise max_bytes (up to 5000000)`
+      : truncated ? `cut at ${cap} bytes: earlier lines with offset/limit` : 'ok',
   };
 }
 

@@ -43,6 +43,21 @@ describe('read', () => {
   });
 });
 
+describe('read of a line longer than max_bytes', () => {
+  it('returns the start of the line and says so, instead of nothing and the same offset again', async () => {
+    ws.put('long.txt', 'short\n' + 'é'.repeat(100) + '\nend\n');
+    const r = await ws.call('read', { path: 'long.txt', offset: 2, max_bytes: 51 });
+    expect(r.success).toBe(true);
+    expect(r.data).toMatchObject({ content: 'é'.repeat(25), start_line: 2, end_line: 2, truncated: true, partial_line: true });
+    expect(r.message).toMatch(/line 2 is longer than 51 bytes/);
+    expect(r.message).not.toMatch(/continue with offset 2/);
+    const t = await ws.call('read', { path: 'long.txt', tail: 2, max_bytes: 10 });
+    expect(t.data).toMatchObject({ content: 'end\n', start_line: 3, end_line: 3, truncated: true });
+    const t1 = await ws.call('read', { path: 'long.txt', tail: 1, max_bytes: 2 });
+    expect(t1.data).toMatchObject({ content: 'nd\n'.slice(-2), start_line: 3, end_line: 3, truncated: true, partial_line: true });
+  });
+});
+
 describe('read_many', () => {
   it('one failure does not fail the rest', async () => {
     ws.put('m1.txt', 'one\n');
