@@ -163,7 +163,7 @@ export class Vfs {
   resolve(path: string, cwd = '/', opts: ResolveOptions = {}): Resolved {
     checkPathText(path);
     // The cwd reaches the host path too: a NUL in it must be EINVAL, not a Node TypeError (EIO).
-    if (cwd.includes('\0')) throw new VfsError('EINVAL', path);
+    if (cwd.includes('\0') || LONE_SURROGATE.test(cwd)) throw new VfsError('EINVAL', path);
     const queue = path.startsWith('/') ? [] : splitRaw(cwd);
     queue.push(...splitRaw(path));
     // A trailing slash on a symlink means its directory, as for the kernel: the link is
@@ -1022,8 +1022,12 @@ function splitRaw(path: string): string[] {
   return path.split('/').filter((s) => s !== '');
 }
 
+/** A lone UTF-16 surrogate: not text; on disk every one would become the same U+FFFD name. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
 function checkPathText(path: string): void {
   if (path.includes('\0')) throw new VfsError('EINVAL', path.replace(/\0/g, '\\0'));
+  if (LONE_SURROGATE.test(path)) throw new VfsError('EINVAL', path.replace(/[\uD800-\uDFFF]/gu, '\uFFFD'));
   if (path === '') throw new VfsError('ENOENT', path);
   if (Buffer.byteLength(path) > MAX_PATH_BYTES) throw new VfsError('ENAMETOOLONG', path.slice(0, 64) + '...');
 }

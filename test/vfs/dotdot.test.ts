@@ -168,6 +168,21 @@ describe('NUL bytes, over-long paths and names', () => {
     expectVfsError(() => vfs.writeFile('x', 'y', '/a\0b'), 'EINVAL');
   });
 
+  test('a lone UTF-16 surrogate is EINVAL: it is not text, and every one would become the same U+FFFD name on disk', () => {
+    const vfs = z.vfs();
+    for (const p of ['\ud800', 'a/\udfffb', '\udc00\ud800', 'x\ud83d']) {
+      const e = expectVfsError(() => vfs.writeFile(p, 'x'), 'EINVAL');
+      expect(e.message).not.toMatch(/[\ud800-\udfff]/u);
+      expectVfsError(() => vfs.readFile(p), 'EINVAL');
+      expectVfsError(() => vfs.mkdir(p), 'EINVAL');
+      expectVfsError(() => vfs.rename('inside.txt', p), 'EINVAL');
+    }
+    expectVfsError(() => vfs.readFile('inside.txt', '/a\ud800'), 'EINVAL');
+    expect(fs.readdirSync(z.root).filter((n) => n.includes('\uFFFD'))).toEqual([]);
+    vfs.writeFile('\ud83d\ude00.txt', 'pair');
+    expect(vfs.readFile('😀.txt').toString()).toBe('pair');
+  });
+
   test('a path over 4096 bytes is ENAMETOOLONG with a short message', () => {
     const vfs = z.vfs();
     const long = 'a/'.repeat(2049);
