@@ -50,8 +50,9 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promi
       throw e;
     }
   } catch (e) {
-    if (e instanceof NoshError && e.code === 'MEMORY_LIMIT') collectGarbage();
-    return { ok: false, error: errorBody(e) };
+    const error = errorBody(e);
+    if (error.code === 'MEMORY_LIMIT') collectGarbage();
+    return { ok: false, error };
   }
 }
 
@@ -87,8 +88,16 @@ function counterOf(q: QuotaHandle | undefined) {
   return q && { counters: new BigInt64Array(q.sab), index: q.index, limit: q.limit, name: q.name };
 }
 
-function errorBody(e: unknown) {
+/** V8's own size limits (a string over about 512 MB, a buffer it cannot allocate): the command outgrew memory. */
+const TOO_BIG = /^(?:Invalid string length|Invalid array length|Invalid typed array length|Array buffer allocation failed)/;
+
+/** The error body of an envelope for anything a command threw (host paths scrubbed from internal errors). */
+export function errorBody(e: unknown) {
   if (e instanceof NoshError) return e.toBody();
+  if (e instanceof RangeError && TOO_BIG.test(e.message)) {
+    return new NoshError('MEMORY_LIMIT', `command built a value larger than the worker can hold (${e.message})`,
+      'Stream instead of building one huge value: process smaller files or ranges, or pipe through head.').toBody();
+  }
   if (e instanceof VfsError) {
     return new NoshError(e.code, `${e.path}: ${e.reason}`, hintFor(e.errno), { path: e.path, ...e.details }).toBody();
   }
