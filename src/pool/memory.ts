@@ -43,6 +43,24 @@ function checkMemory(): void {
   }
 }
 
+/**
+ * The longest value (in characters or bytes) a command should build by growing one string,
+ * such as sed's pattern and hold spaces: a quarter of the budget, Infinity without one.
+ * A worker whose heap cannot hold one single allocation does not just end: V8's fatal
+ * out-of-memory aborts the whole process (Node grants a worker only a little more heap to
+ * stop in). So a value that grows by doubling or by one big replacement is stopped while
+ * even its next step would still fit.
+ */
+export function valueLimit(): number {
+  return budget / 4;
+}
+
+/** The error for a value past valueLimit(). */
+export function valueTooBig(what: string): NoshError {
+  return new NoshError('MEMORY_LIMIT', `${what} grew past ${Math.floor(budgetMb / 4)} MB, a quarter of the worker memory limit of ${budgetMb} MB`,
+    'Work on smaller pieces: fewer lines at a time (no N loop over a whole big file), or a smaller replacement.', { memory_mb: budgetMb });
+}
+
 /** Bytes seen since the last check (see noteBytes). */
 let unchecked = 0;
 const CHECK_EVERY = 1 << 20;

@@ -5,6 +5,7 @@
  */
 import type { CommandContext } from '../command/index.js';
 import { VfsError, type AtomicWriter } from '../vfs/index.js';
+import { valueLimit, valueTooBig } from '../pool/memory.js';
 import { countGroups, SedError, type Addr, type Cmd, type Program, type Rx, type Subst } from './parse.js';
 
 const FLUSH_AT = 64 * 1024;
@@ -166,6 +167,8 @@ export class SedRunner {
   private pending: string[] = [];
   private last = false;
   private readonly usesLast: boolean;
+  /** Pattern plus hold space may not pass this (see valueLimit). */
+  private readonly maxSpace = valueLimit();
 
   constructor(private readonly ctx: CommandContext, private readonly prog: Program, private readonly o: ExecOptions) {
     this.delim = o.nullData ? '\0' : '\n';
@@ -517,6 +520,7 @@ export class SedRunner {
     this.dumpAppend();
     const l = (await this.read())!;
     this.ps = c.cmd === 'n' ? l.text : this.ps + this.delim + l.text;
+    this.checkSpace();
     this.psNl = l.nl;
     this.tflag = false;
     return undefined;
@@ -577,6 +581,7 @@ export class SedRunner {
       case 'G':
         this.ps += this.delim + this.hold;
         this.psNl = this.holdNl;
+        this.checkSpace();
         return undefined;
       case 'h':
         this.hold = this.ps;
@@ -585,6 +590,7 @@ export class SedRunner {
       case 'H':
         this.hold += this.delim + this.ps;
         this.holdNl = this.psNl;
+        this.checkSpace();
         return undefined;
       case 'x': {
         const t = this.ps;
@@ -681,6 +687,11 @@ export class SedRunner {
     return r.i < r.lines.length ? r.lines[r.i++]! : null;
   }
 
+  /** Pattern plus hold space past maxSpace: MEMORY_LIMIT before a doubling loop reaches the heap's end. */
+  private checkSpace(): void {
+    if (this.ps.length + this.hold.length > this.maxSpace) throw valueTooBig("sed's pattern and hold space");
+  }
+
   private subst(sub: Subst): void {
     const re = this.regex(sub.rx);
     const ps = this.ps;
@@ -691,6 +702,10 @@ export class SedRunner {
     if (sub.global && sub.nth <= 1 && !sub.hasCase && neverEmpty(re)) {
       re.lastIndex = 0;
       if (!re.test(ps)) return;
+      // A big pattern space: the result's length is counted before it is built.
+      if (maxResult(sub, ps.length) > this.maxSpace && resultLength(sub, re, ps) + this.hold.length > this.maxSpace) {
+        throw valueTooBig("sed's pattern space");
+      }
       re.lastIndex = 0;
       const r = replacer(sub);
       this.ps = typeof r === 'string' ? ps.replace(re, r) : ps.replace(re, r);
@@ -728,6 +743,7 @@ export class SedRunner {
       }
       start = end;
       prevEnd = end;
+      if (out.length + this.hold.length > this.maxSpace) throw valueTooBig("sed's pattern space");
       if (replaced && !sub.global) break;
       if (len === 0) {
         if (end >= ps.length) break;
@@ -737,10 +753,34 @@ export class SedRunner {
     }
     if (!replaced) return;
     this.ps = out + ps.slice(start);
+    this.checkSpace();
     this.tflag = true;
     if (sub.print) this.out.putLine(this.ps, this.psNl, this.delim);
     if (sub.out) this.wout(sub.out.name).putLine(this.ps, this.psNl, this.delim);
   }
+}
+
+/** The length of s///g's result (a global regex that never matches empty). */
+function resultLength(sub: Subst, re: RegExp, ps: string): number {
+  let total = ps.length;
+  re.lastIndex = 0;
+  for (let m = re.exec(ps); m; m = re.exec(ps)) {
+    total -= m[0].length;
+    for (const p of sub.repl) total += p.k === 'lit' ? p.s.length : p.k === 'grp' ? (m[p.n]?.length ?? 0) : 0;
+  }
+  re.lastIndex = 0;
+  return total;
+}
+
+/** At most how long s/// can make a pattern space of `len` characters: each replacement adds its literals and at most `len` per group reference. */
+function maxResult(sub: Subst, len: number): number {
+  let lits = 0;
+  let refs = 0;
+  for (const p of sub.repl) {
+    if (p.k === 'lit') lits += p.s.length;
+    else if (p.k === 'grp') refs++;
+  }
+  return len * (1 + refs + lits) + lits;
 }
 
 const emptyCache = new WeakMap<RegExp, boolean>();

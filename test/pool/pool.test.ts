@@ -18,6 +18,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(root, 'big.txt'), 'abcdefgh\n'.repeat(3_500_000));
   fs.writeFileSync(path.join(root, 'small.txt'), 'hello\n');
   fs.writeFileSync(path.join(root, 'aaa.txt'), 'a'.repeat(5000) + '\n');
+  fs.writeFileSync(path.join(root, 'line.txt'), 'x'.repeat(4_000_000) + '\n');
   nosh = await createNosh({ root, threads: 2, limits: { memoryMb: 64 } });
 });
 afterAll(async () => {
@@ -67,6 +68,29 @@ describe('worker pool limits', () => {
     }
     const next = await nosh.exec({ command: 'cat small.txt' });
     expect(next, JSON.stringify({ res, next })).toMatchObject({ success: true, data: { stdout: 'hello\n' } });
+  });
+});
+
+describe('values that grow past the heap in one step', () => {
+  // A worker whose heap cannot hold one allocation does not just end: V8's fatal
+  // out-of-memory aborts the whole process. With 100 MB, sed's doubling pattern space did
+  // that (the host died with "Reached heap limit"); it must end with MEMORY_LIMIT instead.
+  it("sed's doubling and exploding pattern spaces end with MEMORY_LIMIT, the host and the next request fine", async () => {
+    const small = await createNosh({ root, threads: 1, limits: { memoryMb: 100 } });
+    try {
+      for (const command of ["sed ':a;s/.*/&&/;ba' small.txt", "sed ':a;H;x;G;ba' small.txt", "sed 's/x/&&&&&&&&/g' line.txt", "sed ':a;N;$!ba' line.txt line.txt line.txt line.txt line.txt line.txt line.txt"]) {
+        const res = await small.exec({ command }, { timeoutMs: 60_000 });
+        expect(res.success ? res.data : res.error.code, command).toBe('MEMORY_LIMIT');
+        if (!res.success) expect(res.error.message).toMatch(/sed's pattern/);
+      }
+      // Within the limit, the whole file in the pattern space still works.
+      const joined = await small.exec({ command: "sed ':a;N;$!ba;s/\\n/ /g' small.txt aaa.txt" });
+      expect(joined.success && joined.data.stdout).toBe(`hello ${'a'.repeat(5000)}\n`);
+      const next = await small.exec({ command: 'cat small.txt' });
+      expect(next.success && next.data.stdout).toBe('hello\n');
+    } finally {
+      await small.close();
+    }
   });
 });
 
