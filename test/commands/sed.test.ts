@@ -3,6 +3,7 @@
 import * as v8 from 'node:v8';
 v8.setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -140,4 +141,22 @@ describe('sed: streaming', () => {
     const res = await run(root, "sed -n 's/a/b/g;$p' m.txt");
     expect(res.stdout.toString()).toBe(line.replace(/a/g, 'b'));
   }, 60_000);
+});
+
+describe('sed: N gathers many lines (the pattern space kept in joined pieces)', () => {
+  // Expected bytes: GNU sed 4.9 over `seq 10000` (sha256 of its output).
+  const root = zone({ 'n.txt': Array.from({ length: 10000 }, (_, i) => `${i + 1}\n`).join('') });
+  const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+  it.each([
+    [":a;N;$!ba;s/\\n/,/g", '36eae3b013b10495380b22f98d0b157561041bba57416c19654f5eba8d9289df'],
+    ['$!{H;d};H;x;s/\\n/,/g;p', '9cac0c530a3872a7f039a39bc140b70cbd448981124af645b15f6c1426923275'],
+  ])('%s', async (script, want) => {
+    const r = await runArgv(root, ['sed', '-n', ...(script.startsWith(':') ? ['-e', script, '-e', 'p'] : [script]), 'n.txt']);
+    expect(r.exitCode).toBe(0);
+    expect(sha(r.stdout)).toBe(want);
+  });
+  it('N;N;P over 10 000 lines ends as GNU', async () => {
+    const r = await runArgv(root, ['sed', '-n', 'N;N;s/\\n/+/g;P', 'n.txt']);
+    expect(r.stdout.toString().split('\n').slice(-3)).toEqual(['9994+9995+9996', '9997+9998+9999', '']);
+  });
 });
