@@ -1,9 +1,10 @@
 import type { Stats } from 'node:fs';
-import { defineCommand, type CommandContext } from '../src/command/index.js';
+import { defineCommand, type CommandContext, type CommandDef } from '../src/command/index.js';
+import { walkOptions } from '../src/command/options.js';
 import { gnuQuote } from '../src/command/gnu-number.js';
 import { quoteAlways } from '../src/command/fileops.js';
 import {
-  cmpTime, compareNames, fullTime, typeIndicator, groupName, humanSize, joinPath, lsTime, modeString, mtimeOf, nowSpec, userName,
+  cmpTime, compareNames, fullTime, typeIndicator, groupName, humanSize, joinPath, lookupGroup, lookupUser, lsTime, modeString, mtimeOf, nowSpec, timeOfNs, userName, type TimeSpec,
 } from '../src/command/format.js';
 import { linkTargetStat, linkText } from '../src/command/listing.js';
 import { VfsError, type DirHandle } from '../src/vfs/index.js';
@@ -17,6 +18,8 @@ interface Entry {
   /** For symlinks in long format: target text and the target's stat (null when dangling). */
   link?: string | null;
   linkSt?: Stats | null;
+  /** The modification time to the nanosecond (for --full-time and -t; Stats holds a rounded double). */
+  mtime: TimeSpec;
 }
 
 type SortKey = 'name' | 'size' | 'time' | 'ext';
@@ -41,7 +44,7 @@ const CLASSIFY_WHEN: [string, 'always' | 'never'][] = [
   ['auto', 'never'], ['tty', 'never'], ['if-tty', 'never'],
 ];
 
-export default defineCommand({
+const def: CommandDef = defineCommand({
   name: 'ls',
   summary: 'List information about the FILEs (the current directory by default). Entries are sorted alphabetically (C locale) unless -S, -t or -X is given.',
   usage: '[FILE]...',
@@ -50,7 +53,7 @@ export default defineCommand({
     { key: 'a', short: 'a', long: 'all', help: 'do not ignore entries starting with .' },
     { key: 'A', short: 'A', long: 'almost-all', help: 'do not list implied . and ..' },
     { key: 'F', short: 'F', help: 'append indicator (one of */=@|) to entries' },
-    { key: 'F', long: 'classify', kind: 'optional', arg: 'WHEN', help: 'append indicator (one of */=@|) to entries WHEN (always, never, auto)' },
+    { key: 'F', long: 'classify', kind: 'optional', arg: 'WHEN', value: 'always', help: 'append indicator (one of */=@|) to entries WHEN (always, never, auto); never and auto leave an earlier -F or -p in force' },
     { key: 'd', short: 'd', long: 'directory', help: 'list directories themselves, not their contents' },
     { key: 'fulltime', long: 'full-time', help: 'like -l --time-style=full-iso' },
     { key: 'h', short: 'h', long: 'human-readable', help: 'with -l, print sizes like 1K 234M 2G etc.' },
@@ -63,24 +66,36 @@ export default defineCommand({
     { key: 'X', short: 'X', help: 'sort alphabetically by entry extension' },
     { key: '1', short: '1', help: 'list one file per line' },
   ],
+  // GNU checks a --classify value when getopt reaches it: a bad one is reported before any
+  // later option problem, so the words after it are dropped (ls has no option taking the next word).
+  preprocess(args) {
+    for (let i = 0; i < args.length && args[i] !== '--'; i++) {
+      for (const o of walkOptions(def, [args[i]!])) {
+        if ('rest' in o) return args;
+        if ('key' in o && o.key === 'F' && o.value !== 'true' && classifyWhen(o.value).when === undefined) return args.slice(0, i + 1);
+      }
+    }
+    return args;
+  },
   async run(ctx) {
     const o = ctx.opts;
     // As in GNU, -1 never overrides -l (whatever the order).
     const long = o.has('l') || o.has('fulltime');
+    // GNU: -p sets '/', -F and --classify=always set classify; --classify=never/auto change nothing.
     let indicator: Indicator = 'none';
-    const ind = lastIndicator(ctx);
-    if (ind === 'p') indicator = 'slash';
-    else if (ind !== undefined) {
-      const when = classifyWhen(o.get('F')!);
+    for (const { key, value } of o.order) {
+      if (key === 'p') indicator = 'slash';
+      if (key !== 'F') continue;
+      const { when, ambiguous } = value === 'true' ? { when: 'always', ambiguous: false } : classifyWhen(value);
       if (when === undefined) {
         await ctx.stderr.write(
-          `ls: invalid argument ${gnuQuote(o.get('F')!)} for '--classify'\nValid arguments are:\n` +
+          `ls: ${ambiguous ? 'ambiguous' : 'invalid'} argument ${gnuQuote(value)} for '--classify'\nValid arguments are:\n` +
             "  - 'always', 'yes', 'force'\n  - 'never', 'no', 'none'\n  - 'auto', 'tty', 'if-tty'\n" +
             "Try 'ls --help' for more information.\n",
         );
         return 1;
       }
-      indicator = when === 'always' ? 'classify' : 'none';
+      if (when === 'always') indicator = 'classify';
     }
     const sortFlag = o.lastOf('S', 't', 'X');
     const cfg: Config = {
@@ -98,17 +113,14 @@ export default defineCommand({
     return new Lister(ctx, cfg).run();
   },
 });
+export default def;
 
-function lastIndicator(ctx: CommandContext): string | undefined {
-  return ctx.opts.lastOf('F', 'p');
-}
-
-function classifyWhen(value: string): 'always' | 'never' | undefined {
-  if (value === 'true' || value === '') return 'always';
+/** GNU argmatch: an exact word, or a prefix whose words all mean the same (else ambiguous). */
+function classifyWhen(value: string): { when?: 'always' | 'never'; ambiguous: boolean } {
   const exact = CLASSIFY_WHEN.find(([k]) => k === value);
-  if (exact) return exact[1];
+  if (exact) return { when: exact[1], ambiguous: false };
   const hits = new Set(CLASSIFY_WHEN.filter(([k]) => k.startsWith(value)).map(([, v]) => v));
-  return hits.size === 1 ? [...hits][0] : undefined;
+  return hits.size === 1 ? { when: [...hits][0], ambiguous: false } : { ambiguous: hits.size > 1 };
 }
 
 class Lister {
@@ -164,6 +176,7 @@ class Lister {
     const { ctx, cfg } = this;
     try {
       let st = ctx.fs.lstat(op, ctx.cwd);
+      const lst = st;
       if (st.isSymbolicLink() && (op.endsWith('/') || cfg.derefCmdlineDirs)) {
         if (op.endsWith('/')) {
           if (!ctx.fs.policy.followSymlinks) throw new VfsError('ESYMLINK', op);
@@ -172,13 +185,14 @@ class Lister {
           try {
             const target = ctx.fs.stat(op, ctx.cwd);
             if (target.isDirectory()) st = target;
-          } catch {
-            /* dangling: list the link itself */
+          } catch (e) {
+            // GNU 9.1 lists a dangling link itself; any other failure (a loop...) is reported.
+            if (!(e instanceof VfsError) || e.errno !== 'ENOENT') throw e;
           }
         }
       }
       if (op.endsWith('/') && !st.isDirectory()) throw new VfsError('ENOTDIR', op);
-      return this.entry(op, op, st);
+      return this.entry(op, op, st, st !== lst);
     } catch (e) {
       if (!(e instanceof VfsError)) throw e;
       await this.warn(`cannot access ${quoteAlways(op)}: ${e.reason}`);
@@ -187,8 +201,8 @@ class Lister {
     }
   }
 
-  private entry(name: string, path: string, st: Stats): Entry {
-    const e: Entry = { name, path, st };
+  private entry(name: string, path: string, st: Stats, followed = false): Entry {
+    const e: Entry = { name, path, st, mtime: this.exactMtime(path, st, followed) };
     if (st.isSymbolicLink() && this.cfg.long) {
       e.link = linkText(this.ctx.fs, path, this.ctx.cwd);
       e.linkSt = linkTargetStat(this.ctx.fs, path, this.ctx.cwd);
@@ -196,12 +210,25 @@ class Lister {
     return e;
   }
 
+  /** Read again with nanoseconds only where they show (--full-time) or order entries (-t). */
+  private exactMtime(path: string, st: Stats, followed: boolean): TimeSpec {
+    if (this.cfg.fullTime || this.cfg.sort === 'time') {
+      try {
+        const ns = timeOfNs(this.ctx.fs.timesNs(path, this.ctx.cwd, followed).mtime);
+        if (Math.abs(ns.sec * 1000 + ns.nsec / 1e6 - st.mtimeMs) < 1) return ns;
+      } catch {
+        /* gone or replaced meanwhile: the rounded time */
+      }
+    }
+    return mtimeOf(st);
+  }
+
   private sort(list: Entry[]): void {
     const { sort, reverse } = this.cfg;
     const byName = (a: Entry, b: Entry) => compareNames(a.name, b.name);
     let cmp: (a: Entry, b: Entry) => number;
     if (sort === 'size') cmp = (a, b) => (b.st.size - a.st.size) || byName(a, b);
-    else if (sort === 'time') cmp = (a, b) => cmpTime(mtimeOf(b.st), mtimeOf(a.st)) || byName(a, b);
+    else if (sort === 'time') cmp = (a, b) => cmpTime(b.mtime, a.mtime) || byName(a, b);
     else if (sort === 'ext') cmp = (a, b) => compareNames(extension(a.name), extension(b.name)) || byName(a, b);
     else cmp = byName;
     list.sort(reverse ? (a, b) => cmp(b, a) : cmp);
@@ -291,9 +318,9 @@ class Lister {
     }
     for (const r of rows) {
       const { e } = r;
-      const t = mtimeOf(e.st);
+      const t = e.mtime;
       const when = cfg.fullTime ? fullTime(t) : lsTime(t, this.now);
-      let line = `${modeString(e.st.mode)} ${r.nlink.padStart(w.nlink)} ${r.owner.padEnd(w.owner)} ${r.group.padEnd(w.group)} ${r.size.padStart(w.size)} ${when} ${e.name}`;
+      let line = `${modeString(e.st.mode)} ${r.nlink.padStart(w.nlink)} ${idColumn(r.owner, lookupUser(e.st.uid), w.owner)} ${idColumn(r.group, lookupGroup(e.st.gid), w.group)} ${r.size.padStart(w.size)} ${when} ${e.name}`;
       if (e.st.isSymbolicLink()) {
         if (e.link != null) {
           line += ` -> ${e.link}`;
@@ -317,6 +344,11 @@ class Lister {
     this.outLen = 0;
     await this.ctx.stdout.write(text);
   }
+}
+
+/** GNU format_user_or_group: a name is left-aligned, a bare number (no name known) right-aligned. */
+function idColumn(text: string, name: string | undefined, width: number): string {
+  return name === undefined ? text.padStart(width) : text.padEnd(width);
 }
 
 function extension(name: string): string {

@@ -123,6 +123,25 @@ describe('ls', () => {
     expect(r.stdout.toString()).toMatch(/ l -> d\/\n$/);
   });
 
+  test('where symlinks are followed, an operand link that loops is an error; a dangling one is listed (GNU 9.1)', async () => {
+    const root = zone({ loop: { symlink: 'loop' }, gone: { symlink: 'nowhere' } });
+    const r = await run(root, 'ls loop gone', { policy: { followSymlinks: true } });
+    expect(r.stdout.toString()).toBe('gone\n');
+    expect(r.stderr).toBe("ls: cannot access 'loop': Too many levels of symbolic links\n");
+    expect(r.exitCode).toBe(2);
+  });
+
+  test.skipIf(process.getuid?.() !== 0)('ls -l right-aligns an owner or group without a name (GNU format_user_or_group)', async () => {
+    const root = zone({ a: '', b: '', c: '' });
+    fs.chownSync(path.join(root, 'a'), 54321, 54321);
+    fs.chownSync(path.join(root, 'c'), 123456, 0);
+    const r = await run(root, 'ls -l');
+    const lines = r.stdout.toString().split('\n');
+    expect(lines[1]).toMatch(/^-rw-r--r-- 1  54321 54321 0 /);
+    expect(lines[2]).toMatch(/^-rw-r--r-- 1 root   root  0 /);
+    expect(lines[3]).toMatch(/^-rw-r--r-- 1 123456 root  0 /);
+  });
+
   test('a link pointing outside the zone is masked', async () => {
     const root = zone({ out: { symlink: '/etc/passwd' } });
     const r = await run(root, 'ls -l out');
