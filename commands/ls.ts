@@ -66,6 +66,12 @@ const def: CommandDef = defineCommand({
     { key: 'X', short: 'X', help: 'sort alphabetically by entry extension' },
     { key: '1', short: '1', help: 'list one file per line' },
   ],
+  gnuLongOptions: (
+    'all escape directory dired full-time group-directories-first human-readable inode kibibytes numeric-uid-gid no-group ' +
+    'hide-control-chars reverse size width almost-all ignore-backups classify file-type si dereference-command-line ' +
+    'dereference-command-line-symlink-to-dir hide ignore indicator-style dereference literal quote-name quoting-style recursive ' +
+    'format show-control-chars sort tabsize time time-style zero color hyperlink block-size context author help version'
+  ).split(' '),
   // GNU checks a --classify value when getopt reaches it: a bad one is reported before any
   // later option problem, so the words after it are dropped (ls has no option taking the next word).
   preprocess(args) {

@@ -31,6 +31,7 @@ export default defineCommand({
     { key: 'printf', long: 'printf', kind: 'string', arg: 'FORMAT', help: 'like --format, but interpret backslash escapes, and do not output a mandatory trailing newline' },
     { key: 't', short: 't', long: 'terse', help: 'print the information in terse form' },
   ],
+  gnuLongOptions: ['dereference', 'file-system', 'format', 'printf', 'terse', 'cached', 'help', 'version'],
   notes:
     'Format sequences: %a %A %b %B %d %D %Hd %Ld %f %F %g %G %h %i %m %n %N %o %s %r %R %Hr %Lr %t %T %u %U %w %W %x %X %y %Y %z %Z ' +
     '(as GNU stat; %m is the zone root "/"; %C is not available and prints ?).',

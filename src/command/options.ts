@@ -49,7 +49,7 @@ export function parseArgs(def: CommandDef, args: string[]): { opts: ParsedOption
     if (arg.startsWith('--')) {
       const eq = arg.indexOf('=');
       const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-      const flag = findLong(flags, name, arg);
+      const flag = findLong(flags, name, arg, def.gnuLongOptions);
       const kind = flag.kind ?? 'boolean';
       if (kind === 'boolean') {
         if (eq >= 0) throw new UsageError(`option '--${flag.long}' doesn't allow an argument`);
@@ -145,9 +145,20 @@ export function* walkOptions(def: CommandDef, args: string[], digits = false): G
 }
 
 /** `arg` is the whole word: getopt names it, "=value" included, when it is unknown or ambiguous. */
-function findLong(flags: FlagSpec[], name: string, arg: string): FlagSpec {
+function findLong(flags: FlagSpec[], name: string, arg: string, gnuLong?: readonly string[]): FlagSpec {
   const exact = flags.find((f) => f.long === name);
   if (exact) return exact;
+  if (gnuLong) {
+    // getopt_long over GNU's whole table: an abbreviation may also match options nosh does not offer.
+    const hits = gnuLong.includes(name) ? [name] : gnuLong.filter((l) => l.startsWith(name));
+    const ours = hits.map((l) => flags.find((f) => f.long === l));
+    const distinct = new Set(ours.map((f) => (f ? f.key + '\0' + (f.value ?? '') : undefined)));
+    if (hits.length > 1 && distinct.size > 1) {
+      throw new UsageError(`option '${arg}' is ambiguous; possibilities: ${hits.map((l) => `'--${l}'`).join(' ')}`);
+    }
+    if (ours[0]) return ours[0];
+    throw new UsageError(`unrecognized option '${arg}'`);
+  }
   const prefixed = flags.filter((f) => f.long?.startsWith(name));
   const distinct = new Set(prefixed.map((f) => f.key + '\0' + (f.value ?? '')));
   if (name !== '' && prefixed.length > 0 && distinct.size === 1) return prefixed[0]!;

@@ -78,6 +78,12 @@ export interface CommandDef {
   preprocess?: (args: string[]) => string[];
   /** Exit status of a usage error (bad flag, missing operand): 2 by default; most coreutils use 1. */
   usageStatus?: number;
+  /**
+   * GNU's whole long-option table, in its order, when it has options nosh does not offer:
+   * abbreviations resolve against it as getopt_long does (`ls --dir` is ambiguous with
+   * --dired), and an option only GNU has is refused as unrecognized.
+   */
+  gnuLongOptions?: readonly string[];
   /** Extra text after the flag list in --help. */
   notes?: string;
   run(ctx: CommandContext): Promise<number> | number;

@@ -99,6 +99,24 @@ describe('blocked files (zone policy)', () => {
   });
 });
 
+describe('options GNU has and nosh does not', () => {
+  test('are usage errors naming them; abbreviations resolve against GNU\'s whole table', async () => {
+    const root = zone({ a: '' });
+    for (const [cmd, msg, code] of [
+      ['ls --dired', "ls: unrecognized option '--dired'", 2],
+      ['ls -i', "ls: invalid option -- 'i'", 2],
+      ['ls --dir', "ls: option '--dir' is ambiguous; possibilities: '--directory' '--dired'", 2],
+      ['stat --file-system a', "stat: unrecognized option '--file-system'", 1],
+      ['stat --fi a', "stat: unrecognized option '--fi'", 1],
+      ['stat -f a', "stat: invalid option -- 'f'", 1],
+    ] as const) {
+      const r = await run(root, cmd);
+      expect(r.stderr, cmd).toBe(`${msg}\nTry '${cmd.split(' ')[0]} --help' for more information.\n`);
+      expect(r.exitCode, cmd).toBe(code);
+    }
+  });
+});
+
 describe('ls', () => {
   test('recent files show the time of day', async () => {
     const root = zone({ f: 'x' });
