@@ -76,12 +76,12 @@ export default defineCommand({
       const fmt = format ?? (st.isCharacterDevice() || st.isBlockDevice() ? DEFAULT_DEVICE_FORMAT : DEFAULT_FORMAT);
       let ns: Subject['ns'];
       try { ns = ctx.fs.timesNs(name, ctx.cwd, deref); } catch { ns = undefined; }
-      const r = render(ctx, fmt, escapes, { name, st, ns, quoteN: format !== null });
+      const r = render(ctx, fmt, escapes, { name, st, ns, quoteN: format?.includes('%N') ?? false });
       text += r.text;
       if (newline && !r.invalid) text += '\n';
       if (r.badEscapes.length) {
         await flush();
-        for (const w of r.badEscapes) await ctx.warn(`warning: unrecognized escape '\\${w}'`);
+        for (const w of r.badEscapes) await ctx.warn(w);
       }
       if (r.invalid) {
         await flush();
@@ -100,7 +100,7 @@ interface Subject {
   st: Stats;
   /** Exact times, when the entry could be read again with nanoseconds. */
   ns?: { atime: bigint; mtime: bigint; ctime: bigint; birthtime: bigint };
-  /** %N quotes names (user formats); the built-in format prints them literally. */
+  /** %N quotes names when a user format contains "%N" itself (GNU's strstr); else they are literal. */
   quoteN: boolean;
 }
 
@@ -172,9 +172,10 @@ function render(ctx: CommandContext, fmt: string, escapes: boolean, s: Subject):
   return { text: out, badEscapes };
 }
 
+/** One backslash escape of --printf; `bad`: the warning GNU prints for it. */
 function escape(f: string, at: number): { text: string; next: number; bad?: string } {
   const c = f[at];
-  if (c === undefined) return { text: '\\', next: at };
+  if (c === undefined) return { text: '\\', next: at, bad: 'warning: backslash at end of format' };
   const simple: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '"': '"', '\\': '\\' };
   if (c in simple) return { text: simple[c]!, next: at + 1 };
   if (/[0-7]/.test(c)) {
@@ -189,7 +190,7 @@ function escape(f: string, at: number): { text: string; next: number; bad?: stri
     while (j < f.length && j < at + 3 && /[0-9a-fA-F]/.test(f[j]!)) v = v * 16 + parseInt(f[j++]!, 16);
     return { text: String.fromCharCode(v), next: j };
   }
-  return { text: c, next: at + 1, bad: c };
+  return { text: c, next: at + 1, bad: `warning: unrecognized escape '\\${c}'` };
 }
 
 function latin1(s: string): string {
@@ -203,12 +204,16 @@ function directiveValue(ctx: CommandContext, key: string, spec: Spec, s: Subject
     // The zone is its own file system: its mount point is its root.
     case 'm': return str(spec, '/');
     case 'N': {
-      let v = s.quoteN ? quoteAlways(s.name) : s.name;
+      // The name and a link's target are printed with the directive's width and precision each.
+      const q = (t: string) => latin1(s.quoteN ? quoteAlways(t) : t);
+      let v = str(spec, q(s.name));
       if (st.isSymbolicLink()) {
-        const t = linkText(ctx.fs, s.name, ctx.cwd) ?? '';
-        v += ' -> ' + (s.quoteN ? quoteAlways(t) : t);
+        // GNU reuses the format it rewrote for the name: when exactly one flag other than '-'
+        // was dropped from it, the target's printf format ends in "ss" (a stray 's').
+        const dropped = spec.flags.replace(/-/g, '').length;
+        v += ' -> ' + str(spec, q(linkText(ctx.fs, s.name, ctx.cwd) ?? '')) + (dropped === 1 ? 's' : '');
       }
-      return str(spec, latin1(v));
+      return v;
     }
     case 's': return int(spec, st.size, true);
     case 'b': return int(spec, st.blocks, false);
