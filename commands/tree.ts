@@ -1,5 +1,5 @@
 import type { Stats } from 'node:fs';
-import { defineCommand, type CommandContext } from '../src/command/index.js';
+import { defineCommand, helpText, ParsedOptions, type CommandContext, type CommandDef } from '../src/command/index.js';
 import { compareNames, joinPath, typeIndicator } from '../src/command/format.js';
 import { linkTargetStat, linkText } from '../src/command/listing.js';
 import { VfsError, type DirHandle } from '../src/vfs/index.js';
@@ -14,7 +14,7 @@ interface Options {
   classify: boolean;
   dirsFirst: boolean;
   maxDepth: number;
-  ignore: RegExp[];
+  ignore: Uint8Array[];
 }
 
 interface Node {
@@ -27,12 +27,14 @@ interface Node {
   isDir: boolean;
 }
 
-export default defineCommand({
+const def: CommandDef = defineCommand({
   name: 'tree',
   summary: 'List contents of directories in a tree-like format (tree 2.x, ASCII lines as under LC_ALL=C).',
   usage: '[directory ...]',
   mutates: false,
   usageStatus: 1,
+  // tree 2.x walks argv itself, not with getopt (see parseTreeArgs).
+  parse: 'raw',
   flags: [
     { key: 'a', short: 'a', help: 'All files are listed.' },
     { key: 'd', short: 'd', help: 'List directories only.' },
@@ -44,37 +46,38 @@ export default defineCommand({
     { key: 'dirsfirst', long: 'dirsfirst', help: 'List directories before files.' },
   ],
   async run(ctx) {
-    const o = ctx.opts;
-    let maxDepth = Infinity;
-    if (o.has('L')) {
-      const level = strtoul(o.get('L')!);
-      if (level < 1) {
-        await ctx.stderr.write('tree: Invalid level, must be greater than 0.\n');
-        return 1;
-      }
-      maxDepth = level;
+    const parsed = parseTreeArgs(ctx.args);
+    if ('help' in parsed) {
+      await ctx.stdout.write(helpText(def));
+      return 0;
     }
+    if ('error' in parsed) {
+      const usage = parsed.usage ? "Try 'tree --help' for more information.\n" : '';
+      await ctx.stderr.write(Buffer.from(`tree: ${parsed.error}\n${usage}`, 'latin1'));
+      return 1;
+    }
+    const { opts: o, operands, maxDepth } = parsed;
     const opts: Options = {
       all: o.has('a'),
       dirsOnly: o.has('d'),
       fullPath: o.has('f'),
-      // tree -dF shows no indicators (every entry is a directory).
-      classify: o.has('F') && !o.has('d'),
+      classify: o.has('F'),
       dirsFirst: o.has('dirsfirst'),
       maxDepth,
       ignore: [],
     };
-    for (const p of o.all('I')) {
-      const re = patternRegex(p);
-      if (!re) {
-        await ctx.stderr.write('tree: -I pattern too large (the JavaScript regex engine refuses it); use a shorter pattern.\n');
-        return 1;
-      }
-      opts.ignore.push(re);
-    }
+    opts.ignore = o.all('I').map((p) => Buffer.from(p, 'utf8'));
     const t = new TreeWalker(ctx, opts);
-    const roots = ctx.operands.length > 0 ? ctx.operands : ['.'];
-    for (const r of roots) await t.root(r);
+    const roots = operands.length > 0 ? operands : ['.'];
+    try {
+      for (const r of roots) await t.root(r);
+    } catch (e) {
+      // patmatch recurses once per '*': a pattern with thousands of them overflows the stack.
+      if (!(e instanceof RangeError) || !/call stack/.test(e.message)) throw e;
+      await t.flush();
+      await ctx.stderr.write('tree: -I pattern too complex (too many *); use a shorter pattern.\n');
+      return 1;
+    }
     if (!o.has('noreport')) {
       const d = `${t.dirs} director${t.dirs === 1 ? 'y' : 'ies'}`;
       t.emit(opts.dirsOnly ? `\n${d}\n` : `\n${d}, ${t.files} file${t.files === 1 ? '' : 's'}\n`);
@@ -84,62 +87,147 @@ export default defineCommand({
   },
 });
 
-/** strtoul(s, NULL, 0): leading blanks, optional sign, 0x hex, 0 octal, else decimal; 0 when none. */
-function strtoul(s: string): number {
+export default def;
+
+type TreeArgs = { opts: ParsedOptions; operands: string[]; maxDepth: number } | { help: true } | { error: string; usage: boolean };
+
+/**
+ * tree 2.x's own argv walk: options anywhere until `--`; letters bundle, and -L / -I take the
+ * NEXT word whatever it is (-L2 is -L then the letter 2); long options match whole words only.
+ * The first problem in argv order ends it, as tree exits there.
+ */
+function parseTreeArgs(args: string[]): TreeArgs {
+  const opts = new ParsedOptions();
+  const operands: string[] = [];
+  let maxDepth = Infinity;
+  let optf = true;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (!optf || a[0] !== '-' || a.length < 2) {
+      operands.push(a);
+      continue;
+    }
+    if (a[1] === '-') {
+      if (a === '--') optf = false;
+      else if (a === '--help') return { help: true };
+      else {
+        const f = def.flags.find((x) => x.long !== undefined && a === `--${x.long}`);
+        if (!f) return { error: `Invalid argument \`${Buffer.from(a, 'utf8').toString('latin1')}'.`, usage: true };
+        opts.order.push({ key: f.key, value: 'true', flag: a });
+      }
+      continue;
+    }
+    for (const byte of Buffer.from(a.slice(1), 'utf8')) {
+      const ch = String.fromCharCode(byte);
+      const f = def.flags.find((x) => x.short === ch);
+      // tree names the byte (the first of a UTF-8 letter); nosh's unsupported letters land here too.
+      if (!f) return { error: `Invalid argument -\`${ch}'.`, usage: true };
+      let value = 'true';
+      if (f.kind === 'string') {
+        if (i + 1 >= args.length) return { error: `Missing argument to -${ch} option.`, usage: false };
+        value = args[++i]!;
+      }
+      if (ch === 'L') {
+        maxDepth = treeLevel(value);
+        if (maxDepth < 1) return { error: 'Invalid level, must be greater than 0.', usage: false };
+      }
+      opts.order.push({ key: f.key, value, flag: `-${ch}` });
+    }
+  }
+  return { opts, operands, maxDepth };
+}
+
+/** tree's `Level = strtoul(s, NULL, 0) - 1` into an int, plus one: below 1 when invalid. */
+function treeLevel(s: string): number {
   const m = /^\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)/.exec(s);
   if (!m) return 0;
   const body = m[2]!;
-  const v = /^0[xX]/.test(body) ? parseInt(body.slice(2), 16) : body.length > 1 && body.startsWith('0') ? parseInt(body, 8) : parseInt(body, 10);
-  return m[1] === '-' ? -v : v;
+  let v = /^0[xX]/.test(body) ? BigInt(body) : body.length > 1 && body.startsWith('0') ? BigInt('0o' + body.slice(1)) : BigInt(body);
+  const max = (1n << 64n) - 1n;
+  if (v > max) v = max; // strtoul saturates, sign or not
+  else if (m[1] === '-') v = (-v) & max;
+  return Number(BigInt.asIntN(32, v - 1n)) + 1;
 }
 
-/** A bracket expression's members as a JS class body; a reversed range (z-a) matches nothing (JS would refuse to compile it). */
-function classBody(body: string): string {
-  const esc = (c: string) => c.replace(/[\\\]\[^-]/g, '\\$&');
-  let out = '';
-  for (let k = 0; k < body.length; k++) {
-    const a = body[k]!;
-    if (body[k + 1] === '-' && k + 2 < body.length) {
-      const b = body[k + 2]!;
-      if (a <= b) out += `${esc(a)}-${esc(b)}`;
-      k += 2;
-    } else out += esc(a);
+/**
+ * tree 2.x's patmatch() for -I, on the name's bytes: 1 match, 0 none, -1 a syntax error
+ * (a lone '|' at either end, an unclosed '['), which tree also takes as "ignore". Only '^'
+ * negates a class; '*' does not cross '/'. Memoised on (name position, pattern position).
+ */
+function patmatch(buf: Uint8Array, pat: Uint8Array, isdir: boolean): number {
+  const bar = pat.indexOf(0x7c);
+  if (bar >= 0) {
+    if (bar === 0 || bar === pat.length - 1) return -1;
+    const m = patmatch(buf, pat.subarray(0, bar), isdir);
+    return m !== 0 ? m : patmatch(buf, pat.subarray(bar + 1), isdir);
   }
-  return out;
-}
-
-/** tree's patterns: '|' separates alternatives; * ? [..] as in shell globs. */
-function patternRegex(p: string): RegExp | null {
-  const alts = p.split('|').map((alt) => {
-    let re = '';
-    for (let i = 0; i < alt.length; i++) {
-      const c = alt[i]!;
-      if (c === '*') re += '.*';
-      else if (c === '?') re += '.';
-      else if (c === '[') {
-        const end = alt.indexOf(']', i + 2);
-        if (end < 0) re += '\\[';
-        else {
-          let body = alt.slice(i + 1, end);
-          const neg = body.startsWith('!') || body.startsWith('^');
-          if (neg) body = body.slice(1);
-          re += `[${neg ? '^' : ''}${classBody(body)}]`;
-          i = end;
+  const B = (i: number) => buf[i] ?? 0;
+  const P = (i: number) => pat[i] ?? 0;
+  const memo = new Map<number, number>();
+  const sub = (b: number, p: number): number => {
+    const key = b * (pat.length + 2) + p;
+    let r = memo.get(key);
+    if (r === undefined) memo.set(key, (r = from(b, p)));
+    return r;
+  };
+  function from(b: number, p: number): number {
+    let match = 1;
+    let pprev = 0;
+    while (P(p) && match) {
+      const c = P(p);
+      if (c === 0x5b) { // [
+        p++;
+        let n = 0;
+        if (P(p) !== 0x5e) {
+          n = 1;
+          match = 0;
+        } else p++;
+        while (P(p) !== 0x5d) {
+          if (P(p) === 0x5c) p++;
+          if (!P(p)) return -1;
+          if (P(p + 1) === 0x2d) {
+            const m = P(p);
+            p += 2;
+            if (P(p) === 0x5c) p++;
+            if (B(b) >= m && B(b) <= P(p)) match = n;
+            if (!P(p)) p--;
+          } else if (B(b) === P(p)) match = n;
+          p++;
         }
-      } else if (c === '\\' && i + 1 < alt.length) re += alt[++i]!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-      else re += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+        b++;
+      } else if (c === 0x2a) { // *
+        p++;
+        if (!P(p)) return buf.indexOf(0x2f, b) < 0 ? 1 : 0;
+        match = 0;
+        if (P(p) === 0x2a) {
+          p++;
+          if (!P(p)) return 1;
+          while (B(b) && !(match = sub(b, p))) {
+            if (pprev === 0x2f && P(p) === 0x2f && P(p + 1) && (match = sub(b, p + 1))) return match;
+            b++;
+            while (B(b) && B(b) !== 0x2f) b++;
+          }
+        } else {
+          while (B(b) && !(match = sub(b++, p))) if (B(b) === 0x2f) break;
+        }
+        if (!match && (!B(b) || B(b) === 0x2f)) match = sub(b, p);
+        return match;
+      } else if (c === 0x3f) { // ?
+        if (!B(b)) return 0;
+        b++;
+      } else if (c === 0x2f && !P(p + 1) && !B(b)) {
+        return isdir ? 1 : 0;
+      } else {
+        // A backslash quotes the next byte; tree reads past a trailing one (nothing matches).
+        if (c === 0x5c && !P(++p)) return 0;
+        match = B(b++) === P(p) ? 1 : 0;
+      }
+      pprev = P(p++);
+      if (match < 1) return match;
     }
-    return re;
-  });
-  const re = new RegExp(`^(?:${alts.join('|')})$`, 's');
-  // V8 compiles on first exec and may refuse a huge pattern ("Regular expression too large").
-  try {
-    re.exec('');
-  } catch (e) {
-    if (e instanceof SyntaxError) return null;
-    throw e;
+    return B(b) ? 0 : match;
   }
-  return re;
+  return sub(0, 0);
 }
 
 /** tree's printit() without a UTF-8 locale: \ escapes for controls, backslash and space; octal for the rest. */
@@ -179,40 +267,61 @@ class TreeWalker {
 
   async root(operand: string): Promise<void> {
     const { ctx, o } = this;
-    // With -f the children are joined to the root, so tree drops its trailing slashes.
-    const shown = o.fullPath && operand.length > 1 ? operand.replace(/\/+$/, '') || '/' : operand;
+    // With -f tree drops the operand's trailing slashes before it looks at it.
+    const name = o.fullPath && operand.length > 1 ? operand.replace(/\/+$/, '') || '/' : operand;
+    const failed = `${escapeName(name)}  [error opening dir]\n`;
     let st: Stats;
     try {
-      st = ctx.fs.policy.followSymlinks ? ctx.fs.stat(operand, ctx.cwd) : ctx.fs.lstat(operand, ctx.cwd);
+      st = ctx.fs.lstat(name, ctx.cwd);
+      // lstat("x/") resolves x as a directory: a link is followed, anything else is ENOTDIR.
+      if (name.endsWith('/') && st.isSymbolicLink()) {
+        if (!ctx.fs.policy.followSymlinks) throw new VfsError('ESYMLINK', name);
+        st = ctx.fs.stat(name, ctx.cwd);
+      }
+      if (name.endsWith('/') && !st.isDirectory()) throw new VfsError('ENOTDIR', name);
     } catch (e) {
       if (!(e instanceof VfsError)) throw e;
-      this.emit(`${escapeName(shown)}  [error opening dir]\n`);
+      this.emit(failed);
       if (NOSH_ERRNOS.has(e.errno)) {
         await this.flush();
-        await ctx.warn(`${operand}: ${e.reason}`);
+        await ctx.warn(`${name}: ${e.reason}`);
       }
       this.status = 2;
       return;
     }
-    if (!st.isDirectory()) {
-      this.emit(`${escapeName(shown)}  [error opening dir]\n`);
-      if (st.isSymbolicLink()) {
-        await this.flush();
-        await ctx.warn(`${operand}: ${new VfsError('ESYMLINK', operand).reason}`);
-      }
+    // The operand is shown with the indicator of what lstat found (a link to a directory: '@').
+    const shown = escapeName(name) + this.indicator(st.mode);
+    const target = st.isSymbolicLink() ? linkTargetStat(ctx.fs, name, ctx.cwd) : st;
+    if (!target?.isDirectory()) {
+      // Not a directory (a file, a fifo, a link to one, a dangling link): a file that cannot be opened.
+      this.emit(`${shown}  [error opening dir]\n`);
       this.files++;
       return;
     }
-    this.emit(escapeName(shown) + (o.classify ? '/' : '') + '\n');
-    const nodes = this.list(operand);
+    if (st.isSymbolicLink() && !ctx.fs.policy.followSymlinks) {
+      this.emit(`${shown}  [error opening dir]\n`);
+      await this.flush();
+      await ctx.warn(`${name}: ${new VfsError('ESYMLINK', name).reason}`);
+      this.files++;
+      return;
+    }
+    this.emit(shown + '\n');
+    const nodes = this.list(name);
     if (nodes === null) {
-      this.emit(`${escapeName(shown)}  [error opening dir]\n`);
+      this.emit(failed);
       this.status = 2;
       return;
     }
     // tree 2.x counts the starting directory only when something is listed under it.
     if (nodes.length > 0) this.dirs++;
-    await this.walk(nodes, shown, 1, '');
+    await this.walk(nodes, name, 1, '');
+  }
+
+  /** tree's Ftype() with -F: '/' (not with -d, where everything is a directory), '=', '|', '@', '*'. */
+  private indicator(mode: number): string {
+    if (!this.o.classify) return '';
+    const c = typeIndicator(mode, 'classify');
+    return c === '/' && this.o.dirsOnly ? '' : c;
   }
 
   private list(path: string): Node[] | null {
@@ -242,7 +351,6 @@ class TreeWalker {
   private node(dir: DirHandle, name: string, path: string): Node | null {
     const { ctx, o } = this;
     if (!o.all && name.startsWith('.')) return null;
-    if (o.ignore.some((re) => re.test(name))) return null;
     const p = joinPath(path, name);
     let st: Stats | null;
     try {
@@ -259,6 +367,8 @@ class TreeWalker {
       node.isDir = node.target?.isDirectory() ?? false;
     }
     if (o.dirsOnly && !node.isDir) return null;
+    const bytes = Buffer.from(name, 'utf8');
+    if (o.ignore.some((pat) => patmatch(bytes, pat, node.isDir) !== 0)) return null;
     return node;
   }
 
@@ -271,8 +381,8 @@ class TreeWalker {
       let line = indent + (last ? '`-- ' : '|-- ') + escapeName(o.fullPath ? shown : n.name);
       if (n.st.isSymbolicLink()) {
         line += ' -> ' + escapeName(n.link ?? '');
-        if (o.classify && n.target) line += typeIndicator(n.target.mode, 'classify').replace('@', '');
-      } else if (o.classify) line += typeIndicator(n.st.mode, 'classify');
+        if (n.target) line += this.indicator(n.target.mode);
+      } else line += this.indicator(n.st.mode);
       if (n.isDir) this.dirs++;
       else this.files++;
       const children = n.isDir && !n.st.isSymbolicLink() && depth < o.maxDepth ? this.list(n.path) : [];

@@ -29,18 +29,19 @@ export function linkText(vfs: Vfs, path: string, cwd: string): string | null {
 /**
  * What a symlink points to, for display only (ls -l/-F, tree, stat %F of the target):
  * the stat of the final target inside the zone, or null when dangling, outside the zone
- * or not resolvable. Only metadata is read; nothing is opened through the link. When the
- * policy follows symlinks, this is exactly the Vfs's stat.
+ * or not resolvable (a target written with a trailing '/' that is not a directory is
+ * ENOTDIR, as for the kernel). Only metadata is read; nothing is opened through the link.
  */
 export function linkTargetStat(vfs: Vfs, path: string, cwd: string): Stats | null {
   try {
-    if (vfs.policy.followSymlinks) return vfs.stat(path, cwd);
     let cur = path;
+    let needDir = false;
     for (let i = 0; i < MAX_HOPS; i++) {
       const r = vfs.resolveExisting(cur, cwd);
-      if (!r.stat.isSymbolicLink()) return r.stat;
+      if (!r.stat.isSymbolicLink()) return needDir && !r.stat.isDirectory() ? null : r.stat;
       const target = vfs.readlink(cur, cwd);
       if (target === '(outside the zone)') return null;
+      needDir ||= target.endsWith('/');
       cur = target.startsWith('/') ? target : joinPath(parentOf(r.vpath), target);
     }
   } catch {

@@ -247,6 +247,15 @@ describe('tree', () => {
     expect(r.stdout.toString()).toBe('l\n`-- x\n\n1 directory, 1 file\n');
   });
 
+  test('-I patterns are tree\'s patmatch, never a regex: long ones work, thousands of * are a diagnostic', async () => {
+    const root = zone({ a: '', yy: '' });
+    let r = await run(root, `tree --noreport -I '${'y'.repeat(70000)}|a'`);
+    expect(r.stdout.toString()).toBe('.\n`-- yy\n');
+    r = await run(root, `tree -I '${'*'.repeat(70000)}'`);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe('tree: -I pattern too complex (too many *); use a shorter pattern.\n');
+  });
+
   test('large trees stream and count', async () => {
     const spec: Record<string, string> = {};
     for (let i = 0; i < 300; i++) spec[`d${i % 10}/f${String(i).padStart(3, '0')}`] = '';
