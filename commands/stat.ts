@@ -1,6 +1,7 @@
 import type { Stats } from 'node:fs';
 import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
 import { quoteAlways } from '../src/command/fileops.js';
+import { gnuQuote } from '../src/command/gnu-number.js';
 import {
   devMajor, devMinor, fileTypeName, fullTime, lookupGroup, lookupUser, modeString, timeOf, timeOfNs, type TimeSpec,
 } from '../src/command/format.js';
@@ -81,11 +82,12 @@ export default defineCommand({
       if (newline && !r.invalid) text += '\n';
       if (r.badEscapes.length) {
         await flush();
-        for (const w of r.badEscapes) await ctx.warn(w);
+        // The escaped byte is printed as is (the format is handled as latin1 bytes).
+        for (const w of r.badEscapes) await ctx.stderr.write(Buffer.from(`stat: ${w}\n`, 'latin1'));
       }
       if (r.invalid) {
         await flush();
-        await ctx.warn(`${quoteAlways(r.invalid)}: invalid directive`);
+        await ctx.warn(`${gnuQuote(r.invalid)}: invalid directive`);
         return 1;
       }
       if (text.length > 65536) await flush();
