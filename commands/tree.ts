@@ -41,10 +41,11 @@ const def: CommandDef = defineCommand({
     { key: 'f', short: 'f', help: 'Print the full path prefix for each file.' },
     { key: 'F', short: 'F', help: "Appends '/', '=', '*', '@', '|' or '>' as per ls -F." },
     { key: 'L', short: 'L', kind: 'string', arg: 'level', help: 'Descend only level directories deep.' },
-    { key: 'I', short: 'I', kind: 'string', arg: 'pattern', help: 'Do not list files that match the given pattern.' },
+    { key: 'I', short: 'I', kind: 'string', arg: 'pattern', help: "Do not list files that match the given pattern (* ? [...] [^...]; '|' separates alternatives)." },
     { key: 'noreport', long: 'noreport', help: 'Turn off file/directory count at end of tree listing.' },
     { key: 'dirsfirst', long: 'dirsfirst', help: 'List directories before files.' },
   ],
+  notes: 'As tree 2.x parses them: -L and -I take the next word (write -L 2, not -L2), letters bundle (-aL 2), long options are whole words.',
   async run(ctx) {
     const parsed = parseTreeArgs(ctx.args);
     if ('help' in parsed) {
