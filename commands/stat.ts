@@ -35,7 +35,7 @@ export default defineCommand({
   gnuLongOptions: ['dereference', 'file-system', 'format', 'printf', 'terse', 'cached', 'help', 'version'],
   notes:
     'Format sequences: %a %A %b %B %d %D %Hd %Ld %f %F %g %G %h %i %m %n %N %o %s %r %R %Hr %Lr %t %T %u %U %w %W %x %X %y %Y %z %Z ' +
-    '(as GNU stat; %m is the zone root "/"; %C is not available and prints ?).',
+    '(as GNU stat; %m is the zone root "/"; %C prints ? and fails, as GNU where files have no SELinux context).',
   async run(ctx) {
     if (ctx.operands.length === 0) throw new UsageError('missing operand');
     const o = ctx.opts;
@@ -80,10 +80,11 @@ export default defineCommand({
       const r = render(ctx, fmt, escapes, { name, st, ns, quoteN: format?.includes('%N') ?? false });
       text += r.text;
       if (newline && !r.invalid) text += '\n';
-      if (r.badEscapes.length) {
+      if (r.diags.length) {
         await flush();
-        // The escaped byte is printed as is (the format is handled as latin1 bytes).
-        for (const w of r.badEscapes) await ctx.stderr.write(Buffer.from(`stat: ${w}\n`, 'latin1'));
+        // An escaped byte is printed as is (the format is handled as latin1 bytes).
+        for (const w of r.diags) await ctx.stderr.write(Buffer.from(`stat: ${w}\n`, 'latin1'));
+        if (r.diags.some((w) => !w.startsWith('warning: '))) status = 1;
       }
       if (r.invalid) {
         await flush();
@@ -118,15 +119,15 @@ interface Spec {
  * Expand a format for one file. Text is handled as latin1 (one char per byte) so that
  * escapes like \351 produce single bytes; file names are converted to their UTF-8 bytes.
  */
-function render(ctx: CommandContext, fmt: string, escapes: boolean, s: Subject): { text: string; badEscapes: string[]; invalid?: string } {
+function render(ctx: CommandContext, fmt: string, escapes: boolean, s: Subject): { text: string; diags: string[]; invalid?: string } {
   const f = Buffer.from(fmt, 'utf8').toString('latin1');
   let out = '';
-  const badEscapes: string[] = [];
+  const diags: string[] = [];
   for (let i = 0; i < f.length; i++) {
     const c = f[i]!;
     if (c === '\\' && escapes) {
       const r = escape(f, i + 1);
-      if (r.bad !== undefined) badEscapes.push(r.bad);
+      if (r.bad !== undefined) diags.push(r.bad);
       out += r.text;
       i = r.next - 1;
       continue;
@@ -152,12 +153,12 @@ function render(ctx: CommandContext, fmt: string, escapes: boolean, s: Subject):
     if (conv === undefined) {
       // A lone '%' at the end is printed as is (if it carried no modifiers).
       if (j === i + 1) out += '%';
-      else return { text: out, badEscapes, invalid: directive };
+      else return { text: out, diags, invalid: directive };
       i = j;
       continue;
     }
     if (conv === '%') {
-      if (j !== i + 1) return { text: out, badEscapes, invalid: directive };
+      if (j !== i + 1) return { text: out, diags, invalid: directive };
       out += '%';
       i = j;
       continue;
@@ -168,10 +169,14 @@ function render(ctx: CommandContext, fmt: string, escapes: boolean, s: Subject):
       key = conv + f[j + 1];
       j++;
     }
-    out += directiveValue(ctx, key, spec, s);
+    if (key === 'C') {
+      // No security contexts here: GNU on a host without SELinux labels says so, and fails.
+      out += str(spec, '?');
+      diags.push(`failed to get security context of ${latin1(quoteAlways(s.name))}: No data available`);
+    } else out += directiveValue(ctx, key, spec, s);
     i = j;
   }
-  return { text: out, badEscapes };
+  return { text: out, diags };
 }
 
 /** One backslash escape of --printf; `bad`: the warning GNU prints for it. */
