@@ -5,6 +5,7 @@ export default defineCommand({
   summary: "Output each NAME with its last non-slash component and trailing slashes removed; if NAME contains no /'s, output '.' (meaning the current directory). (Text only: the file system is not consulted.)",
   usage: 'NAME...',
   mutates: false,
+  usageStatus: 1,
   flags: [
     { key: 'z', short: 'z', long: 'zero', help: 'end each output line with NUL, not newline' },
   ],

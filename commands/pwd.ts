@@ -5,6 +5,7 @@ export default defineCommand({
   summary: 'Print the full name of the current working directory (a path inside the zone).',
   usage: '',
   mutates: false,
+  usageStatus: 1,
   flags: [
     { key: 'L', short: 'L', long: 'logical', help: 'use PWD from environment, even if it contains symlinks' },
     { key: 'P', short: 'P', long: 'physical', help: 'avoid all symlinks' },
