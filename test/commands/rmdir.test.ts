@@ -34,12 +34,21 @@ describe('rmdir', () => {
     expect(fs.existsSync(z.root)).toBe(true);
   });
 
-  test('-p stops at the zone root', async () => {
+  test('-p goes up to the zone root, which it cannot remove (EBUSY, as GNU at /)', async () => {
     const z = zone({ 'a/b': null });
     const r = await run(z.root, 'rmdir -p /a/b');
-    expect(r.stderr).toBe('');
-    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe("rmdir: failed to remove directory '/': Device or resource busy\n");
+    expect(r.exitCode).toBe(1);
     expect(fs.existsSync(z.at('a'))).toBe(false);
     expect(fs.existsSync(z.root)).toBe(true);
+  });
+
+  test("'link/' is not followed: the directory it points to stays", async () => {
+    const z = zone({ e: null });
+    fs.symlinkSync('e', z.at('l'));
+    const r = await run(z.root, 'rmdir l/', { policy: { followSymlinks: true } });
+    expect(r.stderr).toBe("rmdir: failed to remove 'l/': Symbolic link not followed\n");
+    expect(r.exitCode).toBe(1);
+    expect(fs.existsSync(z.at('e'))).toBe(true);
   });
 });
