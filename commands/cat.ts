@@ -1,21 +1,24 @@
 import { defineCommand, inputOperands, openInput, reportFileError, type CommandContext } from '../src/command/index.js';
+import { VfsError } from '../src/vfs/index.js';
 
 export default defineCommand({
   name: 'cat',
   summary: 'Concatenate FILE(s) to standard output. With no FILE, or when FILE is -, read standard input.',
   usage: '[FILE]...',
   mutates: false,
+  usageStatus: 1,
   flags: [
-    { key: 'A', short: 'A', long: 'show-all', help: 'equivalent to -vET' },
+    // Long options in GNU's getopt table order: an ambiguous prefix lists them in this order.
     { key: 'b', short: 'b', long: 'number-nonblank', help: 'number nonempty output lines, overrides -n' },
-    { key: 'e', short: 'e', help: 'equivalent to -vE' },
-    { key: 'E', short: 'E', long: 'show-ends', help: "display $ at end of each line" },
     { key: 'n', short: 'n', long: 'number', help: 'number all output lines' },
     { key: 's', short: 's', long: 'squeeze-blank', help: 'suppress repeated empty output lines' },
-    { key: 't', short: 't', help: 'equivalent to -vT' },
-    { key: 'T', short: 'T', long: 'show-tabs', help: 'display TAB characters as ^I' },
-    { key: 'u', short: 'u', help: '(ignored)' },
     { key: 'v', short: 'v', long: 'show-nonprinting', help: 'use ^ and M- notation, except for LFD and TAB' },
+    { key: 'E', short: 'E', long: 'show-ends', help: "display $ at end of each line" },
+    { key: 'T', short: 'T', long: 'show-tabs', help: 'display TAB characters as ^I' },
+    { key: 'A', short: 'A', long: 'show-all', help: 'equivalent to -vET' },
+    { key: 'e', short: 'e', help: 'equivalent to -vE' },
+    { key: 't', short: 't', help: 'equivalent to -vT' },
+    { key: 'u', short: 'u', help: '(ignored)' },
   ],
   async run(ctx) {
     const o = ctx.opts;
@@ -31,6 +34,8 @@ export default defineCommand({
     let status = 0;
     for (const operand of inputOperands(ctx.operands)) {
       try {
+        // open("file/") fails: a trailing slash names a directory.
+        if (operand !== '-' && operand.endsWith('/') && !ctx.fs.stat(operand, ctx.cwd).isDirectory()) throw new VfsError('ENOTDIR', operand);
         if (plain) {
           for await (const chunk of openInput(ctx, operand)) await ctx.stdout.write(chunk);
         } else {
