@@ -1,4 +1,4 @@
-import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
+import { defineCommand, helpText, parseArgs, quoteName, UsageError, type CommandContext } from '../src/command/index.js';
 import { errnoOf, isDotOrDotDot, lastComponent, quoteAlways } from '../src/command/fileops.js';
 import { VfsError, strerror } from '../src/vfs/index.js';
 
@@ -9,12 +9,14 @@ interface RmOptions {
   verbose: boolean;
 }
 
-export default defineCommand({
+const def = defineCommand({
   name: 'rm',
   summary: 'Remove (unlink) the FILE(s). Symbolic links are removed themselves, never followed.',
   usage: 'FILE...',
   mutates: true,
   usageStatus: 1,
+  // Parsed in run: a getopt error gets GNU's hint for a file named like an option.
+  parse: 'raw',
   flags: [
     { key: 'f', short: 'f', long: 'force', help: 'ignore nonexistent files and arguments, never prompt' },
     { key: 'r', short: 'r', long: 'recursive', help: 'remove directories and their contents recursively' },
@@ -25,18 +27,47 @@ export default defineCommand({
   ],
   notes: 'Not supported: -i, -I, --interactive (nosh never prompts), --no-preserve-root.',
   async run(ctx) {
-    const o: RmOptions = { force: ctx.opts.has('f'), recursive: ctx.opts.has('r'), dir: ctx.opts.has('d'), verbose: ctx.opts.has('v') };
-    if (ctx.operands.length === 0) {
+    let parsed;
+    try {
+      parsed = parseArgs(def, ctx.args);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      await ctx.warn(e.message);
+      await ctx.stderr.write(`${leadingHyphenHint(ctx)}Try 'rm --help' for more information.\n`);
+      return 1;
+    }
+    if (parsed.opts.has('help')) {
+      await ctx.stdout.write(helpText(def));
+      return 0;
+    }
+    const opts = parsed.opts;
+    const o: RmOptions = { force: opts.has('f'), recursive: opts.has('r'), dir: opts.has('d'), verbose: opts.has('v') };
+    if (parsed.operands.length === 0) {
       if (o.force) return 0;
       throw new UsageError('missing operand');
     }
     let ok = true;
-    for (const operand of ctx.operands) {
+    for (const operand of parsed.operands) {
       if (!(await removeOperand(ctx, operand, o))) ok = false;
     }
     return ok ? 0 : 1;
   },
 });
+export default def;
+
+/** GNU's diagnose_leading_hyphen: the first argument like '-x' that names a file gets a hint. */
+function leadingHyphenHint(ctx: CommandContext): string {
+  for (const arg of ctx.args) {
+    if (arg.length < 2 || arg[0] !== '-') continue;
+    try {
+      ctx.fs.lstat(arg, ctx.cwd);
+    } catch {
+      continue;
+    }
+    return `Try 'rm ./${quoteName(arg)}' to remove the file ${quoteAlways(arg)}.\n`;
+  }
+  return '';
+}
 
 /** fts's spelling of a command-line path: two or more trailing slashes become one. */
 function ftsPath(path: string): string {
@@ -63,7 +94,9 @@ async function removeOperand(ctx: CommandContext, operand: string, o: RmOptions)
   try {
     r = ctx.fs.resolveExisting(operand, ctx.cwd);
   } catch (e) {
-    const errno = errnoOf(e);
+    let errno = errnoOf(e);
+    // 'link/' whose target is missing or a loop: GNU's unlink of it fails with ENOTDIR.
+    if ((errno === 'ENOENT' || errno === 'ELOOP') && isLinkWithSlash(ctx, path)) errno = 'ENOTDIR';
     return ignorable(o, errno) ? true : fail(ctx, path, errno);
   }
   const st = r.stat;
@@ -112,8 +145,22 @@ async function unlinkOne(ctx: CommandContext, path: string, o: RmOptions): Promi
   return true;
 }
 
+/**
+ * 'link/' (a symlink followed to its directory): Linux's rmdir(2) and unlink(2) refuse it
+ * with ENOTDIR; GNU rm -r has removed what is inside the target, never the target itself.
+ */
+function isLinkWithSlash(ctx: CommandContext, path: string): boolean {
+  if (!path.endsWith('/')) return false;
+  try {
+    return ctx.fs.lstat(path.replace(/\/+$/, ''), ctx.cwd).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 async function rmdirOne(ctx: CommandContext, path: string, o: RmOptions): Promise<boolean> {
   try {
+    if (isLinkWithSlash(ctx, path)) throw new VfsError('ENOTDIR', path);
     ctx.fs.rmdir(path, ctx.cwd);
   } catch (e) {
     const errno = errnoOf(e);

@@ -45,6 +45,25 @@ describe('rm', () => {
     expect(fs.existsSync(`${z.outside}/keep.txt`)).toBe(true);
   });
 
+  test("with symlinks followed, 'link/' is never removed itself (GNU: rmdir/unlink of it is ENOTDIR)", async () => {
+    const z = zone({ 'dir/f': 'x', 'dir/sub': null, e: null });
+    fs.symlinkSync('dir', z.at('ld'));
+    fs.symlinkSync('e', z.at('le'));
+    fs.symlinkSync('nope', z.at('dang'));
+    const policy = { followSymlinks: true };
+    // Expected output from GNU rm 9.1 on the same tree.
+    const r = await run(z.root, 'rm -rv ld//', { policy });
+    expect(r.stdout.toString()).toBe("removed 'ld/f'\nremoved directory 'ld/sub'\n");
+    expect(r.stderr).toBe("rm: cannot remove 'ld/': Not a directory\n");
+    expect(r.exitCode).toBe(1);
+    expect(fs.readdirSync(z.at('dir'))).toEqual([]);
+    const d = await run(z.root, 'rm -d le/ dang/', { policy });
+    expect(d.stderr).toBe("rm: cannot remove 'le/': Not a directory\nrm: cannot remove 'dang/': Not a directory\n");
+    expect(d.exitCode).toBe(1);
+    expect((await run(z.root, 'rm -rf le/ dang/', { policy })).exitCode).toBe(0);
+    expect(fs.readdirSync(z.root).sort()).toEqual(['dang', 'dir', 'e', 'ld', 'le']);
+  });
+
   test('--preserve-root is always on, whatever the cwd', async () => {
     const z = zone({ 'sub/f': 'x' });
     const cases: [string, string][] = [
