@@ -60,7 +60,8 @@ function leadingHyphenHint(ctx: CommandContext): string {
   for (const arg of ctx.args) {
     if (arg.length < 2 || arg[0] !== '-') continue;
     try {
-      ctx.fs.lstat(arg, ctx.cwd);
+      // lstat("-f/") fails unless it is a directory.
+      if (arg.endsWith('/') ? !ctx.fs.stat(arg, ctx.cwd).isDirectory() : !ctx.fs.lstat(arg, ctx.cwd)) continue;
     } catch {
       continue;
     }
