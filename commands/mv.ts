@@ -1,10 +1,19 @@
-import { defineCommand, type CommandContext } from '../src/command/index.js';
-import { errnoOf, forEachTarget, isDotOrDotDot, lastComponent, quoteAlways, reasonOf, sameFile } from '../src/command/fileops.js';
+import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
+import { OperandError, errnoOf, isDotOrDotDot, lastComponent, planTargets, quoteAlways, sameFile } from '../src/command/fileops.js';
 import { VfsError } from '../src/vfs/index.js';
+import type { Stats } from 'node:fs';
 
 interface MvOptions {
   noClobber: boolean;
   verbose: boolean;
+}
+
+/** What GNU mv remembers across the SOURCE operands of one command. */
+interface MvState {
+  /** dev:ino of files renamed so far (not the last): never overwritten by a later SOURCE. */
+  created: Set<string>;
+  /** dev:ino of each source directory met, and the destination it was meant for. */
+  dirs: Map<string, string>;
 }
 
 export default defineCommand({
@@ -24,65 +33,242 @@ export default defineCommand({
   async run(ctx) {
     // -f and -n: the one given last wins, as in GNU mv.
     const o: MvOptions = { noClobber: ctx.opts.lastOf('f', 'n') === 'n', verbose: ctx.opts.has('v') };
-    return forEachTarget(ctx, (src, dst) => moveOne(ctx, src, dst, o));
+    let pairs;
+    try {
+      pairs = planTargets(ctx, UsageError).pairs;
+    } catch (e) {
+      if (!(e instanceof OperandError)) throw e;
+      await ctx.warn(e.message);
+      return 1;
+    }
+    const state: MvState = { created: new Set(), dirs: new Map() };
+    let ok = true;
+    for (let i = 0; i < pairs.length; i++) {
+      const { src, dst, name } = pairs[i]!;
+      if (!(await moveOne(ctx, src, dst, o, state, i === pairs.length - 1, name === ''))) ok = false;
+    }
+    return ok ? 0 : 1;
   },
 });
 
-async function moveOne(ctx: CommandContext, src: string, dst: string, o: MvOptions): Promise<boolean> {
-  const cannotMove = (reason: string) => ctx.warn(`cannot move ${quoteAlways(src)} to ${quoteAlways(dst)}: ${reason}`);
-  let s;
-  try {
-    s = ctx.fs.resolveExisting(src, ctx.cwd);
-    if (/\/$/.test(src) && !s.stat.isDirectory()) throw new VfsError(s.stat.isSymbolicLink() ? 'ESYMLINK' : 'ENOTDIR', src);
-  } catch (e) {
-    await ctx.warn(`cannot stat ${quoteAlways(src)}: ${reasonOf(e)}`);
-    return false;
-  }
-  if (isDotOrDotDot(lastComponent(src)) || s.parts.length === 0) {
-    await cannotMove('Device or resource busy');
-    return false;
-  }
-  let d;
-  try {
-    d = ctx.fs.resolve(dst, ctx.cwd);
-  } catch (e) {
-    const errno = errnoOf(e);
-    if (/\/$/.test(dst) && (errno === 'ENOTDIR' || errno === 'ESYMLINK')) await ctx.warn(`cannot stat ${quoteAlways(dst)}: ${reasonOf(e)}`);
-    else await cannotMove(reasonOf(e));
-    return false;
-  }
-  if (/\/$/.test(dst) && (d.stat ? !d.stat.isDirectory() : !s.stat.isDirectory())) {
-    // 'DEST/' names a directory: never rename onto a file or a symbolic link spelled that way.
-    if (d.stat) await ctx.warn(`cannot stat ${quoteAlways(dst)}: ${new VfsError(d.stat.isSymbolicLink() ? 'ESYMLINK' : 'ENOTDIR', dst).reason}`);
-    else await cannotMove('Not a directory');
-    return false;
-  }
-  if (d.stat && sameFile(d.stat, s.stat)) {
-    await ctx.warn(`${quoteAlways(src)} and ${quoteAlways(dst)} are the same file`);
-    return false;
-  }
-  const srcIsDir = s.stat.isDirectory();
-  if (srcIsDir && (d.vpath.startsWith(s.vpath + '/') || d.vpath === s.vpath)) {
-    await ctx.warn(`cannot move ${quoteAlways(src)} to a subdirectory of itself, ${quoteAlways(dst)}`);
-    return false;
-  }
-  if (d.stat) {
-    if (o.noClobber) return true;
-    if (d.stat.isDirectory() && !srcIsDir) {
-      await ctx.warn(`cannot overwrite directory ${quoteAlways(dst)} with non-directory`);
+/**
+ * GNU mv (copy.c, move mode): first rename(2) with RENAME_NOREPLACE; when that fails, stat
+ * both ends, refuse what must not be overwritten, then rename again (replacing) and report
+ * what rename(2) says. The renames are emulated from what the Vfs resolves, then done by it.
+ */
+async function moveOne(ctx: CommandContext, src: string, dst: string, o: MvOptions, state: MvState, last: boolean, noName: boolean): Promise<boolean> {
+  const q = (p: string) => quoteAlways(p);
+  // SOURCE '/' into a directory: GNU renames to the empty name inside it, which does not exist.
+  if (noName) {
+    try {
+      statSlash(ctx, src);
+    } catch (e) {
+      await ctx.warn(`cannot stat ${q(src)}: ${reasonOf(e)}`);
       return false;
     }
-    if (!d.stat.isDirectory() && srcIsDir) {
-      await ctx.warn(`cannot overwrite non-directory ${quoteAlways(dst)} with directory ${quoteAlways(src)}`);
+    await ctx.warn(`cannot move ${q(src)} to ${q(dst)}: No such file or directory`);
+    return false;
+  }
+  let err = renameErrno(ctx, src, dst, true);
+  // -n: the destination exists, nothing more is looked at.
+  if (err === 'EEXIST' && o.noClobber) return true;
+  let s: Stats | undefined;
+  if (err !== null || !last) {
+    const name = err === null ? dst : src;
+    try {
+      s = statSlash(ctx, src);
+    } catch (e) {
+      await ctx.warn(`cannot stat ${q(name)}: ${reasonOf(e)}`);
       return false;
     }
   }
-  try {
-    ctx.fs.rename(src, dst, ctx.cwd);
-  } catch (e) {
-    await cannotMove(reasonOf(e));
+  if (err !== null) {
+    let d: Stats | null = null;
+    try {
+      d = statSlash(ctx, dst);
+    } catch (e) {
+      if (errnoOf(e) !== 'ENOENT') {
+        await ctx.warn(`cannot stat ${q(dst)}: ${reasonOf(e)}`);
+        return false;
+      }
+    }
+    if (d) {
+      if (!o.noClobber && !sameFileOk(ctx, src, s!, dst, d)) {
+        await ctx.warn(`${q(src)} and ${q(dst)} are the same file`);
+        return false;
+      }
+      if (o.noClobber) return true;
+      if (!d.isDirectory()) {
+        if (s!.isDirectory()) {
+          await ctx.warn(`cannot overwrite non-directory ${q(dst)} with directory ${q(src)}`);
+          return false;
+        }
+        if (state.created.has(devIno(d))) {
+          await ctx.warn(`will not overwrite just-created ${q(dst)} with ${q(src)}`);
+          return false;
+        }
+      } else if (!s!.isDirectory()) {
+        await ctx.warn(`cannot overwrite directory ${q(dst)} with non-directory`);
+        return false;
+      }
+    }
+  }
+  if (s?.isDirectory()) {
+    // A source directory named twice: GNU's remember_copied (dev/ino to destination name).
+    const here = entryOf(ctx, dst);
+    const earlier = state.dirs.get(devIno(s));
+    if (earlier === undefined) state.dirs.set(devIno(s), here);
+    else if (entryOf(ctx, src) === earlier) {
+      await ctx.warn(`cannot copy a directory, ${q(src)}, into itself, ${q(dst)}`);
+      return false;
+    } else if (here === earlier) {
+      await ctx.warn(`warning: source directory ${q(src)} specified more than once`);
+      return true;
+    } else {
+      await ctx.warn(`will not create hard link ${q(dst)} to directory ${q(earlier.slice(1))}`);
+      return false;
+    }
+  }
+  if (err === 'EEXIST') err = renameErrno(ctx, src, dst, false);
+  if (err === 'EINVAL') {
+    await ctx.warn(`cannot move ${q(src)} to a subdirectory of itself, ${q(dst)}`);
     return false;
   }
-  if (o.verbose) await ctx.stdout.write(`renamed ${quoteAlways(src)} -> ${quoteAlways(dst)}\n`);
+  if (err === null) {
+    try {
+      ctx.fs.rename(src, dst, ctx.cwd);
+    } catch (e) {
+      err = errnoOf(e);
+    }
+  }
+  if (err !== null) {
+    await ctx.warn(`cannot move ${q(src)} to ${q(dst)}: ${new VfsError(err, src).reason}`);
+    // GNU forgets the source directory it remembered (forget_created).
+    if (s) state.dirs.delete(devIno(s));
+    return false;
+  }
+  if (o.verbose) await ctx.stdout.write(`renamed ${q(src)} -> ${q(dst)}\n`);
+  if (!last && s) state.created.add(devIno(s));
   return true;
+}
+
+function reasonOf(e: unknown): string {
+  return new VfsError(errnoOf(e), '').reason;
+}
+
+function devIno(st: { dev: number; ino: number }): string {
+  return `${st.dev}:${st.ino}`;
+}
+
+/** lstat as GNU's fstatat(AT_SYMLINK_NOFOLLOW): a trailing slash follows a link and requires a directory. */
+function statSlash(ctx: CommandContext, path: string): Stats {
+  const st = ctx.fs.resolveExisting(path, ctx.cwd).stat;
+  if (path.endsWith('/') && !st.isDirectory()) throw new VfsError('ENOTDIR', path);
+  return st;
+}
+
+/** 'a//' gives 'a', '///' gives '/' (gnulib strip_trailing_slashes). */
+function stripSlashes(path: string): string {
+  const s = path.replace(/\/+$/, '');
+  return s === '' && path !== '' ? '/' : s;
+}
+
+/** The directory entry a path names (its final symlink not followed), for same_name. */
+function entryOf(ctx: CommandContext, path: string): string {
+  try {
+    return ctx.fs.resolve(stripSlashes(path), ctx.cwd).vpath;
+  } catch {
+    return '\0' + path;
+  }
+}
+
+/**
+ * What rename(2) on Linux says for OLD -> NEW (null: it would succeed). The final component
+ * is never followed, whatever its trailing slash. '.', '..' and the root are busy; with
+ * noReplace an existing NEW is EEXIST.
+ */
+function renameErrno(ctx: CommandContext, from: string, to: string, noReplace: boolean): string | null {
+  let a: Entry;
+  let b: Entry;
+  try {
+    a = entry(ctx, from);
+    b = entry(ctx, to);
+  } catch (e) {
+    return errnoOf(e);
+  }
+  if (a.special) return 'EBUSY';
+  if (b.special) return noReplace ? 'EEXIST' : 'EBUSY';
+  if (!a.stat) return 'ENOENT';
+  if (noReplace && b.stat) return 'EEXIST';
+  const aDir = a.stat.isDirectory();
+  if (!aDir && (from.endsWith('/') || to.endsWith('/'))) return 'ENOTDIR';
+  if (a.vpath === b.vpath) return null;
+  if (b.vpath.startsWith(a.vpath + '/')) return 'EINVAL';
+  if (!b.stat) return null;
+  if (a.vpath.startsWith(b.vpath + '/')) return 'ENOTEMPTY';
+  if (sameFile(a.stat, b.stat)) return null;
+  if (aDir) {
+    if (!b.stat.isDirectory()) return 'ENOTDIR';
+    if (ctx.fs.readdir(to, ctx.cwd).length > 0) return 'ENOTEMPTY';
+  } else if (b.stat.isDirectory()) return 'EISDIR';
+  return null;
+}
+
+interface Entry {
+  vpath: string;
+  stat: Stats | null;
+  /** '.', '..' or the root: not a name rename(2) can take. */
+  special: boolean;
+}
+
+function entry(ctx: CommandContext, path: string): Entry {
+  const stripped = stripSlashes(path);
+  if (path !== '' && (stripped === '/' || isDotOrDotDot(lastComponent(stripped)))) {
+    const r = ctx.fs.resolveExisting(path, ctx.cwd);
+    return { vpath: r.vpath, stat: r.stat, special: true };
+  }
+  const r = ctx.fs.resolve(stripped, ctx.cwd);
+  return { vpath: r.vpath, stat: r.stat, special: r.parts.length === 0 };
+}
+
+/** GNU copy.c same_file_ok in move mode (symlinks never dereferenced). */
+function sameFileOk(ctx: CommandContext, src: string, s: Stats, dst: string, d: Stats): boolean {
+  const same = sameFile(s, d);
+  if (s.isSymbolicLink() && d.isSymbolicLink()) return !same && entryOf(ctx, src) !== entryOf(ctx, dst);
+  if (d.isSymbolicLink()) return true;
+  if (same && d.nlink > 1 && entryOf(ctx, src) !== entryOf(ctx, dst)) return false;
+  if (!s.isSymbolicLink()) return !same;
+  // SOURCE is a link and DEST is not: moving a link onto what it points to loses the file.
+  const target = linkTarget(ctx, src);
+  if (target === 'unknown') return false;
+  if (target === null) return true;
+  if (d.nlink > 1) return target.vpath !== entryOf(ctx, dst);
+  return !sameFile(target.stat, d);
+}
+
+/**
+ * Where a symlink leads, as stat(2) would find it (null: nowhere, as a dangling link).
+ * Without the policy to follow links, the targets are read and resolved as names, so a link
+ * is never moved onto its own file; 'unknown' when even that cannot be told.
+ */
+function linkTarget(ctx: CommandContext, link: string): { vpath: string; stat: Stats } | null | 'unknown' {
+  let path = entryOf(ctx, link);
+  for (let hops = 0; hops < 40; hops++) {
+    let text;
+    try {
+      text = ctx.fs.readlink(path, '/');
+    } catch {
+      return null;
+    }
+    if (text === '(outside the zone)') return null;
+    try {
+      const r = ctx.fs.resolve(text, path.slice(0, path.lastIndexOf('/')) || '/');
+      if (!r.stat) return null;
+      if (!r.stat.isSymbolicLink()) return { vpath: r.vpath, stat: r.stat };
+      path = r.vpath;
+    } catch (e) {
+      return errnoOf(e) === 'ESYMLINK' ? 'unknown' : null;
+    }
+  }
+  return null;
 }

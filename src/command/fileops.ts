@@ -45,16 +45,17 @@ export function isDotOrDotDot(name: string): boolean {
   return sep === undefined || sep === '/';
 }
 
-/** GNU's base name of an operand for "copy into directory": trailing slashes dropped. */
+/** GNU's base name of an operand moved or copied into a directory: last_component without its trailing slashes. */
 export function baseOf(path: string): string {
-  const trimmed = path.replace(/\/+$/, '');
-  if (trimmed === '') return '/';
-  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
+  return lastComponent(path).replace(/\/+$/, '');
 }
 
-/** DIR/NAME as GNU forms it for a file copied or moved into a directory. */
+/** DIR/NAME as gnulib's file_name_concat forms it: DIR's trailing slashes become one ('d//' gives 'd/NAME'; '/' gives '/NAME'). */
 export function intoDir(dir: string, name: string): string {
-  return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
+  const last = lastComponent(dir);
+  const lastLen = last.replace(/\/+$/, '').length;
+  if (lastLen === 0) return dir + name;
+  return dir.slice(0, dir.length - last.length + lastLen) + '/' + name;
 }
 
 // ---- file mode changes (gnulib modechange.c) ---------------------------------------------
@@ -187,7 +188,8 @@ export const UMASK = 0o022;
 
 /** What cp and mv do: SOURCE DEST, SOURCE... DIRECTORY, -t DIRECTORY SOURCE..., -T SOURCE DEST. */
 export interface CopyPlan {
-  pairs: { src: string; dst: string }[];
+  /** `name`: moving or copying into a directory, the name made there (GNU's dest_relname; '' for a SOURCE of only slashes). */
+  pairs: { src: string; dst: string; name?: string }[];
 }
 
 /** A fatal operand error (GNU's die()): printed as is, exit 1, nothing done. */
@@ -216,9 +218,11 @@ export async function forEachTarget(ctx: CommandContext, each: (src: string, dst
 }
 
 export function planTargets(
-  ctx: { operands: string[]; opts: { has(k: string): boolean; get(k: string): string | undefined }; fs: import('../vfs/index.js').Vfs; cwd: string },
+  ctx: { operands: string[]; opts: { has(k: string): boolean; get(k: string): string | undefined; count(k: string): number }; fs: import('../vfs/index.js').Vfs; cwd: string },
   UsageErrorCtor: new (m: string) => Error,
 ): CopyPlan {
+  // GNU dies on a second -t while parsing its options, before any operand check.
+  if (ctx.opts.count('t') > 1) throw new OperandError('multiple target directories specified');
   const files = ctx.operands;
   const noTarget = ctx.opts.has('T');
   const targetOpt = ctx.opts.get('t');
@@ -230,14 +234,14 @@ export function planTargets(
     }
   };
   if (targetOpt !== undefined) {
-    if (noTarget) throw new OperandError('cannot combine --target-directory (-t) and --no-target-directory (-T)');
     if (files.length === 0) throw new UsageErrorCtor('missing file operand');
+    if (noTarget) throw new OperandError('cannot combine --target-directory (-t) and --no-target-directory (-T)');
     const t = isDir(targetOpt);
     if (!t.dir) {
       const reason = t.errno ? VfsErrorText(t.errno) : 'Not a directory';
       throw new OperandError(`target directory ${quoteAlways(targetOpt)}: ${reason}`);
     }
-    return { pairs: files.map((src) => ({ src, dst: intoDir(targetOpt, baseOf(src)) })) };
+    return { pairs: files.map((src) => ({ src, dst: intoDir(targetOpt, baseOf(src)), name: baseOf(src) })) };
   }
   if (files.length === 0) throw new UsageErrorCtor('missing file operand');
   if (files.length === 1) throw new UsageErrorCtor(`missing destination file operand after ${quoteAlways(files[0]!)}`);
@@ -247,7 +251,7 @@ export function planTargets(
   }
   const last = files[files.length - 1]!;
   const t = isDir(last);
-  if (t.dir) return { pairs: files.slice(0, -1).map((src) => ({ src, dst: intoDir(last, baseOf(src)) })) };
+  if (t.dir) return { pairs: files.slice(0, -1).map((src) => ({ src, dst: intoDir(last, baseOf(src)), name: baseOf(src) })) };
   if (files.length > 2) {
     throw new OperandError(`target ${quoteAlways(last)}: ${VfsErrorText(t.errno ?? 'ENOTDIR')}`);
   }
