@@ -1,6 +1,7 @@
 import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
 import { parseDate, parsePosixStamp, type Timestamp } from '../src/command/date.js';
-import { errnoOf, quoteAlways, reasonOf } from '../src/command/fileops.js';
+import { errnoOf, isDotOrDotDot, lastComponent, quoteAlways, reasonOf } from '../src/command/fileops.js';
+import { VfsError, strerror } from '../src/vfs/index.js';
 
 export default defineCommand({
   name: 'touch',
@@ -13,6 +14,7 @@ export default defineCommand({
     { key: 'a', short: 'a', help: 'change only the access time' },
     { key: 'c', short: 'c', long: 'no-create', help: 'do not create any files' },
     { key: 'd', short: 'd', long: 'date', kind: 'string', arg: 'STRING', help: 'parse STRING and use it instead of current time' },
+    { key: 'f', short: 'f', help: '(ignored)' },
     { key: 'm', short: 'm', help: 'change only the modification time' },
     { key: 'r', short: 'r', long: 'reference', kind: 'string', arg: 'FILE', help: "use this file's times instead of current time" },
     { key: 't', short: 't', kind: 'string', arg: 'STAMP', help: 'use [[CC]YY]MMDDhhmm[.ss] instead of current time' },
@@ -25,9 +27,16 @@ export default defineCommand({
     let changeAtime = ctx.opts.has('a');
     let changeMtime = ctx.opts.has('m');
     for (const word of ctx.opts.all('time')) {
-      if (['access', 'atime', 'use'].includes(word)) changeAtime = true;
-      else if (['modify', 'mtime'].includes(word)) changeMtime = true;
-      else throw new UsageError(`invalid argument ${quoteAlways(word)} for '--time'\nValid arguments are:\n  - 'atime', 'access', 'use'\n  - 'mtime', 'modify'`);
+      // argmatch: a word or an unambiguous abbreviation ('a' and 'm' are: both names mean one thing).
+      const meant = new Set(TIME_WORDS.filter(([w]) => w === word || w.startsWith(word)).map(([, which]) => which));
+      const exact = TIME_WORDS.find(([w]) => w === word);
+      const which = exact ? exact[1] : meant.size === 1 ? [...meant][0] : undefined;
+      if (which === 'a') changeAtime = true;
+      else if (which === 'm') changeMtime = true;
+      else {
+        throw new UsageError(`${meant.size > 1 ? 'ambiguous' : 'invalid'} argument ${quoteAlways(word)} for '--time'\n`
+          + "Valid arguments are:\n  - 'atime', 'access', 'use'\n  - 'mtime', 'modify'");
+      }
     }
     if (!changeAtime && !changeMtime) changeAtime = changeMtime = true;
     const dateText = ctx.opts.get('d');
@@ -73,6 +82,9 @@ export default defineCommand({
   },
 });
 
+/** touch's --time words, in GNU's argmatch table order, and the time each one changes. */
+const TIME_WORDS: [string, 'a' | 'm'][] = [['atime', 'a'], ['access', 'a'], ['use', 'a'], ['mtime', 'm'], ['modify', 'm']];
+
 function fromMs(ms: number): Timestamp {
   const sec = Math.floor(ms / 1000);
   return { sec, nsec: Math.round((ms - sec * 1000) * 1e6) };
@@ -92,47 +104,48 @@ interface TouchOptions {
 async function touchOne(ctx: CommandContext, file: string, o: TouchOptions): Promise<boolean> {
   // GNU: '-' is standard output, whose times cannot matter here (it is a pipe): nothing to do.
   if (file === '-') return true;
-  let st;
-  try {
-    st = ctx.fs.resolve(file, ctx.cwd, { followFinal: ctx.fs.policy.followSymlinks }).stat;
-    if (st && /\/$/.test(file) && !st.isDirectory()) {
-      await ctx.warn(`setting times of ${quoteAlways(file)}: Not a directory`);
-      return false;
-    }
-  } catch (e) {
-    if (!o.create && errnoOf(e) === 'ENOENT') return true;
-    if (/\/$/.test(file) && errnoOf(e) === 'ENOTDIR') {
-      await ctx.warn(`setting times of ${quoteAlways(file)}: Not a directory`);
-      return false;
-    }
-    await ctx.warn(`cannot touch ${quoteAlways(file)}: ${reasonOf(e)}`);
-    return false;
-  }
+  // GNU opens FILE with O_CREAT (unless -c), then sets the times of FILE; a failure of both is
+  // reported with the open's errno ("cannot touch"), of the second alone as "setting times of".
+  const openErr = o.create ? createIfMissing(ctx, file) : null;
   const nowSec = Date.now() / 1000;
-  if (!st) {
-    if (!o.create) return true;
-    if (/\/$/.test(file)) {
-      // GNU: open("new/", O_CREAT) fails, then setting the times of the missing file fails.
-      await ctx.warn(`setting times of ${quoteAlways(file)}: No such file or directory`);
-      return false;
-    }
-    try {
-      // An empty file, created atomically (never replaces one that appeared meanwhile).
-      ctx.fs.writeFile(file, Buffer.alloc(0), ctx.cwd, { exclusive: true });
-    } catch (e) {
-      await ctx.warn(`cannot touch ${quoteAlways(file)}: ${reasonOf(e)}`);
-      return false;
-    }
-    if (!o.times && o.changeAtime && o.changeMtime) return true;
-    st = ctx.fs.lstat(file, ctx.cwd);
-  }
-  const atime = o.changeAtime ? (o.times ? seconds(o.times.atime) : nowSec) : st.atimeMs / 1000;
-  const mtime = o.changeMtime ? (o.times ? seconds(o.times.mtime) : nowSec) : st.mtimeMs / 1000;
   try {
+    const st = statForTimes(ctx, file);
+    const atime = o.changeAtime ? (o.times ? seconds(o.times.atime) : nowSec) : st.atimeMs / 1000;
+    const mtime = o.changeMtime ? (o.times ? seconds(o.times.mtime) : nowSec) : st.mtimeMs / 1000;
     ctx.fs.utimes(file, atime, mtime, ctx.cwd);
   } catch (e) {
-    await ctx.warn(`setting times of ${quoteAlways(file)}: ${reasonOf(e)}`);
+    const errno = errnoOf(e);
+    if (openErr) await ctx.warn(`cannot touch ${quoteAlways(file)}: ${strerror(openErr)}`);
+    else if (!o.create && errno === 'ENOENT') return true;
+    else await ctx.warn(`setting times of ${quoteAlways(file)}: ${strerror(errno)}`);
     return false;
   }
   return true;
+}
+
+/** What utimensat(2) reaches: the file a symlink leads to (when followed), a directory for 'NAME/'. */
+function statForTimes(ctx: CommandContext, file: string) {
+  const st = ctx.fs.stat(file, ctx.cwd);
+  if (file.endsWith('/') && !st.isDirectory()) throw new VfsError('ENOTDIR', file);
+  return st;
+}
+
+/** open(FILE, O_WRONLY|O_CREAT): an empty file created atomically when missing; the errno GNU keeps on failure. */
+function createIfMissing(ctx: CommandContext, file: string): string | null {
+  try {
+    const dots = isDotOrDotDot(lastComponent(file));
+    // EISDIR (a directory, or 'NAME/') is not kept by GNU: the times are still set, or that fails.
+    if (file.endsWith('/') && !dots) {
+      ctx.fs.resolve(file.replace(/\/+$/, ''), ctx.cwd);
+      return null;
+    }
+    const st = ctx.fs.resolve(file, ctx.cwd, { followFinal: ctx.fs.policy.followSymlinks }).stat;
+    if (st) return null;
+    if (dots) return 'ENOENT';
+    // Never replaces a file that appeared meanwhile.
+    ctx.fs.writeFile(file, Buffer.alloc(0), ctx.cwd, { exclusive: true });
+    return null;
+  } catch (e) {
+    return errnoOf(e);
+  }
 }
