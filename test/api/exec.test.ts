@@ -130,9 +130,9 @@ describe('bad requests become error envelopes', () => {
     expect(!c.success && c.error.code).toBe('INVALID_ARGUMENT');
   });
 
-  it('an unknown flag is a usage error naming it, exit 2', async () => {
+  it('an unknown flag is a usage error naming it, exit 1 as GNU cat', async () => {
     const res = await nosh.exec({ command: 'cat --frob a' });
-    expect(res.success && res.data.exit_code).toBe(2);
+    expect(res.success && res.data.exit_code).toBe(1);
     expect(res.success && res.data.stderr).toBe("cat: unrecognized option '--frob'\nTry 'cat --help' for more information.\n");
     const short = await nosh.exec({ command: 'cat -Z a' });
     expect(short.success && short.data.stderr).toBe("cat: invalid option -- 'Z'\nTry 'cat --help' for more information.\n");
