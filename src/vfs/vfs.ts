@@ -220,6 +220,8 @@ export class Vfs {
     }
     if (parts.length === 0) stat = this.rootStat;
     else if (stale) stat = this.lstatHost(this.hostOf(parts), path);
+    // 'file/' names a directory: reading, stat-ing or removing a file through it is ENOTDIR.
+    if (slash && stat && !stat.isDirectory()) throw new VfsError('ENOTDIR', path);
     // A file hidden from readdir by allowedExtensions is refused by every operation (stat,
     // exists, rename, unlink...), not only by open: otherwise rename could unhide it.
     if (stat && !stat.isDirectory() && parts.length > 0) this.checkExtension(parts[parts.length - 1]!, path);
@@ -262,6 +264,8 @@ export class Vfs {
         out.pop();
       } else out.push(seg);
     }
+    // A target written 'name/' must be a directory, as for the kernel (the '.' checks it).
+    if (rest.endsWith('/') && out.length > 0) out.push('.');
     return out;
   }
 
@@ -722,7 +726,9 @@ export class Vfs {
   /** Resolve a path to be created or replaced: parent must be an existing directory. */
   private resolveForWrite(path: string, cwd: string): Resolved {
     this.assertWritable(path);
-    const r = this.resolve(path, cwd, { followFinal: this.policy.followSymlinks });
+    // Resolved without its trailing slashes: 'name/' is refused below, as open(2) with O_CREAT does.
+    const slash = path.length > 1 && path.endsWith('/');
+    const r = this.resolve(slash ? path.replace(/\/+$/, '') || '/' : path, cwd, { followFinal: this.policy.followSymlinks });
     if (r.parts.length === 0) throw new VfsError('EISDIR', path);
     const parent = this.hostOf(r.parts.slice(0, -1));
     const pst = this.lstatHost(parent, path);
@@ -734,6 +740,7 @@ export class Vfs {
       if (!r.stat.isFile()) throw new VfsError('ESPECIAL', path);
       if (r.stat.nlink > 1) throw new VfsError('EHARDLINK', path);
     }
+    if (slash) throw new VfsError('EISDIR', path);
     this.checkExtension(r.parts[r.parts.length - 1]!, path);
     return r;
   }

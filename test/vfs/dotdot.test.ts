@@ -49,6 +49,11 @@ describe('.. never rises above the root', () => {
     fs.mkdirSync(z.at('outside'));
     fs.writeFileSync(z.at('outside/secret.txt'), 'decoy inside');
     for (const p of CLIMBS) {
+      if (p.endsWith('/')) {
+        // 'file/' names a directory: the decoy is a file, so ENOTDIR (as open(2) says).
+        expectVfsError(() => vfs.readFile(p), 'ENOTDIR');
+        continue;
+      }
       expect(vfs.resolve(p).vpath).toBe('/outside/secret.txt');
       expect(vfs.readFile(p).toString()).toBe('decoy inside');
     }
@@ -81,6 +86,23 @@ describe('.. never rises above the root', () => {
     expect(vfs.resolve('/./././').vpath).toBe('/');
     expect(vfs.resolve('a/b/c/').vpath).toBe('/a/b/c');
     expect(vfs.readdir('a/b/').map((e) => e.name)).toEqual(['c']);
+  });
+
+  test("'file/' names a directory: reads and stats are ENOTDIR, writes EISDIR, the file untouched", () => {
+    const vfs = z.vfs();
+    fs.writeFileSync(z.at('f.txt'), 'keep\n');
+    for (const read of [() => vfs.readFile('f.txt/'), () => vfs.stat('f.txt/'), () => vfs.lstat('f.txt//'), () => vfs.openRandom('f.txt/')]) {
+      expectVfsError(read, 'ENOTDIR');
+    }
+    for (const p of ['f.txt/', 'new/', 'a/new//']) expectVfsError(() => vfs.writeFile(p, 'lost'), 'EISDIR');
+    expectVfsError(() => vfs.writeFile('f.txt/x', 'lost'), 'ENOTDIR');
+    expect(fs.readFileSync(z.at('f.txt'), 'utf8')).toBe('keep\n');
+    expect(fs.existsSync(z.at('new'))).toBe(false);
+    // A link whose target is written 'f.txt/' (followed by policy) is not the file either.
+    fs.symlinkSync('f.txt/', z.at('lk'));
+    const follow = z.vfs({ followSymlinks: true });
+    expectVfsError(() => follow.readFile('lk'), 'ENOTDIR');
+    expect(follow.readFile('f.txt').toString()).toBe('keep\n');
   });
 
   test('writeFile that climbs writes inside the root, never beside it', () => {
