@@ -849,8 +849,11 @@ export class Vfs {
     // Metadata of a shared inode is shared too: the other name may be outside the zone.
     if (r.stat.isFile() && r.stat.nlink > 1) throw new VfsError('EHARDLINK', path);
     try {
-      if (r.stat.isSymbolicLink()) fs.lutimesSync(r.host, atime, mtime);
-      else fs.utimesSync(r.host, atime, mtime);
+      // Node takes a negative number of seconds for "now"; a Date keeps times before 1970.
+      const a = atime < 0 ? new Date(atime * 1000) : atime;
+      const m = mtime < 0 ? new Date(mtime * 1000) : mtime;
+      if (r.stat.isSymbolicLink()) fs.lutimesSync(r.host, a, m);
+      else fs.utimesSync(r.host, a, m);
     } catch (e) {
       throw fromNodeError(e, path);
     }

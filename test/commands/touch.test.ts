@@ -35,6 +35,16 @@ describe('touch', () => {
     expect(times(z.at('f'))).toEqual({ a: 300 + 86400, m: 400 + 86400 });
   });
 
+  test('times before 1970 are kept (Node takes a negative number of seconds for now)', async () => {
+    // GNU: touch -d @-1 gives mtime -1; '1969-07-20 20:17:40' gives -14182940 (stat -c %Y).
+    const z = zone({ f: 'x' });
+    expect((await run(z.root, 'touch -d @-1 f new')).exitCode).toBe(0);
+    expect(times(z.at('f'))).toEqual({ a: -1, m: -1 });
+    expect(times(z.at('new'))).toEqual({ a: -1, m: -1 });
+    await run(z.root, "touch -m -d '1969-07-20 20:17:40' f");
+    expect(times(z.at('f'))).toEqual({ a: -1, m: -14182940 });
+  });
+
   test('without a time source the current time is used', async () => {
     const z = zone({ f: 'x' });
     fs.utimesSync(z.at('f'), 100, 200);
