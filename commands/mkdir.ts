@@ -1,5 +1,7 @@
 import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
-import { UMASK, adjustMode, compileMode, quoteAlways, reasonOf } from '../src/command/fileops.js';
+import {
+  UMASK, adjustMode, compileMode, isDotOrDotDot, lastComponent, quoteAlways, reasonOf,
+} from '../src/command/fileops.js';
 import { VfsError } from '../src/vfs/index.js';
 import { gnuQuote } from '../src/command/gnu-number.js';
 
@@ -16,7 +18,7 @@ export default defineCommand({
   ],
   async run(ctx) {
     if (ctx.operands.length === 0) throw new UsageError('missing operand');
-    let mode: number | null = null;
+    let mode: DirMode | null = null;
     const spec = ctx.opts.get('m');
     if (spec !== undefined) {
       const changes = compileMode(spec);
@@ -24,7 +26,7 @@ export default defineCommand({
         await ctx.warn(`invalid mode ${gnuQuote(spec)}`);
         return 1;
       }
-      mode = adjustMode(0o777, true, UMASK, changes).mode;
+      mode = adjustMode(0o777, true, UMASK, changes);
     }
     const parents = ctx.opts.has('p');
     const verbose = ctx.opts.has('v');
@@ -33,9 +35,12 @@ export default defineCommand({
       try {
         if (parents) await makeAncestors(ctx, dir, verbose);
         if (parents && isExistingDir(ctx, dir)) continue;
-        ctx.fs.mkdir(dir, ctx.cwd);
+        makeDir(ctx, dir);
         if (verbose) await ctx.stdout.write(`mkdir: created directory ${quoteAlways(dir)}\n`);
-        if (mode !== null) ctx.fs.chmod(dir, mode, ctx.cwd);
+        if (mode !== null) {
+          const made = (makeMode(mode) & 0o1777) | (ctx.fs.lstat(dir, ctx.cwd).mode & 0o2000);
+          ctx.fs.chmod(dir, finalMode(mode, made), ctx.cwd);
+        }
       } catch (e) {
         if (e instanceof AncestorError) await ctx.warn(`cannot create directory ${gnuQuote(e.prefix)}: ${e.reason}`);
         else await ctx.warn(`cannot create directory ${gnuQuote(dir)}: ${reasonOf(e)}`);
@@ -45,6 +50,33 @@ export default defineCommand({
     return status;
   },
 });
+
+/**
+ * mkdir -m as gnulib's make_dir_parents and dirchownmod: the umask does not apply to what
+ * MODE computes; when special bits are involved the directory is made without group/other
+ * write first, then only the bits MODE touched are set if they differ ('a+t' gives 1755).
+ */
+interface DirMode { mode: number; bits: number }
+
+function makeMode(m: DirMode): number {
+  const keepSpecial = ((m.bits & 0o6000) | (m.mode & 0o1000)) === 0;
+  return keepSpecial ? m.mode : m.mode & ~0o022;
+}
+
+/** `made`: the bits mkdir(2) gave (makeMode, setgid inherited from the parent). */
+function finalMode(m: DirMode, made: number): number {
+  return (made ^ m.mode) & m.bits ? m.mode | (made & ~m.bits) : made;
+}
+
+/** mkdir(2): '.' or '..' last (a/., new/..//) gives the lookup's error, else EEXIST; an existing last component, a symbolic link too (trailing slash or not), is EEXIST. */
+function makeDir(ctx: CommandContext, dir: string): void {
+  if (isDotOrDotDot(lastComponent(dir))) {
+    ctx.fs.resolveExisting(dir, ctx.cwd);
+    throw new VfsError('EEXIST', dir);
+  }
+  if (ctx.fs.resolve(dir.replace(/(.)\/+$/, '$1'), ctx.cwd).stat) throw new VfsError('EEXIST', dir);
+  ctx.fs.mkdir(dir, ctx.cwd);
+}
 
 class AncestorError extends Error {
   constructor(readonly prefix: string, readonly reason: string) {

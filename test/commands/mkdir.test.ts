@@ -14,6 +14,11 @@ describe('mkdir', () => {
     ['=700', 0o700], ['+644', 0o777], ['-644', 0o133], ['a=r,+700', 0o744], ['u+x,=640', 0o640], ['=0', 0o0],
     // The Vfs never sets setuid/setgid bits (a deliberate deviation from GNU's 2777).
     ['g+s', 0o777],
+    // The umask does not apply to what MODE sets; with special bits involved the directory
+    // is made without group/other write and only the bits MODE touched are set after
+    // (GNU 9.1 under umask 022; setuid/setgid dropped as above: GNU's =sx is 6111).
+    ['a-st', 0o755], ['+w', 0o777], ['o-w', 0o775], ['u=rw', 0o677], ['+x+wt', 0o1755], ['a+t', 0o1755],
+    ['=t', 0o1000], ['u=u,+Xx,-r-ssx', 0o200], ['=sx', 0o111], ['u+s', 0o777],
   ])('-m %s gives mode %o', async (spec, want) => {
     const z = zone();
     const r = await run(z.root, `mkdir -m ${spec} d`);
@@ -46,6 +51,17 @@ describe('mkdir', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toBe("mkdir: cannot create directory 'out': Symbolic link not followed (zone policy)\n");
     expect(fs.existsSync(`${z.outside}/x`)).toBe(false);
+  });
+
+  test('a symlink as the last component is never followed, trailing slash or not (EEXIST, as mkdir(2))', async () => {
+    const z = zone();
+    fs.symlinkSync('nowhere', z.at('d'));
+    for (const cmd of ['mkdir d/', 'mkdir -p d//', 'mkdir d']) {
+      const r = await run(z.root, cmd, { policy: { followSymlinks: true } });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toBe(`mkdir: cannot create directory '${cmd.split(' ').pop()}': File exists\n`);
+    }
+    expect(fs.existsSync(z.at('nowhere'))).toBe(false);
   });
 
   test('refused in a read-only zone, even when deleting is allowed', async () => {
