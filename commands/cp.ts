@@ -1,16 +1,37 @@
 import type { Stats } from 'node:fs';
-import { defineCommand, type CommandContext } from '../src/command/index.js';
+import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
 import {
-  UMASK, errnoOf, forEachTarget, quoteAlways, reasonOf, sameFile,
+  OperandError, UMASK, errnoOf, isDotOrDotDot, lastComponent, planTargets, quoteAlways, reasonOf, sameFile,
 } from '../src/command/fileops.js';
 import { VfsError, type AtomicWriter } from '../src/vfs/index.js';
 
 interface CpOptions {
   recursive: boolean;
   preserve: boolean;
+  /** -a: a destination with several hard links is removed first (GNU's --preserve=links). */
+  links: boolean;
   noClobber: boolean;
   force: boolean;
   verbose: boolean;
+}
+
+/** A file met by name: GNU's F_triple (name, device, inode). */
+interface Seen { name: string; st: Stats }
+
+/** One cp invocation, with GNU copy.c's bookkeeping. */
+interface CopyRun {
+  ctx: CommandContext;
+  o: CpOptions;
+  /** src_to_dest: a directory's (dev, ino) -> the destination name it was copied to. */
+  copied: Map<string, string>;
+  /** src_info / dest_info: kept only when two or more SOURCEs go into a directory. */
+  sources: Seen[] | null;
+  dests: Seen[] | null;
+  /**
+   * The command-line pair being copied, whether a directory was made for it yet, and
+   * whether it met its own copy (then every directory being copied stops, as GNU's).
+   */
+  top: { src: string; dst: string; madeDir: boolean; intoSelf: boolean };
 }
 
 export default defineCommand({
@@ -36,53 +57,87 @@ export default defineCommand({
     const o: CpOptions = {
       recursive: ctx.opts.has('r') || ctx.opts.has('a'),
       preserve: ctx.opts.has('p') || ctx.opts.has('a'),
+      links: ctx.opts.has('a'),
       noClobber: ctx.opts.has('n'),
       force: ctx.opts.has('f'),
       verbose: ctx.opts.has('v'),
     };
-    return forEachTarget(ctx, (src, dst) => copyTop(ctx, src, dst, o));
+    let pairs;
+    try {
+      pairs = destinations(ctx);
+    } catch (e) {
+      if (!(e instanceof OperandError)) throw e;
+      await ctx.warn(e.message);
+      return 1;
+    }
+    const many = pairs.length >= 2;
+    const r: CopyRun = { ctx, o, copied: new Map(), sources: many ? [] : null, dests: many ? [] : null, top: { src: '', dst: '', madeDir: false, intoSelf: false } };
+    let ok = true;
+    for (const { src, dst } of pairs) {
+      r.top = { src, dst, madeDir: false, intoSelf: false };
+      if (!(await copyTop(r, src, dst))) ok = false;
+    }
+    return ok ? 0 : 1;
   },
 });
 
-function childOf(dir: string, name: string): string {
-  return (dir.endsWith('/') && dir.length > 1 ? dir.slice(0, -1) : dir) + '/' + name;
+/**
+ * The (SOURCE, DEST) pairs as GNU's do_copy names them: into a directory, DIR/BASE with the
+ * directory's trailing slashes dropped (file_name_concat), and 'x/..' goes to DIR/. itself.
+ */
+function destinations(ctx: CommandContext): { src: string; dst: string }[] {
+  const plan = planTargets(ctx, UsageError);
+  const files = ctx.operands;
+  const last = files[files.length - 1]!;
+  const target = ctx.opts.get('t') ?? (!ctx.opts.has('T') && plan.pairs[0]?.dst !== last ? last : undefined);
+  if (target === undefined) return plan.pairs;
+  return plan.pairs.map(({ src }) => {
+    const base = lastComponent(src).replace(/\/+$/, '') || src;
+    return { src, dst: fileNameConcat(target, base === '..' ? '.' : base) };
+  });
 }
 
-async function copyTop(ctx: CommandContext, src: string, dst: string, o: CpOptions): Promise<boolean> {
-  let s;
+/** gnulib file_name_concat: DIR's trailing slashes dropped, one '/' before NAME. */
+function fileNameConcat(dir: string, name: string): string {
+  return /^\/+$/.test(dir) ? dir + name : `${dir.replace(/\/+$/, '')}/${name}`;
+}
+
+const idOf = (st: Stats) => `${st.dev}:${st.ino}`;
+
+/** gnulib dir_name: the leading directories without trailing slashes, '.' if none. */
+function dirName(path: string): string {
+  const lead = path.slice(0, path.length - lastComponent(path).length).replace(/\/+$/, '');
+  return lead || (path.startsWith('/') ? '/' : '.');
+}
+
+/** gnulib same_name: the same last component in the same directory. */
+function sameName(ctx: CommandContext, a: string, b: string): boolean {
+  if (lastComponent(a).replace(/\/+$/, '') !== lastComponent(b).replace(/\/+$/, '')) return false;
   try {
-    s = ctx.fs.resolveExisting(src, ctx.cwd, { followFinal: !o.recursive && ctx.fs.policy.followSymlinks });
-    if (/\/$/.test(src) && !s.stat.isDirectory()) throw new VfsError(s.stat.isSymbolicLink() ? 'ESYMLINK' : 'ENOTDIR', src);
+    return sameFile(ctx.fs.lstat(dirName(a), ctx.cwd), ctx.fs.lstat(dirName(b), ctx.cwd));
+  } catch {
+    return false;
+  }
+}
+
+const seen = (r: CopyRun, list: Seen[], name: string, st: Stats) => list.some((s) => sameFile(s.st, st) && sameName(r.ctx, s.name, name));
+
+async function copyTop(r: CopyRun, src: string, dst: string): Promise<boolean> {
+  const { ctx, o } = r;
+  let st;
+  try {
+    st = ctx.fs.resolveExisting(src, ctx.cwd, { followFinal: !o.recursive && ctx.fs.policy.followSymlinks }).stat;
+    if (/\/$/.test(src) && !st.isDirectory()) throw new VfsError(st.isSymbolicLink() ? 'ESYMLINK' : 'ENOTDIR', src);
   } catch (e) {
     await ctx.warn(`cannot stat ${quoteAlways(src)}: ${reasonOf(e)}`);
     return false;
   }
-  if (s.stat.isDirectory()) {
-    if (!o.recursive) {
-      await ctx.warn(`-r not specified; omitting directory ${quoteAlways(src)}`);
-      return false;
-    }
-    let d;
-    try {
-      d = ctx.fs.resolve(dst, ctx.cwd, { followFinal: ctx.fs.policy.followSymlinks });
-    } catch (e) {
-      await ctx.warn(`cannot stat ${quoteAlways(dst)}: ${reasonOf(e)}`);
-      return false;
-    }
-    if (d.stat && sameFile(d.stat, s.stat)) {
-      await ctx.warn(`${quoteAlways(src)} and ${quoteAlways(dst)} are the same file`);
-      return false;
-    }
-    if (d.vpath.startsWith(s.vpath === '/' ? '/' : s.vpath + '/')) {
-      await ctx.warn(`cannot copy a directory, ${quoteAlways(src)}, into itself, ${quoteAlways(dst)}`);
-      return false;
-    }
-  }
-  return copyEntry(ctx, src, dst, s.stat, o);
+  return copyEntry(r, src, dst, st, true);
 }
 
-/** Copy one entry whose (l)stat is known; recursion for directories. */
-async function copyEntry(ctx: CommandContext, src: string, dst: string, st: Stats, o: CpOptions): Promise<boolean> {
+/** GNU's copy_internal for one entry whose (l)stat is known; recursion for directories. */
+async function copyEntry(r: CopyRun, src: string, dst: string, st: Stats, commandLine: boolean): Promise<boolean> {
+  const { ctx, o } = r;
   if (ctx.signal.aborted) throw new VfsError('EINTR', src);
   if (st.isSymbolicLink()) {
     if (o.recursive) {
@@ -92,13 +147,27 @@ async function copyEntry(ctx: CommandContext, src: string, dst: string, st: Stat
     }
     return false;
   }
-  if (!st.isDirectory() && !st.isFile()) {
+  const isDir = st.isDirectory();
+  if (isDir && !o.recursive) {
+    await ctx.warn(`-r not specified; omitting directory ${quoteAlways(src)}`);
+    return false;
+  }
+  if (!isDir && !st.isFile()) {
     await ctx.warn(`cannot copy special file ${quoteAlways(src)}: ${new VfsError('ESPECIAL', src).reason}`);
     return false;
   }
+  if (commandLine && r.sources && !isDir) {
+    if (seen(r, r.sources, src, st)) {
+      await ctx.warn(`warning: source file ${quoteAlways(src)} specified more than once`);
+      return true;
+    }
+    r.sources.push({ name: src, st });
+  }
   let dstStat: Stats | null;
   try {
-    dstStat = ctx.fs.resolve(dst, ctx.cwd, { followFinal: ctx.fs.policy.followSymlinks }).stat;
+    // A file is copied through a symbolic link DEST (if the policy follows links); a
+    // directory meets the link itself, as GNU's lstat.
+    dstStat = ctx.fs.resolve(dst, ctx.cwd, { followFinal: !isDir && ctx.fs.policy.followSymlinks }).stat;
     if (dstStat && /\/$/.test(dst) && !dstStat.isDirectory()) throw new VfsError('ENOTDIR', dst);
   } catch (e) {
     // A missing parent is reported when the copy is created.
@@ -108,25 +177,87 @@ async function copyEntry(ctx: CommandContext, src: string, dst: string, st: Stat
       return false;
     }
   }
-  if (dstStat && sameFile(dstStat, st)) {
-    await ctx.warn(`${quoteAlways(src)} and ${quoteAlways(dst)} are the same file`);
-    return false;
+  if (dstStat) {
+    // -n never compares: an existing file is left alone, a directory merged.
+    if (!o.noClobber && sameFile(dstStat, st)) {
+      await ctx.warn(`${quoteAlways(src)} and ${quoteAlways(dst)} are the same file`);
+      return false;
+    }
+    if (o.noClobber && !isDir) return true;
+    if (!dstStat.isDirectory()) {
+      if (isDir) {
+        await ctx.warn(`cannot overwrite non-directory ${quoteAlways(dst)} with directory ${quoteAlways(src)}`);
+        return false;
+      }
+      if (commandLine && r.dests && seen(r, r.dests, dst, dstStat)) {
+        await ctx.warn(`will not overwrite just-created ${quoteAlways(dst)} with ${quoteAlways(src)}`);
+        return false;
+      }
+    } else if (!isDir) {
+      await ctx.warn(`cannot overwrite directory ${quoteAlways(dst)} with non-directory`);
+      return false;
+    }
   }
-  return st.isDirectory() ? copyDir(ctx, src, dst, st, dstStat, o) : copyFile(ctx, src, dst, st, dstStat, o);
+  if (dstStat && o.links && !isDir && dstStat.nlink > 1) {
+    try {
+      ctx.fs.unlink(dst, ctx.cwd);
+    } catch (e) {
+      await ctx.warn(`cannot remove ${quoteAlways(dst)}: ${reasonOf(e)}`);
+      return false;
+    }
+    dstStat = null;
+    if (o.verbose) await ctx.stdout.write(`removed ${quoteAlways(dst)}\n`);
+  }
+  let ok: boolean;
+  if (isDir) {
+    // Each directory copied is remembered: meeting it again is a copy into itself (the
+    // directory just made for this SOURCE), a repeated SOURCE, or a hard link to a directory.
+    const id = idOf(st);
+    const earlier = r.copied.get(id);
+    if (earlier === undefined) {
+      if (commandLine) r.copied.set(id, dst);
+    } else if (sameName(ctx, src, earlier)) {
+      await ctx.warn(`cannot copy a directory, ${quoteAlways(r.top.src)}, into itself, ${quoteAlways(r.top.dst)}`);
+      r.top.intoSelf = true;
+      return false;
+    } else if (sameName(ctx, dst, earlier)) {
+      await ctx.warn(`warning: source directory ${quoteAlways(r.top.src)} specified more than once`);
+      return true;
+    } else {
+      await ctx.warn(`will not create hard link ${quoteAlways(dst)} to directory ${quoteAlways(earlier)}`);
+      return false;
+    }
+    ok = await copyDir(r, src, dst, st, dstStat);
+    if (!ok && earlier === undefined && commandLine && !ctx.fs.exists(dst, ctx.cwd)) r.copied.delete(id);
+  } else {
+    // GNU announces a file before copying it (the copy may still fail).
+    if (o.verbose) await ctx.stdout.write(`${quoteAlways(src)} -> ${quoteAlways(dst)}\n`);
+    ok = await copyFile(r, src, dst, st, dstStat);
+  }
+  if (commandLine && r.dests) {
+    try {
+      r.dests.push({ name: dst, st: ctx.fs.lstat(dst, ctx.cwd) });
+    } catch {
+      // not created
+    }
+  }
+  return ok;
 }
 
-async function copyDir(ctx: CommandContext, src: string, dst: string, st: Stats, dstStat: Stats | null, o: CpOptions): Promise<boolean> {
-  if (dstStat && !dstStat.isDirectory()) {
-    await ctx.warn(`cannot overwrite non-directory ${quoteAlways(dst)} with directory ${quoteAlways(src)}`);
-    return false;
-  }
+async function copyDir(r: CopyRun, src: string, dst: string, st: Stats, dstStat: Stats | null): Promise<boolean> {
+  const { ctx, o } = r;
   const created = !dstStat;
   if (created) {
     try {
+      if (isDotOrDotDot(lastComponent(dst))) throw new VfsError('ENOENT', dst);
       ctx.fs.mkdir(dst, ctx.cwd);
     } catch (e) {
       await ctx.warn(`cannot create directory ${quoteAlways(dst)}: ${reasonOf(e)}`);
       return false;
+    }
+    if (!r.top.madeDir) {
+      r.top.madeDir = true;
+      r.copied.set(idOf(ctx.fs.lstat(dst, ctx.cwd)), dst);
     }
     if (o.verbose) await ctx.stdout.write(`${quoteAlways(src)} -> ${quoteAlways(dst)}\n`);
   }
@@ -137,27 +268,37 @@ async function copyDir(ctx: CommandContext, src: string, dst: string, st: Stats,
     await ctx.warn(`cannot access ${quoteAlways(src)}: ${reasonOf(e)}`);
     return false;
   }
-  // GNU reads a directory's names, then copies them in inode order (savedir's fast-read order).
-  const children: { name: string; st: Stats }[] = [];
-  let ok = true;
-  for (const ent of entries) {
+  // GNU reads a directory's names, then copies them in inode order (savedir's fast-read
+  // order); each is stat'ed when its turn comes (a directory's time may change meanwhile).
+  const inoOf = (name: string) => {
     try {
-      children.push({ name: ent.name, st: ctx.fs.lstat(childOf(src, ent.name), ctx.cwd) });
-    } catch (e) {
-      await ctx.warn(`cannot stat ${quoteAlways(childOf(src, ent.name))}: ${reasonOf(e)}`);
-      ok = false;
+      return ctx.fs.lstat(fileNameConcat(src, name), ctx.cwd).ino;
+    } catch {
+      return 0;
     }
-  }
-  children.sort((a, b) => a.st.ino - b.st.ino);
-  for (const c of children) {
-    if (!(await copyEntry(ctx, childOf(src, c.name), childOf(dst, c.name), c.st, o))) ok = false;
+  };
+  const names = entries.map((e) => ({ name: e.name, ino: inoOf(e.name) })).sort((a, b) => a.ino - b.ino);
+  let ok = true;
+  for (const { name } of names) {
+    const from = fileNameConcat(src, name);
+    let cst;
+    try {
+      cst = ctx.fs.lstat(from, ctx.cwd);
+    } catch (e) {
+      await ctx.warn(`cannot stat ${quoteAlways(from)}: ${reasonOf(e)}`);
+      ok = false;
+      continue;
+    }
+    if (!(await copyEntry(r, from, fileNameConcat(dst, name), cst, false))) ok = false;
+    if (r.top.intoSelf) break;
   }
   try {
     if (o.preserve) {
-      ctx.fs.chmod(dst, st.mode & 0o7777, ctx.cwd);
+      ctx.fs.chmod(dst, preservedMode(st, created ? null : dstStat), ctx.cwd);
       ctx.fs.utimes(dst, st.atimeMs / 1000, st.mtimeMs / 1000, ctx.cwd);
-    } else if (created && (st.mode & 0o777 & ~UMASK) !== 0o755) {
-      ctx.fs.chmod(dst, st.mode & 0o777 & ~UMASK, ctx.cwd);
+    } else if (created) {
+      // mkdir(2) with the source's mode: the umask applies, the sticky bit is kept.
+      ctx.fs.chmod(dst, st.mode & 0o1777 & ~UMASK, ctx.cwd);
     }
   } catch (e) {
     await ctx.warn(`preserving permissions for ${quoteAlways(dst)}: ${reasonOf(e)}`);
@@ -166,12 +307,16 @@ async function copyDir(ctx: CommandContext, src: string, dst: string, st: Stats,
   return ok;
 }
 
-async function copyFile(ctx: CommandContext, src: string, dst: string, st: Stats, dstStat: Stats | null, o: CpOptions): Promise<boolean> {
-  if (dstStat?.isDirectory()) {
-    await ctx.warn(`cannot overwrite directory ${quoteAlways(dst)} with non-directory`);
+async function copyFile(r: CopyRun, src: string, dst: string, st: Stats, dstStat: Stats | null): Promise<boolean> {
+  const { ctx, o } = r;
+  if (!dstStat && ctx.fs.policy.followSymlinks && isSymlink(ctx, dst)) {
+    await ctx.warn(`not writing through dangling symlink ${quoteAlways(dst)}`);
     return false;
   }
-  if (dstStat && o.noClobber) return true;
+  if (!dstStat && isDotOrDotDot(lastComponent(dst))) {
+    await ctx.warn(`cannot create regular file ${quoteAlways(dst)}: No such file or directory`);
+    return false;
+  }
   if (!dstStat && /\/$/.test(dst)) {
     // open("dir/x/", O_CREAT) fails on the missing parent first (ENOENT), else on the slash.
     const parent = dst.replace(/\/+$/, '').replace(/[^/]*$/, '') || '.';
@@ -202,10 +347,9 @@ async function copyFile(ctx: CommandContext, src: string, dst: string, st: Stats
     await ctx.warn(`${what}: ${reasonOf(e)}`);
     return false;
   }
-  if (o.verbose) await ctx.stdout.write(`${quoteAlways(src)} -> ${quoteAlways(dst)}\n`);
   if (o.preserve) {
     try {
-      ctx.fs.chmod(dst, st.mode & 0o7777, ctx.cwd);
+      ctx.fs.chmod(dst, preservedMode(st, dstStat), ctx.cwd);
       ctx.fs.utimes(dst, st.atimeMs / 1000, st.mtimeMs / 1000, ctx.cwd);
     } catch (e) {
       await ctx.warn(`preserving times for ${quoteAlways(dst)}: ${reasonOf(e)}`);
@@ -213,6 +357,22 @@ async function copyFile(ctx: CommandContext, src: string, dst: string, st: Stats
     }
   }
   return true;
+}
+
+function isSymlink(ctx: CommandContext, path: string): boolean {
+  try {
+    return ctx.fs.resolve(path, ctx.cwd).stat?.isSymbolicLink() ?? false;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * -p: the source's mode. GNU sets it as an ACL, which leaves the special bits (sticky here)
+ * of an existing destination alone when the source has none.
+ */
+function preservedMode(src: Stats, dst: Stats | null): number {
+  return src.mode & 0o7000 ? src.mode & 0o7777 : (src.mode & 0o777) | ((dst?.mode ?? 0) & 0o7000);
 }
 
 function openWriter(ctx: CommandContext, dst: string, st: Stats, o: CpOptions): AtomicWriter {
@@ -227,4 +387,3 @@ function openWriter(ctx: CommandContext, dst: string, st: Stats, o: CpOptions): 
     throw e;
   }
 }
-

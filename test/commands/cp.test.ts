@@ -56,6 +56,40 @@ describe('cp', () => {
     expect(fs.statSync(z.at('b2')).nlink).toBe(1);
   });
 
+  test('-a replaces a hard-linked destination instead of writing through it, as GNU (removed ...)', async () => {
+    const z = zone({ g: 'new\n', f: 'old\n' });
+    fs.linkSync(z.at('f'), z.at('hl'));
+    const r = await run(z.root, 'cp -av g hl');
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.toString()).toBe("removed 'hl'\n'g' -> 'hl'\n");
+    expect(fs.readFileSync(z.at('hl'), 'utf8')).toBe('new\n');
+    expect(fs.readFileSync(z.at('f'), 'utf8')).toBe('old\n');
+    expect(fs.statSync(z.at('f')).nlink).toBe(1);
+  });
+
+  test('never writes through a dangling symlink, even when the policy follows links (GNU 9.1)', async () => {
+    const z = zone({ g: 'x' });
+    fs.symlinkSync('nowhere', z.at('dl'));
+    const r = await run(z.root, 'cp -v g dl', { policy: { followSymlinks: true } });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout.toString()).toBe("'g' -> 'dl'\n");
+    expect(r.stderr).toBe("cp: not writing through dangling symlink 'dl'\n");
+    expect(fs.existsSync(z.at('nowhere'))).toBe(false);
+    expect(leftovers(z.root)).toEqual([]);
+  });
+
+  test('a new directory keeps the sticky bit (mode & ~umask, GNU 1777 -> 1755); -p onto a file keeps its sticky bit', async () => {
+    const z = zone({ sd: null, s: 'x', d: 'y' });
+    fs.chmodSync(z.at('sd'), 0o1777);
+    expect((await run(z.root, 'cp -r sd x')).exitCode).toBe(0);
+    expect(fs.statSync(z.at('x')).mode & 0o7777).toBe(0o1755);
+    // GNU sets -p's mode as an ACL: special bits of an existing destination stay (600 onto 1644 gives 1600).
+    fs.chmodSync(z.at('s'), 0o600);
+    fs.chmodSync(z.at('d'), 0o1644);
+    expect((await run(z.root, 'cp -p s d')).exitCode).toBe(0);
+    expect(fs.statSync(z.at('d')).mode & 0o7777).toBe(0o1600);
+  });
+
   test('-p keeps mode and times, of files and directories; without it times are new', async () => {
     const z = zone({ 'd/f': 'x' });
     fs.chmodSync(z.at('d/f'), 0o604);
@@ -96,11 +130,14 @@ describe('cp', () => {
     expect(leftovers(z.root)).toEqual([]);
   });
 
-  test('copying a directory into itself copies nothing', async () => {
+  test('copying a directory into itself stops at its own copy, as GNU (which copies up to there)', async () => {
     const z = zone({ 's/t/f': 'x' });
     const r = await run(z.root, 'cp -r s s/t');
+    expect(r.exitCode).toBe(1);
     expect(r.stderr).toBe("cp: cannot copy a directory, 's', into itself, 's/t/s'\n");
-    expect(fs.readdirSync(z.at('s/t'))).toEqual(['f']);
+    // s/t/s/t is made; its copy stops on meeting s/t/s (f may come first or not: inode order).
+    expect(fs.readdirSync(z.at('s/t/s'))).toEqual(['t']);
+    expect(fs.existsSync(z.at('s/t/s/t/s'))).toBe(false);
   });
 
   test('blocked names are neither read nor written', async () => {
