@@ -31,7 +31,7 @@ interface CopyRun {
    * The command-line pair being copied, whether a directory was made for it yet, and
    * whether it met its own copy (then every directory being copied stops, as GNU's).
    */
-  top: { src: string; dst: string; madeDir: boolean; intoSelf: boolean };
+  top: { src: string; dst: string; madeDir: boolean; intoSelf: boolean; noName: boolean };
 }
 
 export default defineCommand({
@@ -71,10 +71,10 @@ export default defineCommand({
       return 1;
     }
     const many = pairs.length >= 2;
-    const r: CopyRun = { ctx, o, copied: new Map(), sources: many ? [] : null, dests: many ? [] : null, top: { src: '', dst: '', madeDir: false, intoSelf: false } };
+    const r: CopyRun = { ctx, o, copied: new Map(), sources: many ? [] : null, dests: many ? [] : null, top: { src: '', dst: '', madeDir: false, intoSelf: false, noName: false } };
     let ok = true;
-    for (const { src, dst } of pairs) {
-      r.top = { src, dst, madeDir: false, intoSelf: false };
+    for (const { src, dst, noName } of pairs) {
+      r.top = { src, dst, madeDir: false, intoSelf: false, noName: noName ?? false };
       if (!(await copyTop(r, src, dst))) ok = false;
     }
     return ok ? 0 : 1;
@@ -85,15 +85,15 @@ export default defineCommand({
  * The (SOURCE, DEST) pairs as GNU's do_copy names them: into a directory, DIR/BASE with the
  * directory's trailing slashes dropped (file_name_concat), and 'x/..' goes to DIR/. itself.
  */
-function destinations(ctx: CommandContext): { src: string; dst: string }[] {
+function destinations(ctx: CommandContext): { src: string; dst: string; noName?: boolean }[] {
   const plan = planTargets(ctx, UsageError);
   const files = ctx.operands;
   const last = files[files.length - 1]!;
   const target = ctx.opts.get('t') ?? (!ctx.opts.has('T') && plan.pairs[0]?.dst !== last ? last : undefined);
   if (target === undefined) return plan.pairs;
   return plan.pairs.map(({ src }) => {
-    const base = lastComponent(src).replace(/\/+$/, '') || src;
-    return { src, dst: fileNameConcat(target, base === '..' ? '.' : base) };
+    const base = lastComponent(src).replace(/\/+$/, '');
+    return { src, dst: fileNameConcat(target, base === '..' ? '.' : base), noName: base === '' };
   });
 }
 
@@ -209,6 +209,11 @@ async function copyEntry(r: CopyRun, src: string, dst: string, st: Stats, comman
     if (o.verbose) await ctx.stdout.write(`removed ${quoteAlways(dst)}\n`);
   }
   let ok: boolean;
+  if (isDir && commandLine && r.top.noName) {
+    // '/' into DIR: GNU makes DIR/ by the empty name after DIR, which mkdirat refuses.
+    await ctx.warn(`cannot create directory ${quoteAlways(dst)}: No such file or directory`);
+    return false;
+  }
   if (isDir) {
     // Each directory copied is remembered: meeting it again is a copy into itself (the
     // directory just made for this SOURCE), a repeated SOURCE, or a hard link to a directory.

@@ -56,6 +56,15 @@ describe('cp', () => {
     expect(fs.statSync(z.at('b2')).nlink).toBe(1);
   });
 
+  test("the root into a directory fails as GNU 9.1 (DIR/ by an empty name): nothing is copied", async () => {
+    const z = zone({ d: null, f: 'x' });
+    const r = await run(z.root, 'cp -rv / d');
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout.toString()).toBe('');
+    expect(r.stderr).toBe("cp: cannot create directory 'd/': No such file or directory\n");
+    expect(fs.readdirSync(z.at('d'))).toEqual([]);
+  });
+
   test('-a replaces a hard-linked destination instead of writing through it, as GNU (removed ...)', async () => {
     const z = zone({ g: 'new\n', f: 'old\n' });
     fs.linkSync(z.at('f'), z.at('hl'));
