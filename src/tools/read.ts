@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { NoshError } from '../errors.js';
 import { defineTool, type ToolContext, type ToolResult } from './types.js';
 import { readCapped } from './common.js';
+import { countByte } from '../command/count-byte.js';
+import { asBuffer, nthSeparator } from '../command/head-tail.js';
 
 /** Largest file `parse` reads whole. */
 const PARSE_CAP = 20 * 1024 * 1024;
@@ -47,19 +49,35 @@ export function readFile(ctx: ToolContext, args: ReadArgs): ToolResult {
     if (args.tail !== undefined) return readTail(ctx, args, args.tail, cap, encoding);
     const first = args.offset ?? 1;
     const count = args.limit ?? args.head;
-    const last = count !== undefined ? first + count - 1 : Infinity;
+    return readRange(ctx, args, first, count !== undefined ? first + count - 1 : Infinity, cap, encoding);
+}
+
+/**
+ * Lines first..last (1-based), within `cap` bytes, and the file's line count. Only the wanted
+ * lines are decoded: the chunks before them and after them are only counted (newlines 16
+ * bytes at a time), so `head: 10` of a 100 MB log reads it at memory speed. A wanted line
+ * that cannot fit is cut while it is read (partial_line), not gathered whole first.
+ */
+function readRange(ctx: ToolContext, args: ReadArgs, first: number, last: number, cap: number, encoding: string): ToolResult {
     const out: string[] = [];
     let bytes = 0;
-    let lineNo = 0;
     let truncated = false;
     let partial = false;
-    const take = (line: string) => {
-      lineNo++;
-      if (lineNo < first || lineNo > last || truncated) return;
-      const text = args.line_numbers ? `${String(lineNo).padStart(6)}\t${line}` : line;
-      const size = Buffer.byteLength(text);
-      if (bytes + size > cap) {
+    /** Every wanted line is in, or the cap was hit: from here lines are only counted. */
+    let done = false;
+    let lineNo = 0; // newlines seen
+    let size = 0;
+    let lastByte = 0x0a;
+    /** Line lineNo + 1 (a wanted one) up to where the file has been decoded. */
+    let carry = '';
+    const decoder = new StringDecoder(encoding === 'latin1' ? 'latin1' : 'utf8');
+    /** Line `n` (its text with the newline, if any): returned whole, cut (the first only), or the end. */
+    const take = (n: number, line: string): void => {
+      const text = args.line_numbers ? `${String(n).padStart(6)}\t${line}` : line;
+      const len = Buffer.byteLength(text);
+      if (bytes + len > cap) {
         truncated = true;
+        done = true;
         // A first line longer than the cap: its start, rather than nothing and the same offset again.
         if (out.length === 0) {
           out.push(cutBytes(text, cap, 'start'));
@@ -69,15 +87,54 @@ export function readFile(ctx: ToolContext, args: ReadArgs): ToolResult {
         return;
       }
       out.push(text);
-      bytes += size;
+      bytes += len;
+      if (n >= last) done = true;
     };
-    for (const line of textLines(ctx, args.path, encoding)) take(line);
+    for (const chunk of ctx.fs.readChunks(args.path, ctx.cwd)) {
+      if (ctx.signal.aborted) throw new NoshError('CANCELLED', 'read cancelled');
+      size += chunk.length;
+      lastByte = chunk[chunk.length - 1] ?? lastByte;
+      if (done) {
+        lineNo += countByte(chunk, 0x0a);
+        continue;
+      }
+      let buf = chunk;
+      if (lineNo + 1 < first) {
+        // Lines before `first`: skipped as bytes, decoding starts right after a newline.
+        const { at, found } = nthSeparator(asBuffer(buf), first - 1 - lineNo, 0x0a);
+        if (at < 0) {
+          lineNo += found;
+          continue;
+        }
+        lineNo = first - 1;
+        buf = buf.subarray(at + 1);
+      }
+      const text = carry + decoder.write(buf);
+      let start = 0;
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', start)) {
+        lineNo++;
+        if (!done) take(lineNo, text.slice(start, i + 1));
+        start = i + 1;
+      }
+      carry = done ? '' : text.slice(start);
+      // A line already longer than the cap will be cut: keep its start, count the rest.
+      if (!done && carry.length > cap) {
+        take(lineNo + 1, carry);
+        carry = '';
+      }
+    }
+    if (!done) {
+      carry += decoder.end();
+      if (carry !== '') take(lineNo + 1, carry);
+    }
+    // An unterminated last line is a line too.
+    const total = lineNo + (size > 0 && lastByte !== 0x0a ? 1 : 0);
     const returned = out.length;
     return {
       data: {
         path: args.path, encoding, content: out.join(''),
         start_line: returned > 0 ? first : null, end_line: returned > 0 ? first + returned - 1 : null,
-        total_lines: lineNo, truncated, ...(partial ? { partial_line: true } : {}),
+        total_lines: total, truncated, ...(partial ? { partial_line: true } : {}),
       },
       message: partial ? longLine(first, cap, bytes) : truncated ? `cut at ${cap} bytes: continue with offset ${first + returned}` : 'ok',
     };
