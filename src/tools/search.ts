@@ -106,6 +106,7 @@ function searchFile(
   let lineNo = 0;
   let inFile = 0;
   let carry = '';
+  const carryParts: string[] = [];
   let first = true;
   let done = false;
   const onLine = (raw: string): void => {
@@ -148,6 +149,16 @@ function searchFile(
         return;
       }
     }
+    // A chunk inside one long line is only kept: joining as it comes would copy the line again
+    // for every chunk (a 150 MB line, 600 chunks).
+    if (chunk.indexOf(10) < 0) {
+      carryParts.push(chunk.toString('latin1'));
+      continue;
+    }
+    if (carryParts.length > 0) {
+      carry += carryParts.join('');
+      carryParts.length = 0;
+    }
     const s = carry + chunk.toString('latin1');
     let start = 0;
     for (let i = s.indexOf('\n'); i >= 0 && !done; i = s.indexOf('\n', start)) {
@@ -162,6 +173,7 @@ function searchFile(
       return;
     }
   }
+  carry += carryParts.join('');
   if (carry !== '' && !done) onLine(carry);
   if (Date.now() > deadline && !state.stop) state.stop = 'timeout';
 }

@@ -98,6 +98,13 @@ describe('find', () => {
 });
 
 describe('search', () => {
+  it('a line longer than many read chunks is searched whole, and the lines after it keep their numbers', async () => {
+    ws.put('long/one.txt', 'y'.repeat(3_000_000) + 'needle\nshort needle\n' + 'z'.repeat(700_000) + '\nneedle at the end');
+    const r = await ws.call('search', { pattern: 'needle', path: 'long' });
+    expect(r.data.matches.map((m: any) => `${m.path}:${m.line}`)).toEqual(['/long/one.txt:1', '/long/one.txt:2', '/long/one.txt:4']);
+    expect(r.data.matches[1].text).toBe('short needle');
+  });
+
   it('regex, recursive, skips binary, hidden, blocked', async () => {
     const r = await ws.call('search', { pattern: 'TODO' });
     const hits = r.data.matches.map((m: any) => `${m.path}:${m.line}`);
