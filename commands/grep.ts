@@ -798,21 +798,32 @@ class Scan {
 
   async run(src: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
     const eol = this.g.eol;
-    let carry: Buffer | null = null;
+    // The start of a line that goes on in later chunks, in pieces: joined once the line ends
+    // (a concat per chunk would copy a long line again for every chunk).
+    const carry: Buffer[] = [];
     for await (const chunk of src as AsyncIterable<Uint8Array>) {
       let buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-      if (carry) buf = Buffer.concat([carry, buf]);
-      const last = buf.lastIndexOf(eol);
-      if (last < 0) {
-        carry = buf === chunk ? Buffer.from(buf) : buf;
+      if (carry.length > 0 && buf.indexOf(eol) < 0) {
+        carry.push(Buffer.from(buf));
         continue;
       }
-      carry = last + 1 < buf.length ? Buffer.from(buf.subarray(last + 1)) : null;
+      if (carry.length > 0) {
+        carry.push(buf);
+        buf = Buffer.concat(carry);
+        carry.length = 0;
+      }
+      const last = buf.lastIndexOf(eol);
+      if (last < 0) {
+        carry.push(Buffer.from(buf));
+        continue;
+      }
+      if (last + 1 < buf.length) carry.push(Buffer.from(buf.subarray(last + 1)));
       this.chunk(buf.subarray(0, last + 1), buf);
       await this.g.flush();
       if (this.done || this.g.exitNow) return this.finish();
     }
-    if (carry && carry.length > 0) this.chunk(carry);
+    const rest = Buffer.concat(carry);
+    if (rest.length > 0) this.chunk(rest);
     this.finish();
   }
 

@@ -96,18 +96,21 @@ export class CopyOut {
  * the last record of the stream can lack a terminator.
  */
 export async function* recordSpans(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sep: number): AsyncGenerator<{ buf: Buffer; spans: number[] }> {
-  let carry: Buffer | null = null;
+  // The start of a record that goes on in later chunks: its pieces, joined once it ends (a
+  // concat per chunk would copy a long line again for every chunk).
+  const carry: Buffer[] = [];
   for await (const chunk of source as AsyncIterable<Uint8Array>) {
     const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     let start = 0;
-    if (carry) {
+    if (carry.length > 0) {
       const i = buf.indexOf(sep);
       if (i < 0) {
-        carry = Buffer.concat([carry, buf]);
+        carry.push(Buffer.from(buf));
         continue;
       }
-      const joined: Buffer = Buffer.concat([carry, buf.subarray(0, i)]);
-      carry = null;
+      carry.push(buf.subarray(0, i));
+      const joined = Buffer.concat(carry);
+      carry.length = 0;
       yield { buf: joined, spans: [0, joined.length] };
       start = i + 1;
     }
@@ -116,10 +119,13 @@ export async function* recordSpans(source: AsyncIterable<Uint8Array> | Iterable<
       spans.push(start, i);
       start = i + 1;
     }
-    if (start < buf.length) carry = Buffer.from(buf.subarray(start));
+    if (start < buf.length) carry.push(Buffer.from(buf.subarray(start)));
     if (spans.length) yield { buf, spans };
   }
-  if (carry) yield { buf: carry, spans: [0, carry.length] };
+  if (carry.length > 0) {
+    const joined = Buffer.concat(carry);
+    yield { buf: joined, spans: [0, joined.length] };
+  }
 }
 
 /** Records as Buffer slices, a batch per step of recordSpans. */

@@ -152,6 +152,9 @@ describe('grep: chunk boundaries (files larger than one 256 KiB chunk)', () => {
     expect(out.stdout.toString()).toBe('1\n');
     const o = await run(r, 'grep -ob needle long.txt');
     expect(o.stdout.toString()).toBe('700000:needle\n');
+    // The same line from a pipe: its pieces are joined once, and the line after it still counts.
+    const piped = await run(r, 'cat long.txt long.txt | grep -c needle');
+    expect(piped.stdout.toString()).toBe('1\n');
   });
 });
 

@@ -92,6 +92,21 @@ describe('uniq', () => {
   }, 60_000);
 });
 
+describe('lines longer than many chunks (records joined once they end)', () => {
+  it('uniq and cut over a 1 MB line from a file and from a pipe', async () => {
+    const line = 'ab'.repeat(500_000);
+    const r = zone({ l: `${line}\n${line}\nshort\n${line}` });
+    for (const input of ['l', '- < l']) {
+      const src = input === 'l' ? 'l' : '';
+      const pre = input === 'l' ? '' : 'cat l | ';
+      const u = await run(r, `${pre}uniq -c ${src}`);
+      expect(u.stdout.toString()).toBe(`      2 ${line}\n      1 short\n      1 ${line}\n`);
+      const c = await run(r, `${pre}cut -c2-4 ${src}`);
+      expect(c.stdout.toString()).toBe('bab\nbab\nhor\nbab\n');
+    }
+  }, 60_000);
+});
+
 describe('cut and tr over 20 MB', () => {
   it('cut -d: -f1,3 matches a reference, from a file and through a pipe', async () => {
     const ref = big.toString('latin1').split('\n').map((l) => {
