@@ -162,17 +162,27 @@ function cutBytes(text: string, cap: number, from: 'start' | 'end'): string {
 function* textLines(ctx: ToolContext, path: string, encoding: string): Generator<string> {
   const decoder = new StringDecoder(encoding === 'latin1' ? 'latin1' : 'utf8');
   let carry = '';
+  const pieces: string[] = []; // a line going on over several chunks, joined once it ends
   for (const chunk of ctx.fs.readChunks(path, ctx.cwd)) {
-    const text = carry + decoder.write(chunk);
+    if (ctx.signal.aborted) throw new NoshError('CANCELLED', 'read cancelled');
+    const decoded = decoder.write(chunk);
+    if (!decoded.includes('\n')) {
+      pieces.push(decoded);
+      continue;
+    }
+    if (pieces.length > 0) {
+      carry += pieces.join('');
+      pieces.length = 0;
+    }
+    const text = carry + decoded;
     let start = 0;
     for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', start)) {
       yield text.slice(start, i + 1);
       start = i + 1;
     }
     carry = text.slice(start);
-    if (ctx.signal.aborted) throw new NoshError('CANCELLED', 'read cancelled');
   }
-  carry += decoder.end();
+  carry += pieces.join('') + decoder.end();
   if (carry !== '') yield carry;
 }
 

@@ -70,6 +70,15 @@ describe('read: line ranges of big files', () => {
     }
   }, 120_000);
 
+  test('tail of a file whose last lines span several chunks', async () => {
+    const long = 'q'.repeat(700_000);
+    ws.put('tail.txt', `first\n${long}\n${long}x`);
+    const r = await ws.call('read', { path: 'tail.txt', tail: 2, max_bytes: 2_000_000 });
+    expect(r.data).toMatchObject({ content: `${long}\n${long}x`, start_line: 2, end_line: 3, total_lines: 3, truncated: false });
+    const cut = await ws.call('read', { path: 'tail.txt', tail: 1, max_bytes: 10 });
+    expect(cut.data).toMatchObject({ content: 'qqqqqqqqqx', partial_line: true, total_lines: 3 });
+  });
+
   test('a one-line file much bigger than the cap: its start, and one line counted', async () => {
     ws.put('one.txt', 'é'.repeat(3_000_000));
     const r = await ws.call('read', { path: 'one.txt', max_bytes: 1001 });
