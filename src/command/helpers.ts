@@ -25,28 +25,4 @@ export async function readOperand(ctx: CommandContext, operand: string): Promise
   return ctx.fs.readFile(operand, ctx.cwd);
 }
 
-/**
- * Split a byte stream into lines (each with its terminator, the last maybe without).
- * Yields Buffers; the separator defaults to '\n' (use 0 for -z).
- */
-export async function* lines(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sep = 0x0a): AsyncGenerator<Buffer> {
-  let carry: Buffer | null = null;
-  for await (const chunk of source as AsyncIterable<Uint8Array>) {
-    let buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    if (carry) {
-      buf = Buffer.concat([carry, buf]);
-      carry = null;
-    }
-    let start = 0;
-    for (;;) {
-      const i = buf.indexOf(sep, start);
-      if (i < 0) break;
-      yield buf.subarray(start, i + 1);
-      start = i + 1;
-    }
-    if (start < buf.length) carry = Buffer.from(buf.subarray(start));
-  }
-  if (carry) yield carry;
-}
-
 export type { Input };

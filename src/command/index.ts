@@ -2,6 +2,6 @@ export { defineCommand } from './types.js';
 export type { CommandDef, CommandContext, FlagSpec, FlagKind, Input, Output, Limits } from './types.js';
 export { ParsedOptions, UsageError, parseArgs, helpText } from './options.js';
 export { quoteName, quoteNameColon, quoteAlways } from './quote.js';
-export { reportFileError, inputOperands, openInput, readOperand, lines } from './helpers.js';
+export { reportFileError, inputOperands, openInput, readOperand } from './helpers.js';
 export { loadCommand, loadAllCommands, commandNames, hasCommand } from './registry.js';
 export { BrokenPipe, OutputLimitReached, CollectingOutput, Pipe, bufferInput, toBytes } from './io.js';
