@@ -30,6 +30,7 @@ const def = defineCommand({
     'Options: -depth -maxdepth N -mindepth N -regextype TYPE -daystart -noleaf -xdev -mount -follow',
     'Tests: -name -iname -path -ipath -wholename -iwholename -lname -ilname -regex -iregex -type -xtype',
     '  -size [+-]N[bcwkMG] -empty -mtime -mmin -atime -amin -ctime -cmin -newer -anewer -cnewer',
+    '  -newerXY REF (X, Y among a c m: the file\'s time X after REF\'s time Y)',
     '  -perm [-/]MODE -inum -links -uid -gid -samefile -true -false',
     'Actions: -print -print0 -printf FORMAT -ls -delete -prune -quit',
     'Refused: -exec -execdir -ok -okdir (nosh runs no program), -fprint -fprint0 -fprintf -fls.',

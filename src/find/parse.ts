@@ -145,12 +145,29 @@ class ExprParser {
     this.dayStart = env.nowMs / 1000 - DAY;
   }
 
+  /**
+   * The next token. -daystart is consumed here: GNU inserts no predicate for it, so the
+   * operators around it see their neighbours ('-daystart -o -true' has nothing before -o),
+   * but it is the last name read for the messages.
+   */
   peek(): string | undefined {
+    while (this.args[this.pos] === '-daystart') {
+      if (!this.daystartSet) {
+        this.dayStart = Math.floor(this.env.nowMs / 1000 / DAY) * DAY;
+        this.daystartSet = true;
+      }
+      this.lastName = '-daystart';
+      this.pos++;
+    }
     return this.args[this.pos];
   }
 
   parse(): Node | null {
-    if (this.pos >= this.args.length) return null;
+    const first = this.peek();
+    if (first === undefined) return null;
+    if (first === ')' && this.lastName === '-daystart') {
+      throw new FindError("invalid expression: expected expression before closing parentheses ')'.");
+    }
     const e = this.parseComma();
     if (this.pos < this.args.length) {
       const t = this.args[this.pos]!;
@@ -163,8 +180,8 @@ class ExprParser {
   private expectAfter(op: string): void {
     const t = this.peek();
     // GNU names the operator only when its artificial ') -print' follows (no action given).
-    if (t === undefined) throw new FindError(this.hasAction ? 'invalid expression' : `expected an expression after '${op}'`);
-    if (t === ')') throw new FindError(`expected an expression between '${op}' and ')'`);
+    if (t === undefined) throw new FindError(this.hasAction ? 'invalid expression' : `expected an expression after '${this.lastName}'`);
+    if (t === ')') throw new FindError(`expected an expression between '${this.lastName}' and ')'`);
   }
 
   parseComma(): Node {
@@ -215,7 +232,7 @@ class ExprParser {
       this.pos++;
       this.lastName = t;
       if (this.peek() === ')') throw new FindError('invalid expression; empty parentheses are not allowed.');
-      if (this.peek() === undefined) throw new FindError("invalid expression; expected to find a ')' but didn't see one. Perhaps you need an extra predicate after '('");
+      if (this.peek() === undefined) throw new FindError(`invalid expression; expected to find a ')' but didn't see one. Perhaps you need an extra predicate after '${this.lastName}'`);
       const e = this.parseComma();
       if (this.peek() !== ')') throw new FindError("invalid expression; I was expecting to find a ')' somewhere but did not see one.");
       this.pos++;
@@ -282,13 +299,6 @@ class ExprParser {
       case '-ignore_readdir_race': case '-noignore_readdir_race':
         return TRUE;
       case '-follow': this.plan.follow = 'L'; return TRUE;
-      case '-daystart':
-        if (!this.daystartSet) {
-          const now = this.env.nowMs / 1000;
-          this.dayStart = Math.floor(now / DAY) * DAY;
-          this.daystartSet = true;
-        }
-        return TRUE;
       case '-regextype': {
         const v = this.arg(t);
         if (!REGEX_TYPES.includes(v)) {
@@ -334,36 +344,8 @@ class ExprParser {
       case '-empty': return this.pred(t, (e, c) => c.isEmpty(e));
       case '-mtime': case '-atime': case '-ctime': return this.timePred(t, DAY);
       case '-mmin': case '-amin': case '-cmin': return this.timePred(t, 60);
-      case '-newer': case '-anewer': case '-cnewer': {
-        const ref = this.arg(t);
-        let st: Stats;
-        try {
-          st = this.plan.follow === 'P' ? this.env.fs.lstat(ref, this.env.cwd) : this.env.fs.stat(ref, this.env.cwd);
-        } catch (e) {
-          if (e instanceof VfsError) throw new FindError(`${localeQuote(ref)}: ${e.reason}`);
-          throw e;
-        }
-        const refMs = st.mtimeMs;
-        const field = t === '-newer' ? 'mtimeMs' : t === '-anewer' ? 'atimeMs' : 'ctimeMs';
-        const nsField = t === '-newer' ? 'mtime' : t === '-anewer' ? 'atime' : 'ctime';
-        let refNs: bigint | null | undefined;
-        return this.pred(t, (e, c) => {
-          const s = c.stat(e);
-          if (s === null) return false;
-          // The float milliseconds hold about 0.24 µs at today's epoch: close calls use nanoseconds.
-          if (Math.abs(s[field] - refMs) >= 0.01) return s[field] > refMs;
-          if (refNs === undefined) {
-            try {
-              refNs = this.env.fs.timesNs(ref, this.env.cwd, this.plan.follow !== 'P').mtime;
-            } catch {
-              refNs = null;
-            }
-          }
-          const ns = c.times(e);
-          if (refNs === null || ns === null) return s[field] > refMs;
-          return ns[nsField] > refNs;
-        });
-      }
+      case '-newer': case '-anewer': case '-cnewer':
+        return this.newerPred(t, t === '-newer' ? 'm' : t === '-anewer' ? 'a' : 'c', 'm');
       case '-perm': return this.permPred();
       case '-inum': case '-links': case '-uid': case '-gid': {
         const [cmp, n] = this.numArg(t);
@@ -437,12 +419,56 @@ class ExprParser {
         this.usesPrune = true;
         return this.pred(t, (_e, c) => { c.prune(); return true; });
       default:
-        if (UNSUPPORTED.has(t) || /^-newer[amctB][amctBt]$/.test(t)) {
+        if (/^-newer..$/.test(t)) {
+          const [x, y] = [t[6]!, t[7]!];
+          if (!'aBcm'.includes(x) || !'aBcmt'.includes(y)) throw new FindError(`invalid predicate \`${t}'`);
+          if (x === 'B' || y === 'B') {
+            // As GNU 4.9 built without birth times (as on the reference system).
+            throw new FindError(`This system does not provide a way to find the birth time of a file.\nfind: invalid predicate \`${t}'`);
+          }
+          if (this.pos >= this.args.length) throw new FindError(`The '${t}' test needs an argument`);
+          if (y !== 't') return this.newerPred(t, x, y);
+        }
+        if (UNSUPPORTED.has(t) || /^-newer..$/.test(t)) {
           throw new FindError(`${t} is not supported by nosh; list candidates with other tests (-name, -type, -perm, -uid, -newer...) instead.`);
         }
         if (t.startsWith('-') && t.length > 1) throw new FindError(`unknown predicate \`${t}'`);
         throw this.pathsMustPrecede(t);
     }
+  }
+
+  /** -newer -anewer -cnewer -newerXY: the file's time X is after the reference's time Y. */
+  private newerPred(t: string, x: string, y: string): Node {
+    const ref = this.arg(t);
+    let st: Stats;
+    try {
+      st = this.plan.follow === 'P' ? this.env.fs.lstat(ref, this.env.cwd) : this.env.fs.stat(ref, this.env.cwd);
+    } catch (e) {
+      if (e instanceof VfsError) throw new FindError(`${localeQuote(ref)}: ${e.reason}`);
+      throw e;
+    }
+    const names: Record<string, 'mtime' | 'atime' | 'ctime'> = { m: 'mtime', a: 'atime', c: 'ctime' };
+    const nsField = names[x]!;
+    const refNsField = names[y]!;
+    const field = `${nsField}Ms` as const;
+    const refMs = st[`${refNsField}Ms`];
+    let refNs: bigint | null | undefined;
+    return this.pred(t, (e, c) => {
+      const s = c.stat(e);
+      if (s === null) return false;
+      // The float milliseconds hold about 0.24 µs at today's epoch: close calls use nanoseconds.
+      if (Math.abs(s[field] - refMs) >= 0.01) return s[field] > refMs;
+      if (refNs === undefined) {
+        try {
+          refNs = this.env.fs.timesNs(ref, this.env.cwd, this.plan.follow !== 'P')[refNsField];
+        } catch {
+          refNs = null;
+        }
+      }
+      const ns = c.times(e);
+      if (refNs === null || ns === null) return s[field] > refMs;
+      return ns[nsField] > refNs;
+    });
   }
 
   private typePred(t: string): Node {
@@ -539,7 +565,8 @@ class ExprParser {
       kind = 'any';
       spec = v.slice(1);
     }
-    const changes = compileMode(spec);
+    // GNU refuses the old '-perm +MODE' with an octal MODE (its meaning changed to /MODE).
+    const changes = /^\+[0-9]/.test(v) ? null : compileMode(spec);
     if (changes === null) throw new FindError(`invalid mode ${localeQuote(v)}`);
     const forFile = adjustMode(0, false, 0, changes).mode;
     const forDir = adjustMode(0, true, 0, changes).mode;
@@ -574,7 +601,7 @@ export class VersionRequest extends Error {}
 export function findMutates(args: string[]): boolean {
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '-delete') return true;
-    if (TAKES_ARG.has(args[i]!)) i++;
+    if (TAKES_ARG.has(args[i]!) || /^-newer..$/.test(args[i]!)) i++;
   }
   return false;
 }

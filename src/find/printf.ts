@@ -47,7 +47,6 @@ export interface Segment {
 export class FormatError extends Error {}
 
 const DIRECTIVES = 'abcdDfFgGhHiklmMnpPsStuUyYZ';
-const TIME_KINDS = 'aAbBcCdDeFgGhHIjklmMnprRsStTuUVwWxXyYzZ+@';
 
 /**
  * Parse a -printf format; `warn` receives GNU's warnings (unrecognized escapes and
@@ -117,7 +116,14 @@ export function compileFormat(format: string, warn: (msg: string) => void): Segm
     // GNU reads the terminating NUL as the directive after flags, width or precision.
     if (d === undefined) throw new FormatError("error: the format directive `%\0' is reserved for future use");
     const spec = f.slice(i, j);
-    if (d === 'A' || d === 'C' || d === 'T') {
+    if (d === '%') {
+      // '%5%': GNU prints the flags, width and precision as they are, and drops the '%'.
+      lit += spec;
+      i = j;
+      continue;
+    }
+    if (d === '{' || d === '[' || d === '(') throw new FormatError(`error: the format directive \`%${d}' is reserved for future use`);
+    if (d === 'A' || d === 'B' || d === 'C' || d === 'T') {
       const k = f[j + 1];
       if (k === undefined) {
         warn(`warning: format directive \`%${d}' should be followed by another character`);
@@ -126,10 +132,8 @@ export function compileFormat(format: string, warn: (msg: string) => void): Segm
         continue;
       }
       pushLit();
-      if (!TIME_KINDS.includes(k)) {
-        // strftime leaves an unknown conversion as it is.
-        segs.push({ text: '%' + k, flags: '', width: null, precision: null });
-      } else segs.push({ directive: d, timeKind: k, flags, width, precision });
+      // An unknown conversion is left as strftime leaves it ('%q'), padded all the same.
+      segs.push({ directive: d, timeKind: k, flags, width, precision });
       i = j + 1;
       continue;
     }
@@ -260,6 +264,7 @@ function strftime1(k: string, d: Date, sec: number): string {
     case 'Y': return String(Y);
     case 'z': return '+0000';
     case 'Z': return 'UTC';
+    case '%': return '%';
     default: return '%' + k;
   }
 }
@@ -398,6 +403,8 @@ export function renderFormat(segs: Segment[], f: PrintSubject): string {
       case 'A': out += padStr(formatTime(time('atime'), seg.timeKind!), seg); break;
       case 'C': out += padStr(formatTime(time('ctime'), seg.timeKind!), seg); break;
       case 'T': out += padStr(formatTime(time('mtime'), seg.timeKind!), seg); break;
+      // GNU 4.9 here has no birth time: the time is {-1, -1}, which strftime cannot print.
+      case 'B': out += seg.timeKind === '@' ? '-1.-000000010' : ''; break;
       default: break;
     }
   }
