@@ -52,7 +52,7 @@ export class Walker implements EvalContext {
         if (e.st === null) throw new VfsError('ENOENT', e.path);
       } else e.st = this.ctx.fs.lstat(e.path, this.ctx.cwd);
     } catch (err) {
-      if (this.followHere(e)) {
+      if (this.followHere(e) && !(err instanceof VfsError && err.errno === 'ELOOP')) {
         // A dangling link (or one leaving the zone) under -L is the link itself.
         try {
           e.st = this.ctx.fs.lstat(e.path, this.ctx.cwd);
@@ -60,6 +60,7 @@ export class Walker implements EvalContext {
         } catch { /* report below */ }
       }
       this.warn(`${localeQuote(e.path)}: ${reason(err)}`, true);
+      if (err instanceof VfsError && err.errno === 'ELOOP') e.loop = true;
       e.st = null;
     }
     return e.st;
@@ -154,8 +155,11 @@ export class Walker implements EvalContext {
     }
   }
 
-  followStat(e: Entry): Stats | null {
-    return linkTargetStat(this.ctx.fs, e.path, this.ctx.cwd);
+  followStat(e: Entry): Stats | null | 'ELOOP' {
+    const st = linkTargetStat(this.ctx.fs, e.path, this.ctx.cwd);
+    if (st !== null) return st;
+    // linkTargetStat gives up after 40 links, as the kernel does with ELOOP.
+    return linkLoops(this.ctx.fs, e.path, this.ctx.cwd) ? 'ELOOP' : null;
   }
 
   lsLine(e: Entry): string | null {
@@ -187,10 +191,11 @@ export class Walker implements EvalContext {
       e.st = this.followHere(e) ? this.ctx.fs.stat(path, this.ctx.cwd) : this.ctx.fs.lstat(path, this.ctx.cwd);
     } catch (err) {
       let handled = false;
-      if (this.followHere(e) && err instanceof VfsError && err.errno !== 'ENOENT' && err.errno !== 'EBLOCKED') {
+      if (this.followHere(e) && err instanceof VfsError && err.errno !== 'ELOOP' && err.errno !== 'EBLOCKED') {
+        // A dangling link (or one leaving the zone) is the link itself; a loop of links is an error.
         try {
           e.st = this.ctx.fs.lstat(path, this.ctx.cwd);
-          handled = true;
+          handled = e.st.isSymbolicLink();
         } catch { /* reported below */ }
       }
       if (!handled) {
@@ -212,6 +217,21 @@ export class Walker implements EvalContext {
   private async visit(e: Entry): Promise<void> {
     const plan = this.plan;
     this.pruned = false;
+    if (e.type === 'symlink' && this.followHere(e) && this.stat(e) === null && e.loop) {
+      // A link in a loop of links under -L: reported by the stat, not evaluated (fts: FTS_SLNONE with ELOOP).
+      await this.flush(false);
+      return;
+    }
+    if (plan.follow === 'L' && e.depth > 0 && this.typeOf(e) === 'dir') {
+      // fts reports a directory cycle when it meets the entry (FTS_DC): it is not evaluated.
+      const st = this.stat(e);
+      const first = st ? this.ancestors.get(`${st.dev}:${st.ino}`) : undefined;
+      if (first !== undefined) {
+        this.warn(`File system loop detected; ${localeQuote(e.path)} is part of the same file system loop as ${localeQuote(first)}.`);
+        await this.flush(false);
+        return;
+      }
+    }
     if (!plan.depthFirst && e.depth >= plan.mindepth) this.evaluate(e);
     if (this.quit) return;
     const descend = !this.pruned || plan.depthFirst;
@@ -321,6 +341,23 @@ export function evalNode(n: Node, e: Entry, c: EvalContext): boolean {
       evalNode(n.left, e, c);
       return evalNode(n.right, e, c);
     case 'not': return !evalNode(n.expr, e, c);
+  }
+}
+
+/** Does following this link go round more than 40 links (the kernel's ELOOP)? */
+function linkLoops(fs: CommandContext['fs'], path: string, cwd: string): boolean {
+  try {
+    let cur = path;
+    for (let i = 0; i < 40; i++) {
+      const r = fs.resolveExisting(cur, cwd);
+      if (!r.stat.isSymbolicLink()) return false;
+      const target = fs.readlink(cur, cwd);
+      if (target === '(outside the zone)') return false;
+      cur = target.startsWith('/') ? target : (r.vpath.replace(/\/[^/]*$/, '') || '/') + '/' + target;
+    }
+    return true;
+  } catch (err) {
+    return err instanceof VfsError && err.errno === 'ELOOP';
   }
 }
 

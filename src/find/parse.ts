@@ -396,7 +396,7 @@ class ExprParser {
                   return s ? typeLetter(s) : '?';
                 }
                 const s = c.followStat(e);
-                return s ? typeLetter(s) : 'N';
+                return s === 'ELOOP' ? 'L' : s ? typeLetter(s) : 'N';
               },
             }));
           } catch (err) {
@@ -493,6 +493,10 @@ class ExprParser {
         if (ty === null) return false;
         if (ty === 'symlink') {
           const s = c.followStat(e);
+          if (s === 'ELOOP') {
+            c.warn(`${localeQuote(e.path)}: Too many levels of symbolic links`);
+            return false;
+          }
           return want.has(s ? typeLetter(s) : 'l');
         }
         const s = c.stat(e);

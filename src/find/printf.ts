@@ -103,7 +103,9 @@ export function compileFormat(format: string, warn: (msg: string) => void): Segm
     }
     let j = i + 1;
     let flags = '';
-    while (j < f.length && '-+ #0'.includes(f[j]!)) flags += f[j++];
+    while (j < f.length && '-+ #'.includes(f[j]!)) flags += f[j++];
+    // '0' is not among GNU's flags: it starts the width ('%0 5d' ends at ' '), as printf reads it.
+    if (f[j] === '0') flags += '0';
     let width: number | null = null;
     while (j < f.length && f[j]! >= '0' && f[j]! <= '9') width = (width ?? 0) * 10 + (f.charCodeAt(j++) - 48);
     let precision: number | null = null;

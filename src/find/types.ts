@@ -22,6 +22,8 @@ export interface Entry {
   name?: string;
   /** That name as a byte string (what -name matches). */
   nameBytes?: string;
+  /** Under -L: a link in a loop of links (reported; not evaluated). */
+  loop?: boolean;
 }
 
 /** What predicates may ask of the walker. All synchronous. */
@@ -39,8 +41,8 @@ export interface EvalContext {
   isEmpty(e: Entry): boolean;
   remove(e: Entry): boolean;
   linkTarget(e: Entry): string | null;
-  /** Stat of what a symlink points to (inside the zone), null when it cannot be followed. */
-  followStat(e: Entry): Stats | null;
+  /** Stat of what a symlink points to (inside the zone), null when it cannot be followed, 'ELOOP' in a loop of links. */
+  followStat(e: Entry): Stats | null | 'ELOOP';
   lsLine(e: Entry): string | null;
   /** Start of the run, seconds (float) */
   readonly now: number;

@@ -108,6 +108,31 @@ describe('find: zone policy', () => {
     expect(r.exitCode).toBe(1);
   });
 
+  // Expected outputs recorded from GNU findutils 4.9 (find -L / -H need a zone that follows links).
+  test('-L and -H: a loop of links is an error and is not evaluated; a dangling link is the link', async () => {
+    const z = zone({ 'lp/f': '', 'ls/f': '' });
+    fs.symlinkSync('loop', z.at('lp/loop'));
+    fs.symlinkSync('nope', z.at('lp/dang'));
+    fs.symlinkSync('.', z.at('ls/self'));
+    const policy = { followSymlinks: true };
+    const a = await run(z.root, 'find -L lp', { policy });
+    expect(lines(a.stdout).sort()).toEqual(['lp', 'lp/dang', 'lp/f']);
+    expect(a.stderr).toBe("find: 'lp/loop': Too many levels of symbolic links\n");
+    expect(a.exitCode).toBe(1);
+    const b = await run(z.root, 'find -L ls/self -maxdepth 1 -name self', { policy });
+    expect(b.stdout.toString()).toBe('ls/self\n');
+    expect(b.stderr).toBe("find: File system loop detected; 'ls/self/self' is part of the same file system loop as 'ls/self'.\n");
+    expect(b.exitCode).toBe(1);
+    const c = await run(z.root, "find -H lp/dang lp/loop -printf '%y %Y %p\\n'", { policy });
+    expect(c.stdout.toString()).toBe('l N lp/dang\n');
+    expect(c.stderr).toBe("find: 'lp/loop': Too many levels of symbolic links\n");
+    expect(c.exitCode).toBe(1);
+    const d = await run(z.root, 'find -L lp/dang lp/nope', { policy });
+    expect(d.stdout.toString()).toBe('lp/dang\n');
+    expect(d.stderr).toBe("find: 'lp/nope': No such file or directory\n");
+    expect(d.exitCode).toBe(1);
+  });
+
   test('a blocked .env is never listed, matched or counted', async () => {
     const z = zone({ '.env': 'SECRET=1', 'app/.env': 'SECRET=2', 'app/main.js': 'x', 'only/.env': 's' });
     const policy = { blockedPatterns: ['.env'] };
