@@ -2,7 +2,7 @@ import { defineCommand, parseArgs, UsageError, type CommandDef, type FlagSpec } 
 import { NoshError } from '../src/errors.js';
 import { VfsError } from '../src/vfs/index.js';
 import { compileProgram, SedError, type ScriptChunk } from '../src/sed/parse.js';
-import { SedRunner } from '../src/sed/exec.js';
+import { SedOutputs, SedRunner } from '../src/sed/exec.js';
 
 const FLAGS: FlagSpec[] = [
   { key: 'n', short: 'n', long: 'quiet', help: 'suppress automatic printing of pattern space' },
@@ -78,22 +78,41 @@ const def: CommandDef = defineCommand({
     }
     let lineLength = 70;
     if (o.has('l')) lineLength = parseInt(o.get('l')!, 10) || 0;
+    const readonly = ctx.fs.policy.readonly;
+    const outputs = new SedOutputs(ctx, o.has('z') ? '\0' : '\n');
+    const refuse = (): never => {
+      throw new NoshError('ZONE_READONLY', 'sed: this zone is read-only',
+        'Copy the file to a writable zone (e.g. storage) and change it there.', { command: 'sed' });
+    };
+    const inPlace = o.has('i') ? o.get('i')! : undefined;
+    if (readonly && inPlace !== undefined) refuse();
+    let prog;
     try {
-      const prog = compileProgram(chunks, { extended: o.has('E'), sandbox: o.has('sandbox') });
-      const inPlace = o.has('i') ? o.get('i')! : undefined;
-      const realW = prog.wfiles.some((f) => f !== '/dev/stdout' && f !== '/dev/stderr');
-      if (ctx.fs.policy.readonly && (inPlace !== undefined || realW)) {
-        throw new NoshError('ZONE_READONLY', 'sed: this zone is read-only',
-          'Copy the file to a writable zone (e.g. storage) and change it there.', { command: 'sed' });
+      // w files are opened as the parser reaches them, as GNU does: a later error leaves them created
+      prog = compileProgram(chunks, {
+        extended: o.has('E'),
+        sandbox: o.has('sandbox'),
+        onWfile: (name) => {
+          if (readonly && name !== '/dev/stdout' && name !== '/dev/stderr') refuse();
+          outputs.open(name);
+        },
+      });
+    } catch (e) {
+      outputs.commitOpened();
+      if (e instanceof SedError) {
+        await ctx.warn(e.message);
+        return e.status;
       }
+      throw e;
+    }
+    try {
       const runner = new SedRunner(ctx, prog, {
         quiet: o.has('n') || prog.quiet,
         separate: o.has('s'),
         nullData: o.has('z'),
         lineLength,
         inPlace,
-      });
-      runner.openWriteFiles();
+      }, outputs);
       return await runner.run(operands);
     } catch (e) {
       if (e instanceof SedError) {

@@ -140,6 +140,40 @@ interface AppendItem {
 
 const QUIT = Symbol('quit');
 
+/** Standard output, standard error and the w files, opened while the script is parsed. */
+export class SedOutputs {
+  readonly stdout: Out;
+  readonly stderr: Out;
+  readonly wouts = new Map<string, Out>();
+  readonly writers: AtomicWriter[] = [];
+  constructor(private readonly ctx: CommandContext, private readonly delim: string) {
+    this.stdout = new Out((b) => ctx.stdout.write(b), delim);
+    this.stderr = new Out((b) => ctx.stderr.write(b), delim);
+  }
+
+  /** A w file, opened (truncated) as GNU does when the parser reaches it. */
+  open(name: string): void {
+    if (name === '/dev/stdout') this.wouts.set(name, new Out(() => undefined, this.delim, this.stdout));
+    else if (name === '/dev/stderr') this.wouts.set(name, this.stderr);
+    else {
+      let w: AtomicWriter;
+      try {
+        w = this.ctx.fs.createWriter(name, this.ctx.cwd);
+      } catch (e) {
+        if (e instanceof VfsError) throw new SedError(`couldn't open file ${name}: ${e.reason}`, 4);
+        throw e;
+      }
+      this.writers.push(w);
+      this.wouts.set(name, new Out((b) => w.write(b), this.delim));
+    }
+  }
+
+  /** The script failed: the files opened so far stay, empty, as in GNU. */
+  commitOpened(): void {
+    for (const w of this.writers) w.commit();
+  }
+}
+
 export class SedRunner {
   private readonly delim: string;
   /**
@@ -166,46 +200,30 @@ export class SedRunner {
   private readonly stdoutOut: Out;
   private readonly stderrOut: Out;
   private out: Out;
-  private readonly wouts = new Map<string, Out>();
-  private readonly writers: AtomicWriter[] = [];
+  private readonly wouts: Map<string, Out>;
+  private readonly writers: AtomicWriter[];
   private readonly rfiles = new Map<string, { lines: string[]; i: number }>();
   private status = 0;
   private quitStatus: number | null = null;
   private cur: FileLines | null = null;
   private curName = '-';
-  private lineName = '-';
   /** Files not opened yet. */
   private pending: string[] = [];
-  private last = false;
-  private readonly usesLast: boolean;
+  /** The line is the last one; null until a `$` address asks (see lastAt). */
+  private last: boolean | null = false;
+  /** Commands (by index) with a `$` address. */
+  private readonly lastAt: boolean[];
   /** Pattern plus hold space may not pass this (see valueLimit). */
   private readonly maxSpace = valueLimit();
 
-  constructor(private readonly ctx: CommandContext, private readonly prog: Program, private readonly o: ExecOptions) {
+  constructor(private readonly ctx: CommandContext, private readonly prog: Program, private readonly o: ExecOptions, outputs: SedOutputs) {
     this.delim = o.nullData ? '\0' : '\n';
-    this.stdoutOut = new Out((b) => ctx.stdout.write(b), this.delim);
-    this.stderrOut = new Out((b) => ctx.stderr.write(b), this.delim);
+    this.stdoutOut = outputs.stdout;
+    this.stderrOut = outputs.stderr;
+    this.wouts = outputs.wouts;
+    this.writers = outputs.writers;
     this.out = this.stdoutOut;
-    this.usesLast = prog.cmds.some((c) => c.a1?.kind === 'last' || c.a2?.kind === 'last');
-  }
-
-  /** Open the w files (truncating them) before reading input, as GNU does. */
-  openWriteFiles(): void {
-    for (const name of this.prog.wfiles) {
-      if (name === '/dev/stdout') this.wouts.set(name, new Out(() => undefined, this.delim, this.stdoutOut));
-      else if (name === '/dev/stderr') this.wouts.set(name, this.stderrOut);
-      else {
-        let w: AtomicWriter;
-        try {
-          w = this.ctx.fs.createWriter(name, this.ctx.cwd);
-        } catch (e) {
-          if (e instanceof VfsError) throw new SedError(`couldn't open file ${name}: ${e.reason}`, 4);
-          throw e;
-        }
-        this.writers.push(w);
-        this.wouts.set(name, new Out((b) => w.write(b), this.delim));
-      }
-    }
+    this.lastAt = prog.cmds.map((c) => c.a1?.kind === 'last' || c.a2?.kind === 'last');
   }
 
   async run(operands: string[]): Promise<number> {
@@ -339,10 +357,10 @@ export class SedRunner {
         if (!(await this.ready(false))) return this.read();
       } else return null;
     }
-    this.lineName = this.curName;
     const l = this.cur!.take();
     this.lineNo++;
-    if (this.usesLast) this.last = this.cur!.hasBuffered() ? false : await this.atLast();
+    // GNU looks past the line (opening the next files, which F then names) only when `$` is tested
+    this.last = this.cur!.hasBuffered() ? false : null;
     return l;
   }
 
@@ -363,6 +381,7 @@ export class SedRunner {
       const n = cmds.length;
       while (pc < n) {
         const c = cmds[pc]!;
+        if (this.last === null && this.lastAt[pc]) this.last = await this.atLast();
         // `!` without an address never runs its command, as in GNU
         if (c.a1 ? this.matchAddress(c) === c.bang : c.bang) {
           pc = c.cmd === '{' ? c.jump! : pc + 1;
@@ -431,7 +450,7 @@ export class SedRunner {
       case 'step':
         return this.lineNo >= a.n && (this.lineNo - a.n) % a.step === 0;
       case 'last':
-        return this.last;
+        return this.last === true;
       case 're': {
         const re = this.regex(a.rx!, true);
         re.lastIndex = 0;
@@ -584,7 +603,8 @@ export class SedRunner {
       case 'e':
         throw new SedError('e command is not supported in nosh (no shell)', 1);
       case 'F':
-        this.out.put(`${this.lineName}${this.delim}`);
+        // the file open now: after `$` or n/N looked past a file's last line, the next one
+        this.out.put(`${this.curName}${this.delim}`);
         return undefined;
       case 'g':
         this.ps = this.hold;

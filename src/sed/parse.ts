@@ -77,6 +77,8 @@ export interface ScriptChunk {
 export interface CompileOptions {
   extended: boolean;
   sandbox?: boolean;
+  /** Called with each new w file as it is parsed: GNU opens (truncates) it then, before a later error. */
+  onWfile?: (name: string) => void;
 }
 
 export interface Program {
@@ -253,7 +255,10 @@ export function compileProgram(chunks: ScriptChunk[], opts: CompileOptions): Pro
   };
   const openW = (name: string): OutRef => {
     if (name === '') fail('missing filename in r/R/w/W commands');
-    if (!wfiles.includes(name)) wfiles.push(name);
+    if (!wfiles.includes(name)) {
+      wfiles.push(name);
+      opts.onWfile?.(name);
+    }
     return { name };
   };
   const compileAddress = (c: number): Addr | null => {
