@@ -92,6 +92,7 @@ const def: CommandDef = defineCommand({
       prog = compileProgram(chunks, {
         extended: o.has('E'),
         sandbox: o.has('sandbox'),
+        nullData: o.has('z'),
         onWfile: (name) => {
           if (readonly && name !== '/dev/stdout' && name !== '/dev/stderr') refuse();
           outputs.open(name);

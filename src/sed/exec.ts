@@ -6,7 +6,7 @@
 import type { CommandContext } from '../command/index.js';
 import { VfsError, type AtomicWriter } from '../vfs/index.js';
 import { valueLimit, valueTooBig } from '../pool/memory.js';
-import { countGroups, SedError, type Addr, type Cmd, type Program, type Rx, type Subst } from './parse.js';
+import { countGroups, SedError, segmented, type Addr, type Cmd, type Program, type Rx, type Subst } from './parse.js';
 
 const FLUSH_AT = 64 * 1024;
 
@@ -139,6 +139,8 @@ interface AppendItem {
 }
 
 const QUIT = Symbol('quit');
+/** A `$` address was reached before the runner looked past the line (see SedRunner.last). */
+const NEED_LAST = Symbol('need-last');
 
 /** Standard output, standard error and the w files, opened while the script is parsed. */
 export class SedOutputs {
@@ -209,7 +211,7 @@ export class SedRunner {
   private curName = '-';
   /** Files not opened yet. */
   private pending: string[] = [];
-  /** The line is the last one; null until a `$` address asks (see lastAt). */
+  /** The line is the last one; null until a `$` address is reached (GNU's test_eof opens the next files only then). */
   private last: boolean | null = false;
   /** Commands (by index) with a `$` address. */
   private readonly lastAt: boolean[];
@@ -381,9 +383,21 @@ export class SedRunner {
       const n = cmds.length;
       while (pc < n) {
         const c = cmds[pc]!;
-        if (this.last === null && this.lastAt[pc]) this.last = await this.atLast();
+        let hit = false;
+        if (c.a1) {
+          if (this.last === null && this.lastAt[pc]) {
+            try {
+              hit = this.matchAddress(c);
+            } catch (e) {
+              // `$` was reached: look past the line (matching again is free of side effects up to there)
+              if (e !== NEED_LAST) throw e;
+              this.last = await this.atLast();
+              hit = this.matchAddress(c);
+            }
+          } else hit = this.matchAddress(c);
+        }
         // `!` without an address never runs its command, as in GNU
-        if (c.a1 ? this.matchAddress(c) === c.bang : c.bang) {
+        if (c.a1 ? hit === c.bang : c.bang) {
           pc = c.cmd === '{' ? c.jump! : pc + 1;
           continue;
         }
@@ -450,9 +464,11 @@ export class SedRunner {
       case 'step':
         return this.lineNo >= a.n && (this.lineNo - a.n) % a.step === 0;
       case 'last':
-        return this.last === true;
+        if (this.last === null) throw NEED_LAST;
+        return this.last;
       case 're': {
         const re = this.regex(a.rx!, true);
+        if (segmented.has(re)) return segExec(re, this.ps, 0) !== null;
         re.lastIndex = 0;
         return re.test(this.ps);
       }
@@ -760,7 +776,14 @@ export class SedRunner {
       // GNU recompiles an address regex for s//\N and checks the reference then
       throw new SedError(`-e expression #${this.prog.exprCount}, char 0: invalid reference \\${sub.maxRef} on \`s' command's RHS`, 1);
     }
-    if (sub.global && sub.nth <= 1 && !sub.hasCase && neverEmpty(re)) {
+    const seg = segmented.has(re);
+    /** The first match at or after `from`. */
+    const find = (from: number): RegExpExecArray | null => {
+      if (seg) return segExec(re, ps, from);
+      re.lastIndex = from;
+      return re.exec(ps);
+    };
+    if (sub.global && sub.nth <= 1 && !sub.hasCase && !seg && neverEmpty(re)) {
       re.lastIndex = 0;
       if (!re.test(ps)) return;
       // A big pattern space: the result's length is counted before it is built.
@@ -775,8 +798,7 @@ export class SedRunner {
       if (sub.out) this.wout(sub.out.name).putLine(this.ps, this.psNl, this.delim);
       return;
     }
-    re.lastIndex = 0;
-    let m = re.exec(ps);
+    let m = find(0);
     if (!m) return;
     let out = '';
     let start = 0;
@@ -791,8 +813,7 @@ export class SedRunner {
       if (len === 0 && off === prevEnd) {
         // GNU: no empty match right after the previous match
         if (off >= ps.length) break;
-        re.lastIndex = off + 1;
-        m = re.exec(ps);
+        m = find(off + 1);
         continue;
       }
       count++;
@@ -808,9 +829,8 @@ export class SedRunner {
       if (replaced && !sub.global) break;
       if (len === 0) {
         if (end >= ps.length) break;
-        re.lastIndex = end + 1;
-      } else re.lastIndex = end;
-      m = re.exec(ps);
+        m = find(end + 1);
+      } else m = find(end);
     }
     if (!replaced) return;
     this.ps = out + ps.slice(start);
@@ -818,6 +838,27 @@ export class SedRunner {
     this.tflag = true;
     if (sub.print) this.out.putLine(this.ps, this.psNl, this.delim);
     if (sub.out) this.wout(sub.out.name).putLine(this.ps, this.psNl, this.delim);
+  }
+}
+
+/**
+ * GNU's match_regex for an M regex under -z: the first match at or after `from`, searched in
+ * the NUL-delimited piece holding `from` and then in each following piece on its own.
+ */
+function segExec(re: RegExp, ps: string, from: number): RegExpExecArray | null {
+  let beg = from === 0 ? 0 : ps.lastIndexOf('\0', from - 1) + 1;
+  let start = from;
+  for (;;) {
+    let end = ps.indexOf('\0', beg);
+    if (end < 0) end = ps.length;
+    re.lastIndex = start - beg;
+    const m = re.exec(ps.slice(beg, end));
+    if (m) {
+      m.index += beg;
+      return m;
+    }
+    if (end >= ps.length) return null;
+    beg = start = end + 1;
   }
 }
 

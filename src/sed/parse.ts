@@ -79,7 +79,15 @@ export interface CompileOptions {
   sandbox?: boolean;
   /** Called with each new w file as it is parsed: GNU opens (truncates) it then, before a later error. */
   onWfile?: (name: string) => void;
+  /** -z: an M regex is matched on each NUL-ended piece of the pattern space (see segmented). */
+  nullData?: boolean;
 }
+
+/**
+ * Regexes with the M flag under -z. GNU then runs the regex on each NUL-delimited piece
+ * separately: ^ $ \` \' anchor at the pieces' ends (not at newlines) and . [^x] skip newline.
+ */
+export const segmented = new WeakSet<RegExp>();
 
 export interface Program {
   cmds: Cmd[];
@@ -238,16 +246,17 @@ export function compileProgram(chunks: ScriptChunk[], opts: CompileOptions): Pro
       return { re: null };
     }
     try {
-      return {
-        re: compileRegex(pattern, {
-          dialect: opts.extended ? 'extended' : 'basic',
-          flavor: 'sed',
-          sedEscapes: true,
-          ignoreCase: icase,
-          newline: multi ? 'line' : 'any',
-          multiline: multi,
-        }, 'g'),
-      };
+      const seg = multi && !!opts.nullData;
+      const re = compileRegex(pattern, {
+        dialect: opts.extended ? 'extended' : 'basic',
+        flavor: 'sed',
+        sedEscapes: true,
+        ignoreCase: icase,
+        newline: multi ? 'line' : 'any',
+        multiline: multi && !seg,
+      }, 'g');
+      if (seg) segmented.add(re);
+      return { re };
     } catch (e) {
       if (e instanceof RegexSyntaxError) return fail(e.message);
       throw e;
