@@ -238,7 +238,9 @@ export class SedRunner {
     } finally {
       await this.finish();
     }
-    return this.quitStatus !== null ? this.quitStatus & 0xff : this.status; // exit(256) is 0
+    // an unreadable input file makes the status 2 even after q/Q with an exit code, as in GNU
+    if (this.status !== 0 || this.quitStatus === null) return this.status;
+    return this.quitStatus & 0xff; // exit(256) is 0
   }
 
   private async finish(): Promise<void> {
