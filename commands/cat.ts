@@ -1,5 +1,4 @@
 import { defineCommand, inputOperands, openInput, reportFileError, type CommandContext } from '../src/command/index.js';
-import { VfsError } from '../src/vfs/index.js';
 
 export default defineCommand({
   name: 'cat',
@@ -34,8 +33,6 @@ export default defineCommand({
     let status = 0;
     for (const operand of inputOperands(ctx.operands)) {
       try {
-        // open("file/") fails: a trailing slash names a directory.
-        if (operand !== '-' && operand.endsWith('/') && !ctx.fs.stat(operand, ctx.cwd).isDirectory()) throw new VfsError('ENOTDIR', operand);
         if (plain) {
           for await (const chunk of openInput(ctx, operand)) await ctx.stdout.write(chunk);
         } else {

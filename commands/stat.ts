@@ -62,11 +62,8 @@ export default defineCommand({
     for (const name of ctx.operands) {
       let st: Stats;
       try {
+        // ('file/' is ENOTDIR in the Vfs, as for the kernel.)
         st = deref ? ctx.fs.stat(name, ctx.cwd) : ctx.fs.lstat(name, ctx.cwd);
-        if (name.endsWith('/') && !st.isDirectory()) {
-          if (st.isSymbolicLink() && !deref) throw new VfsError('ESYMLINK', name);
-          throw new VfsError('ENOTDIR', name);
-        }
       } catch (e) {
         if (!(e instanceof VfsError)) throw e;
         await flush();

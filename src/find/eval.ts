@@ -205,12 +205,6 @@ export class Walker implements EvalContext {
       }
     }
     e.type = typeOfStats(e.st!);
-    if (e.type !== 'dir' && e.type !== 'symlink' && path.endsWith('/')) {
-      // GNU: lstat("file/") fails with ENOTDIR; the Vfs drops the trailing slash.
-      this.warn(`${localeQuote(path)}: Not a directory`);
-      await this.flush(false);
-      return;
-    }
     await this.visit(e);
   }
 
