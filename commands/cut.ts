@@ -150,36 +150,57 @@ async function cutFields(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array
   }
 }
 
-/** -f with the line delimiter as field delimiter: the whole input is one record. */
+/**
+ * -f with the line delimiter as field delimiter: the whole input is one record, cut as GNU's
+ * cut_fields does it. Field 1 is read up to its delimiter first when -s and its selection
+ * differ; a delimiter at the very end ends the record, except the one that ends field 1 when
+ * field 1 is printed ('a\n' is then the fields a and '').
+ */
 async function cutWhole(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, out: OutBuffer, ranges: Range[], delim: number, od: Buffer, suppress: boolean): Promise<void> {
   const parts: Buffer[] = [];
   for await (const c of source as AsyncIterable<Uint8Array>) parts.push(Buffer.from(c));
   const all = Buffer.concat(parts);
   if (all.length === 0) return;
-  const body = all[all.length - 1] === delim ? all.subarray(0, -1) : all;
-  if (body.indexOf(delim) < 0) {
-    if (!suppress) {
-      if (out.add(body)) await out.flush();
-      if (out.add(Buffer.from([delim]))) await out.flush();
-    }
-    return;
-  }
+  const emit = async (b: Buffer) => {
+    if (out.add(b)) await out.flush();
+  };
+  const selected = (f: number) => ranges.some((r) => r.lo <= f && f <= r.hi);
+  const bufferFirst = suppress !== !selected(1);
+  let pos = 0;
   let field = 1;
   let found = false;
-  let start = 0;
   for (;;) {
-    const i = body.indexOf(delim, start);
-    const end = i < 0 ? body.length : i;
-    if (ranges.some((r) => r.lo <= field && field <= r.hi)) {
-      if (found && out.add(od)) await out.flush();
-      if (out.add(body.subarray(start, end))) await out.flush();
+    if (field === 1 && bufferFirst) {
+      if (pos >= all.length) return;
+      const i = all.indexOf(delim, pos);
+      if (i < 0) {
+        if (!suppress) await emit(Buffer.concat([all.subarray(pos), Buffer.from([delim])]));
+        pos = all.length;
+        continue;
+      }
+      if (selected(1)) {
+        await emit(all.subarray(pos, i));
+        if (i + 1 < all.length) found = true;
+      }
+      pos = i + 1;
+      field++;
+    }
+    const print = selected(field);
+    if (print) {
+      if (found) await emit(od);
       found = true;
     }
-    if (i < 0) break;
-    start = i + 1;
-    field++;
+    const i = all.indexOf(delim, pos);
+    const end = i < 0 ? all.length : i;
+    if (print) await emit(all.subarray(pos, end));
+    pos = i < 0 ? all.length : i + 1;
+    if (i >= 0 && pos < all.length) {
+      field++;
+      continue;
+    }
+    if (found || !(suppress && field === 1)) await emit(Buffer.from([delim]));
+    return;
   }
-  if (out.add(Buffer.from([delim]))) await out.flush();
 }
 
 const MAX = Number.MAX_SAFE_INTEGER;
