@@ -1,4 +1,4 @@
-import { defineCommand, type CommandContext, type CommandDef } from '../src/command/index.js';
+import { defineCommand, type CommandContext, type CommandDef, type Input } from '../src/command/index.js';
 import { parseCount } from '../src/command/gnu-number.js';
 import {
   argvError, asBuffer, fileChunks, firstOptionProblem, headerName, LastUnits, nthSeparator, quoteAlways, openOperand, reportArgvError,
@@ -42,6 +42,7 @@ const def: CommandDef = defineCommand({
     const mode = ctx.opts.get('q') ?? (operands.length > 1 ? 'always' : 'never');
     let first = true;
     let status = 0;
+    const stdin = new SharedStdin(ctx.stdin);
     for (const operand of operands) {
       const opened = await openOperand(ctx, operand);
       if (opened === null) {
@@ -58,10 +59,13 @@ const def: CommandDef = defineCommand({
         status = 1;
         continue;
       }
-      const source = opened.kind === 'file' ? fileChunks(opened.reader, 0, undefined, FIRST_CHUNK) : ctx.stdin;
+      const source = opened.kind === 'file' ? fileChunks(opened.reader, 0, undefined, FIRST_CHUNK) : stdin.chunks();
       try {
         if (elide) await headElide(ctx, source, count, unit, sep);
-        else await headFirst(ctx, source, count, unit, sep);
+        else {
+          const rest = await headFirst(ctx, source, count, unit, sep);
+          if (opened.kind === 'stdin' && unit === 'bytes' && rest !== undefined) stdin.unread(rest);
+        }
       } finally {
         if (opened.kind === 'file') opened.reader.close();
       }
@@ -77,16 +81,44 @@ type Source = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 /** head usually stops in its first few KiB: it reads 16 KiB first, then larger chunks. */
 const FIRST_CHUNK = 16 * 1024;
 
-/** The first `count` lines or bytes; stops reading as soon as they are out. */
-async function headFirst(ctx: CommandContext, source: Source, count: number, unit: 'lines' | 'bytes', sep: number): Promise<void> {
+/**
+ * Standard input named by several '-' operands. GNU head -c reads only the bytes it prints,
+ * so the next '-' starts right after them; head -n reads whole blocks, and on a pipe (as
+ * nosh's stdin is) the rest of the block it stopped in is gone.
+ */
+class SharedStdin {
+  private it: AsyncIterator<Uint8Array> | undefined;
+  private rest: Buffer | undefined;
+
+  constructor(private readonly input: Input) {}
+
+  async *chunks(): AsyncGenerator<Uint8Array> {
+    const rest = this.rest;
+    this.rest = undefined;
+    if (rest !== undefined) yield rest;
+    this.it ??= this.input[Symbol.asyncIterator]();
+    for (;;) {
+      const r = await this.it.next();
+      if (r.done === true) return;
+      yield r.value;
+    }
+  }
+
+  unread(rest: Buffer): void {
+    if (rest.length > 0) this.rest = rest;
+  }
+}
+
+/** The first `count` lines or bytes; stops reading as soon as they are out. Returns the rest of the last chunk read. */
+async function headFirst(ctx: CommandContext, source: Source, count: number, unit: 'lines' | 'bytes', sep: number): Promise<Buffer | undefined> {
   let left = count;
-  if (left === 0) return;
+  if (left === 0) return undefined;
   for await (const chunk of source as AsyncIterable<Uint8Array>) {
     const buf = asBuffer(chunk);
     if (unit === 'bytes') {
       if (buf.length >= left) {
         await ctx.stdout.write(buf.subarray(0, left));
-        return;
+        return buf.subarray(left);
       }
       left -= buf.length;
       await ctx.stdout.write(buf);
@@ -95,11 +127,12 @@ async function headFirst(ctx: CommandContext, source: Source, count: number, uni
     const { at, found } = nthSeparator(buf, left, sep);
     if (at >= 0) {
       await ctx.stdout.write(buf.subarray(0, at + 1));
-      return;
+      return buf.subarray(at + 1);
     }
     left -= found;
     await ctx.stdout.write(buf);
   }
+  return undefined;
 }
 
 /** All but the last `count` lines or bytes (head -n -N, head -c -N). */
