@@ -18,6 +18,7 @@ export default defineCommand({
     { key: 'd', short: 'd', long: 'delete', help: 'delete characters in ARRAY1, do not translate' },
     { key: 's', short: 's', long: 'squeeze-repeats', help: 'replace each sequence of a repeated character that is listed in the last specified ARRAY, with a single occurrence of that character' },
     { key: 't', short: 't', long: 'truncate-set1', help: 'first truncate ARRAY1 to length of ARRAY2' },
+    { key: 'A', short: 'A', help: 'use the C locale (GNU\'s undocumented -A; nosh always does)' },
   ],
   // GNU tr's getopt string starts with '+': options stop at the first operand.
   preprocess(args) {
