@@ -113,7 +113,15 @@ interface Range { lo: number; hi: number }
  */
 async function cutFields(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, w: CopyOut, ranges: Range[],
   delim: number, lineDelim: number, od: Buffer, suppress: boolean): Promise<void> {
-  const line = (buf: Buffer, s: number, e: number): void => {
+  // GNU's quirk with -z: when field 1 is read on its own (-s and its selection differ), an
+  // unterminated last record whose only delimiter is its last byte gets no NUL after it.
+  const bufferFirst = suppress !== !ranges.some((r) => r.lo <= 1 && 1 <= r.hi);
+  let ended = false;
+  async function* watched(): AsyncGenerator<Uint8Array> {
+    yield* source;
+    ended = true;
+  }
+  const line = (buf: Buffer, s: number, e: number, unterminated: boolean): void => {
     let i = indexIn(buf, delim, s, e);
     if (i < 0) {
       if (!suppress) {
@@ -140,11 +148,13 @@ async function cutFields(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array
       field++;
       i = indexIn(buf, delim, start, e);
     }
+    if (unterminated && lineDelim === 0 && bufferFirst && indexIn(buf, delim, s, e) === e - 1) return;
     w.byte(lineDelim);
   };
-  for await (const { buf, spans } of recordSpans(source, lineDelim)) {
+  for await (const { buf, spans } of recordSpans(watched(), lineDelim)) {
     for (let k = 0; k < spans.length; k += 2) {
-      line(buf, spans[k]!, spans[k + 1]!);
+      // recordSpans gives the unterminated last record after the source has ended.
+      line(buf, spans[k]!, spans[k + 1]!, ended);
       if (w.full) await w.flush();
     }
   }
