@@ -111,6 +111,11 @@ describe('many lines: whole chunks counted at once (head -n N, tail -n +N, wc -l
     ['wc -l f.txt', 'e6ccb0ec816b35f8'],
     ['cat f.txt | wc -l', '00d9cd208c4bb685'],
     ['head -n -150000 f.txt', '0a74032cf13301ec'],
+    // stdin named several times: each head -c reads on where the previous one stopped
+    ['cat f.txt | head -c 300000 - -', 'b99f708862b5855a'],
+    ['cat f.txt | head -c 70000 - - -', 'bb8afbdb68e879f5'],
+    ['cat f.txt | head -c 1000000 -q - - - -', 'e1ac45b51e19b644'],
+    ['cat f.txt | head -z -c 262145 - -', '3c70be6471e24559'],
   ];
   it.each(GNU)('%s', async (line, sha) => {
     const r = await run(dir, line);
