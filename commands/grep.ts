@@ -550,7 +550,7 @@ class GrepRun {
     }
     if (excludedBy(this.o.fileRules, op, false)) return;
     if (this.o.skipDevices && !st.isFile()) return;
-    await this.file(op, op, st.isFile() ? st.size : -1);
+    await this.file(op, op);
   }
 
   /**
@@ -625,7 +625,7 @@ class GrepRun {
           await this.walk(path, dispPrefix + ent.name, null);
         } else if (st.isFile()) {
           if (excludedBy(this.o.fileRules, ent.name, true)) continue;
-          await this.file(path, dispPrefix + ent.name, st.size);
+          await this.file(path, dispPrefix + ent.name);
         }
       }
     }
@@ -637,28 +637,16 @@ class GrepRun {
   }
 
   /** A file named on the command line or reached through a followed link: full resolution. */
-  private async file(path: string, display: string, size: number): Promise<void> {
-    const fs = this.ctx.fs;
-    let width = 0;
-    if (this.o.tab) {
-      if (size < 0) {
-        try {
-          size = fs.stat(path, this.ctx.cwd).size;
-        } catch {
-          size = 0;
-        }
-      }
-      width = this.tabWidth(size);
-    }
+  private async file(path: string, display: string): Promise<void> {
     let reader;
     try {
-      reader = fs.openRandom(path, this.ctx.cwd);
+      reader = this.ctx.fs.openRandom(path, this.ctx.cwd);
     } catch (e) {
       await this.fileError(display, e);
       return;
     }
     try {
-      const s = new Scan(this, display, width);
+      const s = new Scan(this, display, this.o.tab ? this.tabWidth(reader.size) : 0);
       let pos = 0;
       await s.runReads((into, offset, length) => {
         const n = reader.readAt(into.subarray(offset), pos, length);
