@@ -1,5 +1,5 @@
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import type { TaskRequest, TaskResponse } from '../exec/task.js';
+import type { TaskRequest, TaskResponse, TaskResult } from '../exec/task.js';
 import type { ZonePolicy } from '../vfs/index.js';
 import type { QuotaHandle } from '../zones/quota.js';
 
@@ -117,8 +117,14 @@ function numberOf(o: object): number {
 
 const policyTexts = new WeakMap<ZonePolicy, string>();
 
+/** Policies found shared: a frozen object with frozen lists cannot change, so the answer is kept. */
+const sharedPolicies = new WeakSet<ZonePolicy>();
+
 function isShared(policy: ZonePolicy): boolean {
-  return Object.isFrozen(policy) && Object.values(policy).every((v) => !Array.isArray(v) || Object.isFrozen(v));
+  if (sharedPolicies.has(policy)) return true;
+  const shared = Object.isFrozen(policy) && Object.values(policy).every((v) => !Array.isArray(v) || Object.isFrozen(v));
+  if (shared) sharedPolicies.add(policy);
+  return shared;
 }
 
 function policyText(policy: ZonePolicy, shared: boolean): string {
@@ -152,18 +158,20 @@ function wireTask(t: TaskRequest, withSabs: boolean, policy: ZonePolicy | undefi
 
 /** Main thread: post a task on a lane. `known`: the numbers of what this lane has been sent (see above). */
 export function sendTask(box: Mailbox, task: TaskRequest, known: Set<number>): void {
-  const sabs = [task.quota?.sab, task.peer?.quota?.sab].filter((s): s is SharedArrayBuffer => s !== undefined).map(numberOf);
+  const quota = task.quota?.sab;
+  const peerQuota = task.peer?.quota?.sab;
   const shared = isShared(task.policy);
   const policyNumber = shared ? numberOf(task.policy) : 0;
   box.send(
     () => {
-      if (!sabs.every((n) => known.has(n))) return null;
+      if ((quota && !known.has(numberOf(quota))) || (peerQuota && !known.has(numberOf(peerQuota)))) return null;
       const text = policyNumber && known.has(policyNumber) ? undefined : policyText(task.policy, shared);
       if (policyNumber) known.add(policyNumber);
       return [JSON.stringify(wireTask(task, false, undefined, policyNumber)), text, task.stdin];
     },
     () => {
-      for (const n of sabs) known.add(n);
+      if (quota) known.add(numberOf(quota));
+      if (peerQuota) known.add(numberOf(peerQuota));
       if (policyNumber) known.add(policyNumber);
       return { ...wireTask(task, true, task.policy, policyNumber), stdin: task.stdin };
     },
@@ -215,11 +223,21 @@ export function receiveTask(box: Mailbox, sent: Map<number, unknown>): TaskReque
   return task;
 }
 
+/**
+ * A command's reply without changes, the common one, goes as the text
+ * "exitCode truncated stdoutBytes": JSON would cost more than the rest of the hand-off.
+ * The mapped type makes a new TaskResult field a compile error here until it is sent too.
+ */
+type Compact = Omit<TaskResult, 'stdout' | 'stderr' | 'changes'>;
+const COMPACT_FIELDS: { [K in keyof Compact]-?: true } = { exitCode: true, truncated: true, stdoutBytes: true };
+void COMPACT_FIELDS;
+
 /** Worker side: post the reply. */
 export function sendReply(box: Mailbox, reply: TaskResponse): void {
   box.send(() => {
     if (!reply.ok || !reply.result) return [JSON.stringify(reply)];
     const r = reply.result;
+    if (r.changes.length === 0) return [`${r.exitCode} ${r.truncated ? 1 : 0} ${r.stdoutBytes}`, r.stdout, r.stderr];
     const rest: { [K in keyof Omit<typeof r, 'stdout' | 'stderr'>]-?: unknown } = {
       exitCode: r.exitCode, truncated: r.truncated, stdoutBytes: r.stdoutBytes, changes: r.changes,
     };
@@ -229,11 +247,18 @@ export function sendReply(box: Mailbox, reply: TaskResponse): void {
 
 /** Main thread: the reply to the lane's job. */
 export function receiveReply(box: Mailbox): TaskResponse | undefined {
-  return box.receive(([json, stdout, stderr]) => {
-    const r = JSON.parse(json as string) as TaskResponse;
+  return box.receive(([head, stdout, stderr]) => {
+    const text = head as string;
+    const out = (stdout as Uint8Array | undefined) ?? new Uint8Array(0);
+    const err = (stderr as Uint8Array | undefined) ?? new Uint8Array(0);
+    if (text.charCodeAt(0) !== 0x7b /* { */) {
+      const [exitCode, truncated, stdoutBytes] = text.split(' ');
+      return { ok: true, result: { exitCode: Number(exitCode), truncated: truncated === '1', stdoutBytes: Number(stdoutBytes), changes: [], stdout: out, stderr: err } };
+    }
+    const r = JSON.parse(text) as TaskResponse;
     if (r.ok && r.result) {
-      r.result.stdout = (stdout as Uint8Array | undefined) ?? new Uint8Array(0);
-      r.result.stderr = (stderr as Uint8Array | undefined) ?? new Uint8Array(0);
+      r.result.stdout = out;
+      r.result.stderr = err;
     }
     return r;
   });

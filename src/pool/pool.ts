@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import { NoshError } from '../errors.js';
 import type { TaskRequest, TaskResponse } from '../exec/index.js';
@@ -62,7 +63,8 @@ const idleWorkerOnly: Balancer = (_task, workers) => {
 interface Job {
   task: TaskRequest;
   resolve: (res: TaskResponse) => void;
-  timer: NodeJS.Timeout;
+  /** Armed once the job is not answered within run() itself (see run). */
+  timer?: NodeJS.Timeout;
   timeoutMs: number;
   cancel?: CancelSignal;
   onCancel?: () => void;
@@ -165,12 +167,8 @@ export class WorkerPool {
       if (this.queue.length >= MAX_QUEUE) {
         return resolve(failure(new NoshError('INTERNAL_ERROR', 'too many requests are waiting', 'Retry later, or send fewer requests at once.')));
       }
-      const job: Job = { task, resolve, timeoutMs, cancel, timer: undefined as unknown as NodeJS.Timeout };
-      job.timer = setTimeout(() => this.stop(job, 'timeout'), timeoutMs);
-      if (cancel) {
-        job.onCancel = () => this.stop(job, 'cancel');
-        cancel.addEventListener('abort', job.onCancel, { once: true });
-      }
+      const job: Job = { task, resolve, timeoutMs, cancel };
+      const start = performance.now();
       let lane = this.lanes.find((l) => !l.job && !l.dead);
       if (!lane) {
         const retired = this.lanes.find((l) => l.retired);
@@ -179,6 +177,15 @@ export class WorkerPool {
       }
       if (lane) this.dispatch(lane, job, true);
       else this.queue.push(job);
+      // A lone caller's reply may be in already (dispatch waited for it, within the timeout):
+      // then there is no timer to arm and clear, nor a listener. Nothing can abort or time
+      // out the job during this synchronous call, so arming them now loses nothing.
+      if (job.done) return;
+      job.timer = setTimeout(() => this.stop(job, 'timeout'), Math.max(0, timeoutMs - (performance.now() - start)));
+      if (cancel) {
+        job.onCancel = () => this.stop(job, 'cancel');
+        cancel.addEventListener('abort', job.onCancel, { once: true });
+      }
     });
   }
 
@@ -239,7 +246,7 @@ export class WorkerPool {
     raise(lane.flags, REQUESTS);
     // A caller alone in flight sleeps on the reply counter instead of going back to the event
     // loop. Queued jobs never do: collect → next → dispatch would nest once per queued job.
-    if (caller && this.busy === 1 && this.syncWaitMs > 0 && counterMovedWithin(lane.flags, REPLIES, lane.replies, this.syncWaitMs, this.watch)) this.collect(lane);
+    if (caller && this.busy === 1 && this.syncWaitMs > 0 && counterMovedWithin(lane.flags, REPLIES, lane.replies, Math.min(this.syncWaitMs, job.timeoutMs), this.watch)) this.collect(lane);
     else whenCounterMoves(lane.flags, REPLIES, lane.replies, () => { if (lane.job === job) this.collect(lane); });
   }
 

@@ -127,6 +127,10 @@ describe('tasks across the mailbox', () => {
       task({ stages: [{ argv: ['ls', '-la'] }] }),
       task({ stages: [{ argv: ['cat', 'missing'] }] }),
       task({ stages: [{ argv: ['grep', '-n', 'a', 'a.txt'] }, { argv: ['wc', '-l'] }] }),
+      // Cut output: truncated and the full byte count cross in the compact reply.
+      task({ stages: [{ argv: ['cat', 'a.txt'] }], limits: { ...limits, maxOutputBytes: 4 } }),
+      // A change: the reply goes as JSON with its changes.
+      task({ stages: [{ argv: ['touch', '-d', '2020-01-01', 'a.txt'] }] }),
       task({ tool: { name: 'read', args: { path: 'a.txt', line_numbers: true } } }),
       task({ tool: { name: 'stat', args: { path: 'a.txt' } } }),
       task({ tool: { name: 'list', args: { path: '/' } } }),
