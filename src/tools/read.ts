@@ -111,7 +111,25 @@ function readRange(ctx: ToolContext, args: ReadArgs, first: number, last: number
       }
       const text = carry + decoder.write(buf);
       let start = 0;
-      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', start)) {
+      // The chunk's whole lines at once when every one is wanted and they fit under the cap
+      // (a small file read whole): one slice and one byte count instead of one per line.
+      // Decoding keeps every newline byte, so the chunk's newlines are the text's.
+      if (!args.line_numbers) {
+        const end = text.lastIndexOf('\n') + 1;
+        const lines = end > 0 ? countByte(buf, 0x0a) : 0;
+        if (lines > 0 && lineNo + lines <= last) {
+          const block = text.slice(0, end);
+          const len = Buffer.byteLength(block);
+          if (bytes + len <= cap) {
+            out.push(block);
+            bytes += len;
+            lineNo += lines;
+            if (lineNo >= last) done = true;
+            start = end;
+          }
+        }
+      }
+      for (let i = text.indexOf('\n', start); i >= 0; i = text.indexOf('\n', start)) {
         lineNo++;
         if (!done) take(lineNo, text.slice(start, i + 1));
         start = i + 1;
