@@ -16,6 +16,17 @@ let openDirs = 0;
 /** Permission bits a zone may set: never setuid/setgid (we may run as root; the host may exec zone files). */
 const MODE_MASK = 0o1777;
 const HAVE_PROC_FD = (() => { try { return fs.existsSync('/proc/self/fd'); } catch { return false; } })();
+/**
+ * This process's descriptors by path: /proc/PID/fd when /proc shows this process under its
+ * pid (the kernel then skips resolving the 'self' link: ~0.15 µs of every open and readlink
+ * through it), else /proc/self/fd. Every thread of the process shares the one table.
+ */
+const PROC_FD = (() => {
+  try {
+    if (fs.readlinkSync('/proc/self') === String(process.pid)) return `/proc/${process.pid}/fd`;
+  } catch { /* no /proc: HAVE_PROC_FD is false and this is never used */ }
+  return '/proc/self/fd';
+})();
 /** Per compiled matcher: name -> bits (1 blocked as a file, 2 as a directory, 4 may end a multi-component pattern). */
 const NAME_MEMO = new WeakMap<BlockMatcher, Map<string, number>>();
 
@@ -400,7 +411,7 @@ export class Vfs {
     if (!HAVE_PROC_FD) return;
     let real: string;
     try {
-      real = fs.readlinkSync(`/proc/self/fd/${fd}`);
+      real = fs.readlinkSync(`${PROC_FD}/${fd}`);
     } catch {
       // Unknown location is not inside: the kernel fails this readlink (ENAMETOOLONG) when
       // the fd's path passes PATH_MAX, e.g. a walked directory moved out to a deep place.
@@ -473,7 +484,7 @@ export class Vfs {
       // List through the verified fd, not the host path: a directory swapped for a symlink
       // after the check must not be listed in its place.
       try {
-        dirents = fs.readdirSync(HAVE_PROC_FD ? `/proc/self/fd/${fd}` : r.host, { withFileTypes: true });
+        dirents = fs.readdirSync(HAVE_PROC_FD ? `${PROC_FD}/${fd}` : r.host, { withFileTypes: true });
       } catch (e) {
         throw fromNodeError(e, path);
       }
@@ -510,7 +521,7 @@ export class Vfs {
     if (!st) throw new VfsError('ENOENT', vpath);
     if (st.isSymbolicLink()) throw new VfsError('ESYMLINK', vpath);
     if (!st.isDirectory()) throw new VfsError('ENOTDIR', vpath);
-    return this.openDirHost(`/proc/self/fd/${d.fd}/${name}`, vpath, [...d.parts, name], st, vpath);
+    return this.openDirHost(`${PROC_FD}/${d.fd}/${name}`, vpath, [...d.parts, name], st, vpath);
   }
 
   /** lstat of a child of `dir` (null when it does not exist); blocked and hidden names refused. */
@@ -530,7 +541,7 @@ export class Vfs {
     if (st.isDirectory()) throw new VfsError('EISDIR', vpath);
     if (st.isSymbolicLink()) throw new VfsError('ESYMLINK', vpath);
     if (!st.isFile()) throw new VfsError('ESPECIAL', vpath);
-    return { ...this.openVerified(`/proc/self/fd/${d.fd}/${name}`, st, vpath), vpath };
+    return { ...this.openVerified(`${PROC_FD}/${d.fd}/${name}`, st, vpath), vpath };
   }
 
   /** Chunks of a regular file child of `dir` (as readChunks). */
@@ -601,7 +612,7 @@ export class Vfs {
   /** open(2) of one component relative to an open directory; a symlink there is ESYMLINK. */
   private openChild(d: VfsDir, name: string, flags: number, vpath: string): number {
     try {
-      return fs.openSync(`/proc/self/fd/${d.fd}/${name}`, flags);
+      return fs.openSync(`${PROC_FD}/${d.fd}/${name}`, flags);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw new VfsError('ESYMLINK', vpath);
       throw fromNodeError(e, vpath);
@@ -626,7 +637,7 @@ export class Vfs {
     const vpath = this.childPath(d, name);
     let st: fs.Stats | undefined;
     try {
-      st = fs.lstatSync(`/proc/self/fd/${d.fd}/${name}`, { throwIfNoEntry: false });
+      st = fs.lstatSync(`${PROC_FD}/${d.fd}/${name}`, { throwIfNoEntry: false });
     } catch (e) {
       throw fromNodeError(e, vpath);
     }
@@ -665,7 +676,7 @@ export class Vfs {
     if (d.fd < 0) return this.readdir(d.vpath);
     let dirents: fs.Dirent[];
     try {
-      dirents = fs.readdirSync(`/proc/self/fd/${d.fd}`, { withFileTypes: true });
+      dirents = fs.readdirSync(`${PROC_FD}/${d.fd}`, { withFileTypes: true });
     } catch (e) {
       throw fromNodeError(e, d.vpath);
     }
