@@ -20,6 +20,7 @@ import { argmatch } from '../src/command/text-lines.js';
 import { RegexSyntaxError, translateRegex, type RegexDialect } from '../src/regex/index.js';
 import { VfsError, sortByName } from '../src/vfs/index.js';
 import type { DirHandle, WalkFile } from '../src/vfs/vfs.js';
+import { valueLimit, valueTooBig } from '../src/pool/memory.js';
 
 const WITH_ARG_SHORT = new Set(['e', 'f', 'm', 'A', 'B', 'C', 'd', 'D']);
 const WITH_ARG_LONG = ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'label', 'include',
@@ -238,8 +239,8 @@ interface Matcher {
   bufRe: RegExp | null;
   /** Does this line (no terminator) match? */
   test(line: string): boolean;
-  /** Successive leftmost-longest non-empty matches in the line, as [start, end) pairs. */
-  matches(line: string): number[];
+  /** The leftmost-longest non-empty match in the line at or after `pos`, as [start, end); null if none. */
+  match(line: string, pos: number): [number, number] | null;
   none: boolean;
 }
 
@@ -267,7 +268,7 @@ function compiles(re: RegExp): boolean {
 
 function buildMatcher(patterns: string[], dialect: RegexDialect, o: { i: boolean; w: boolean; x: boolean; z: boolean }, warn: (m: string) => void): Matcher {
   if (patterns.length === 0) {
-    return { bufRe: null, test: () => false, matches: () => [], none: true };
+    return { bufRe: null, test: () => false, match: () => null, none: true };
   }
   const wrapBuf = (src: string) => (o.x ? `(?<![^\\n])(?:${src})(?![^\\n])` : o.w ? `(?<!${WORD})(?:${src})(?!${WORD})` : src);
   const wrapLine = (src: string) => (o.x ? `^(?:${src})$` : o.w ? `(?<!${WORD})(?:${src})(?!${WORD})` : src);
@@ -313,9 +314,10 @@ function buildMatcher(patterns: string[], dialect: RegexDialect, o: { i: boolean
     }
     return false;
   };
-  const matches = (line: string): number[] => {
-    const out: number[] = [];
-    let pos = 0;
+  // One match at a time: a long line can hold millions (an array of them all once took the
+  // worker's heap, and V8's out-of-memory then aborted the whole process).
+  const match = (line: string, from: number): [number, number] | null => {
+    let pos = from;
     while (pos <= line.length) {
       let bs = -1;
       let be = -1;
@@ -329,16 +331,13 @@ function buildMatcher(patterns: string[], dialect: RegexDialect, o: { i: boolean
           be = e;
         }
       }
-      if (bs < 0) break;
-      if (be === bs) pos = bs + 1;
-      else {
-        out.push(bs, be);
-        pos = be;
-      }
+      if (bs < 0) return null;
+      if (be > bs) return [bs, be];
+      pos = bs + 1;
     }
-    return out;
+    return null;
   };
-  return { bufRe, test, matches, none: false };
+  return { bufRe, test, match, none: false };
 }
 
 // ---- options -----------------------------------------------------------------------
@@ -465,6 +464,23 @@ class GrepRun {
 
   get pending(): number {
     return this.out.size;
+  }
+
+  /**
+   * Output is held until the next flush (between chunks). Past what the final output can
+   * still take it would only be cut: grep stops there (exitNow), and the flush truncates.
+   * `bounded` (-o, whose output can be many times its line): held output past a quarter of
+   * the memory budget is MEMORY_LIMIT, where a pipe or a file would take it all.
+   */
+  heldTooMuch(bounded: boolean): boolean {
+    const n = this.out.size;
+    if (n <= FLUSH_AT) return false;
+    if (n > (this.ctx.stdout.room?.() ?? Infinity)) {
+      this.exitNow = true;
+      return true;
+    }
+    if (bounded && n > valueLimit()) throw valueTooBig("grep -o's output of one chunk");
+    return false;
   }
 
   async flush(force = false): Promise<void> {
@@ -1071,6 +1087,7 @@ class Scan {
       g.push(this.head(this.bufStart + ls, lineNo, sep, le > ls));
       g.push(buf.subarray(ls, le));
       g.push(eol);
+      g.heldTooMuch(false);
     }
     this.lastOut = this.bufStart + Math.min(le + 1, buf.length);
   }
@@ -1078,11 +1095,11 @@ class Scan {
   /** -o: each match of `line` (at `from` in `bytes`, at offset `abs` in the input) on its own line. */
   private printOnly(line: string, bytes: Buffer, from: number, abs: number, lineNo: number, sep: string): void {
     const g = this.g;
-    const ms = g.m.matches(line);
-    for (let i = 0; i < ms.length; i += 2) {
-      g.push(this.head(abs + ms[i]!, lineNo, sep, true));
-      g.push(bytes.subarray(from + ms[i]!, from + ms[i + 1]!));
+    for (let m = g.m.match(line, 0); m !== null; m = g.m.match(line, m[1])) {
+      g.push(this.head(abs + m[0], lineNo, sep, true));
+      g.push(bytes.subarray(from + m[0], from + m[1]));
       g.push(g.eolChar);
+      if (g.heldTooMuch(true)) return;
     }
   }
 

@@ -71,6 +71,10 @@ export class CollectingOutput implements Output {
     if (this.stopOnLimit) throw new OutputLimitReached();
   }
 
+  room(): number {
+    return this.stopOnLimit ? this.cap - this.kept : Infinity;
+  }
+
   result(): Buffer {
     return Buffer.concat(this.chunks);
   }

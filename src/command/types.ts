@@ -32,6 +32,11 @@ export interface Output {
   write(data: Uint8Array | string): void | Promise<void>;
   /** Bytes accepted so far. */
   readonly bytes: number;
+  /**
+   * Bytes it still takes before it cuts the output and ends the pipeline (the returned
+   * stdout at its cap). Absent: it never does (a pipe, a file).
+   */
+  room?(): number;
 }
 
 export interface Limits {

@@ -19,6 +19,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(root, 'small.txt'), 'hello\n');
   fs.writeFileSync(path.join(root, 'aaa.txt'), 'a'.repeat(5000) + '\n');
   fs.writeFileSync(path.join(root, 'line.txt'), 'x'.repeat(4_000_000) + '\n');
+  fs.writeFileSync(path.join(root, 'pairs.txt'), 'ab'.repeat(10_000_000) + '\n');
   nosh = await createNosh({ root, threads: 2, limits: { memoryMb: 64 } });
 });
 afterAll(async () => {
@@ -88,6 +89,27 @@ describe('values that grow past the heap in one step', () => {
       expect(joined.success && joined.data.stdout).toBe(`hello ${'a'.repeat(5000)}\n`);
       const next = await small.exec({ command: 'cat small.txt' });
       expect(next.success && next.data.stdout).toBe('hello\n');
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('one line with millions of matches', () => {
+  // grep -o once listed every match of a line before printing any: 10 million matches of a
+  // 20 MB line took a 100 MB heap, and the whole process died ("Reached heap limit").
+  it('grep -o prints up to the output cap; into a pipe, past a quarter of the budget, MEMORY_LIMIT; the host and the next request fine', async () => {
+    const small = await createNosh({ root, threads: 1, limits: { memoryMb: 100 } });
+    try {
+      const cut = await small.exec({ command: 'grep -o ab pairs.txt' }, { timeoutMs: 60_000, maxOutputBytes: 30 });
+      expect(cut.success && cut.data).toMatchObject({ exit_code: 0, stdout: 'ab\n'.repeat(10), truncated: true });
+      const piped = await small.exec({ command: 'grep -o ab pairs.txt | wc -l' }, { timeoutMs: 60_000 });
+      expect(piped.success ? piped.data : piped.error.code).toBe('MEMORY_LIMIT');
+      if (!piped.success) expect(piped.error.message).toMatch(/grep -o/);
+      const next = await small.exec({ command: 'grep -o b small.txt aaa.txt' });
+      expect(next.success && next.data).toMatchObject({ exit_code: 1, stdout: '' });
+      const hello = await small.exec({ command: 'grep -o l small.txt' });
+      expect(hello.success && hello.data.stdout).toBe('l\nl\n');
     } finally {
       await small.close();
     }
