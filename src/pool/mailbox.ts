@@ -1,5 +1,5 @@
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import type { TaskRequest, TaskResponse, TaskResult } from '../exec/task.js';
+import type { TaskRequest, TaskResponse, TaskResult, ToolTaskResult } from '../exec/task.js';
 import type { ZonePolicy } from '../vfs/index.js';
 import type { QuotaHandle } from '../zones/quota.js';
 
@@ -232,9 +232,29 @@ type Compact = Omit<TaskResult, 'stdout' | 'stderr' | 'changes'>;
 const COMPACT_FIELDS: { [K in keyof Compact]-?: true } = { exitCode: true, truncated: true, stdoutBytes: true };
 void COMPACT_FIELDS;
 
+/**
+ * A tool's text `content` (the file text of read: the bulk of its reply) goes as its own part,
+ * its place in the JSON kept by a null: JSON would escape it on one side and unescape it on
+ * the other (half the hand-off of a small read). Only well-formed text: a lone surrogate
+ * would become U+FFFD in UTF-8 where JSON keeps it.
+ */
+function contentOf(tool: ToolTaskResult): string | undefined {
+  const data = tool.data as { content?: unknown } | null;
+  const content = data !== null && typeof data === 'object' ? data.content : undefined;
+  return typeof content === 'string' && (content as WellFormed).isWellFormed() ? content : undefined;
+}
+
+/** String.prototype.isWellFormed: in Node 20, in TypeScript's lib only from es2024. */
+type WellFormed = string & { isWellFormed(): boolean };
+
 /** Worker side: post the reply. */
 export function sendReply(box: Mailbox, reply: TaskResponse): void {
   box.send(() => {
+    if (reply.ok && reply.tool) {
+      const content = contentOf(reply.tool);
+      if (content === undefined) return [JSON.stringify(reply)];
+      return [JSON.stringify({ ...reply, tool: { ...reply.tool, data: { ...(reply.tool.data as object), content: null } } }), content];
+    }
     if (!reply.ok || !reply.result) return [JSON.stringify(reply)];
     const r = reply.result;
     if (r.changes.length === 0) return [`${r.exitCode} ${r.truncated ? 1 : 0} ${r.stdoutBytes}`, r.stdout, r.stderr];
@@ -249,6 +269,11 @@ export function sendReply(box: Mailbox, reply: TaskResponse): void {
 export function receiveReply(box: Mailbox): TaskResponse | undefined {
   return box.receive(([head, stdout, stderr]) => {
     const text = head as string;
+    if (typeof stdout === 'string') {
+      const r = JSON.parse(text) as { ok: true; tool: ToolTaskResult };
+      (r.tool.data as { content: string }).content = stdout;
+      return r;
+    }
     const out = (stdout as Uint8Array | undefined) ?? new Uint8Array(0);
     const err = (stderr as Uint8Array | undefined) ?? new Uint8Array(0);
     if (text.charCodeAt(0) !== 0x7b /* { */) {

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAILBOX_BYTES, Mailbox, newMailbox } from '../../src/pool/mailbox.js';
+import { MAILBOX_BYTES, Mailbox, newMailbox, receiveReply, sendReply } from '../../src/pool/mailbox.js';
 import { WorkerPool } from '../../src/pool/index.js';
 import { executeTask, type TaskRequest } from '../../src/exec/index.js';
 import { defaultPolicy, type ZonePolicy } from '../../src/vfs/index.js';
@@ -42,6 +42,16 @@ describe('mailbox', () => {
     expect(roundTrip([fits + 'xx'], { port: 1 })).toEqual({ port: 1 });
     expect(roundTrip(['a', new Uint8Array(room)], { port: 2 })).toEqual({ port: 2 });
     expect(roundTrip(['a', new Uint8Array(room - 1)])).not.toEqual({ port: 2 });
+  });
+
+  it("a tool's text content crosses as its own part, in its place among the fields; lone surrogates as JSON keeps them", () => {
+    for (const content of ['line 1\nligne 2 é€😀\n"quoted" \\ back\n', '', 'a\ud800b']) {
+      const reply = { ok: true as const, tool: { data: { path: '/a', content, total_lines: 2 }, message: 'ok', changes: [] } };
+      sendReply(sender, reply);
+      const got = receiveReply(receiver);
+      expect(got).toEqual(reply);
+      expect(Object.keys((got as typeof reply).tool.data)).toEqual(['path', 'content', 'total_lines']);
+    }
   });
 
   it('sends by port what the boxed form refuses or throws on', () => {
