@@ -5,14 +5,29 @@
  */
 import type { CommandContext } from '../command/index.js';
 import { VfsError, type AtomicWriter } from '../vfs/index.js';
-import { valueLimit, valueTooBig } from '../pool/memory.js';
+import { NoshError } from '../errors.js';
+import { noteBytes, valueLimit, valueTooBig } from '../pool/memory.js';
 import { countGroups, SedError, segmented, type Addr, type Cmd, type Program, type Rx, type Subst } from './parse.js';
 
 const FLUSH_AT = 64 * 1024;
 
-/** One output stream with GNU's "missing newline" bookkeeping. */
+/** Pieces at least this long go out of the V8 heap (into a Buffer) as soon as they are added. */
+const SPILL = FLUSH_AT;
+
+/**
+ * One output stream with GNU's "missing newline" bookkeeping. Output waits for the end of
+ * the cycle, but not as one string: a cycle can print far more than it reads (`p;p;p` of a
+ * long line, a `:a;p;ba` loop, `l`, `r` of a big file), and flattening that string would
+ * need it whole in the heap, which V8 cannot survive (its out-of-memory aborts the process).
+ * Small pieces are joined up to SPILL characters; past that they become Buffers (counted by
+ * noteBytes, so a cycle's output past the budget is MEMORY_LIMIT), and past what the
+ * returned output can take they are written at once (the output stops the command there).
+ */
 export class Out {
-  buf = '';
+  private buf = '';
+  /** Written before buf. */
+  private parts: Buffer[] = [];
+  private partBytes = 0;
   missing = false;
   /** GNU writes the missing line end as the buffer delimiter (NUL under -z). */
   constructor(
@@ -20,36 +35,80 @@ export class Out {
     private readonly eol = '\n',
     /** Write into this stream's buffer but keep an own missing-newline flag (GNU's w /dev/stdout). */
     private readonly base?: Out,
+    /** What the destination can still take (CollectingOutput.room), Infinity if unbounded. */
+    private readonly room: () => number = () => Infinity,
   ) {}
   private get target(): Out {
     return this.base ?? this;
   }
+  /** Characters and bytes waiting. */
+  get size(): number {
+    const t = this.target;
+    return t.partBytes + t.buf.length;
+  }
+  private add(s: string): void {
+    const t = this.target;
+    if (s.length < SPILL) {
+      t.buf += s;
+      if (t.buf.length >= SPILL) t.spill();
+      return;
+    }
+    t.spill();
+    t.addBytes(Buffer.from(s, 'latin1'));
+  }
+  private spill(): void {
+    if (this.buf.length === 0) return;
+    const b = Buffer.from(this.buf, 'latin1');
+    this.buf = '';
+    this.addBytes(b);
+  }
+  /** Bytes as they are (r files, l), after what is waiting; no missing-newline handling. */
+  addBytes(b: Buffer): void {
+    const t = this.target;
+    if (t !== this) return t.addBytes(b);
+    this.spill();
+    this.parts.push(b);
+    this.partBytes += b.length;
+    noteBytes(b.length);
+    if (this.partBytes > this.room()) {
+      // A bounded destination is a CollectingOutput, written synchronously: it takes what it
+      // can and throws OutputLimitReached, which ends the command as truncated.
+      const parts = this.parts;
+      this.parts = [];
+      this.partBytes = 0;
+      for (const p of parts) void this.sink(p);
+    }
+  }
   put(s: string): void {
     if (this.missing) {
-      this.target.buf += this.eol;
+      this.add(this.eol);
       this.missing = false;
     }
-    this.target.buf += s;
+    this.add(s);
   }
   /** The pattern space (or part of it), followed by the delimiter unless the input line lacked one. */
   putLine(s: string, nl: boolean, delim: string): void {
     if (this.missing) {
-      this.target.buf += this.eol;
+      this.add(this.eol);
       this.missing = false;
     }
-    this.target.buf += s;
-    if (nl) this.target.buf += delim;
+    this.add(s);
+    if (nl) this.add(delim);
     else this.missing = true;
   }
   /** Ends a line left unterminated (GNU's output_missing_newline), as q does. */
   endLine(): void {
     if (this.missing) {
-      this.target.buf += this.eol;
+      this.add(this.eol);
       this.missing = false;
     }
   }
   async flush(): Promise<void> {
     if (this.base) return this.base.flush();
+    const parts = this.parts;
+    this.parts = [];
+    this.partBytes = 0;
+    for (const p of parts) await this.sink(p);
     if (this.buf.length === 0) return;
     const b = Buffer.from(this.buf, 'latin1');
     this.buf = '';
@@ -70,6 +129,8 @@ class FileLines {
   private qi = 0;
   private carry = '';
   private carryParts: string[] = [];
+  /** Characters in carryParts and carry. */
+  private carryLen = 0;
   private done = false;
   /** The last element of q has no delimiter. */
   private lastPartial = false;
@@ -82,9 +143,7 @@ class FileLines {
       const r = await this.it.next();
       if (r.done) {
         this.done = true;
-        const rest = this.carryParts.length ? this.carryParts.join('') + this.carry : this.carry;
-        this.carry = '';
-        this.carryParts = [];
+        const rest = this.joinCarry('');
         if (rest !== '') {
           this.q = [rest];
           this.qi = 0;
@@ -98,17 +157,42 @@ class FileLines {
         // a long line: keep the pieces, join once
         this.carryParts.push(this.carry);
         this.carry = s;
+        this.carryLen += s.length;
+        // Past a quarter of the budget the line could not be worked on (one copy of it, one
+        // join) without V8 running out of heap, which aborts the whole process.
+        if (this.carryLen > valueLimit()) throw valueTooBig("a line of sed's input");
         continue;
       }
-      const head = this.carryParts.length ? this.carryParts.join('') + this.carry : this.carry;
-      this.carryParts = [];
-      const parts = (head + s).split(this.delim);
+      // Only the chunk is split: splitting carry + chunk would flatten a long line once more.
+      const parts = s.split(this.delim);
+      parts[0] = this.joinCarry(parts[0]!);
       this.carry = parts.pop()!;
+      this.carryLen = this.carry.length;
       this.q = parts;
       this.qi = 0;
     }
     return true;
   }
+  /** The carried start of a line and its `end`, as one string; the carry is emptied. */
+  private joinCarry(end: string): string {
+    let line: string;
+    if (this.carryParts.length === 0) line = this.carry + end;
+    else {
+      this.carryParts.push(this.carry, end);
+      line = this.carryParts.join('');
+    }
+    this.carry = '';
+    this.carryParts = [];
+    this.carryLen = 0;
+    return line;
+  }
+
+  /** Stop reading (the file is closed). */
+  close(): void {
+    this.done = true;
+    void this.it.return?.();
+  }
+
   /** Take the next line; call fill() first. */
   take(): Line {
     const text = this.q[this.qi++]!;
@@ -149,7 +233,7 @@ export class SedOutputs {
   readonly wouts = new Map<string, Out>();
   readonly writers: AtomicWriter[] = [];
   constructor(private readonly ctx: CommandContext, private readonly delim: string) {
-    this.stdout = new Out((b) => ctx.stdout.write(b), delim);
+    this.stdout = new Out((b) => ctx.stdout.write(b), delim, undefined, () => ctx.stdout.room?.() ?? Infinity);
     this.stderr = new Out((b) => ctx.stderr.write(b), delim);
   }
 
@@ -204,7 +288,8 @@ export class SedRunner {
   private out: Out;
   private readonly wouts: Map<string, Out>;
   private readonly writers: AtomicWriter[];
-  private readonly rfiles = new Map<string, { lines: string[]; i: number }>();
+  /** R's files, read a line at a time; null once unreadable or at their end. */
+  private readonly rfiles = new Map<string, FileLines | null>();
   private status = 0;
   private quitStatus: number | null = null;
   private cur: FileLines | null = null;
@@ -299,7 +384,8 @@ export class SedRunner {
     for (const c of this.prog.cmds) {
       c.range = c.a1?.kind === 'line' && c.a1.n === 0 ? 1 : 0;
     }
-    for (const r of this.rfiles.values()) r.i = 0;
+    for (const r of this.rfiles.values()) r?.close();
+    this.rfiles.clear();
   }
 
   /** Make the current file have a line ready; moves to the next files unless separate. Returns false at end. */
@@ -404,7 +490,7 @@ export class SedRunner {
           continue;
         }
         pc++;
-        const r = c.cmd === 'n' || c.cmd === 'N' ? await this.execRead(c) : this.exec(c);
+        const r = c.cmd === 'n' || c.cmd === 'N' ? await this.execRead(c) : c.cmd === 'R' ? await this.execR(c.fname!) : this.exec(c);
         if (r === undefined) continue;
         if (typeof r === 'number') {
           pc = r;
@@ -428,9 +514,9 @@ export class SedRunner {
       if (print) this.out.putLine(this.ps, this.psNl, this.delim);
       if (this.quitStatus !== null && this.quitDump) this.out.endLine();
       if (!restart && (this.quitStatus === null || this.quitDump)) this.dumpAppend();
-      if (this.out.buf.length >= FLUSH_AT) await this.out.flush();
-      if (this.stdoutOut !== this.out && this.stdoutOut.buf.length >= FLUSH_AT) await this.stdoutOut.flush();
-      for (const w of this.wouts.values()) if (w.buf.length >= FLUSH_AT) await w.flush();
+      if (this.out.size >= FLUSH_AT) await this.out.flush();
+      if (this.stdoutOut !== this.out && this.stdoutOut.size >= FLUSH_AT) await this.stdoutOut.flush();
+      for (const w of this.wouts.values()) if (w.size >= FLUSH_AT) await w.flush();
       if (this.quitStatus !== null) return;
     }
   }
@@ -450,9 +536,10 @@ export class SedRunner {
         // GNU ends an unterminated line even when the file turns out unreadable
         this.out.put('');
         try {
-          for (const chunk of this.ctx.fs.readChunks(a.file, this.ctx.cwd)) this.out.buf += chunk.toString('latin1');
-        } catch {
-          // GNU ignores unreadable r files
+          for (const chunk of this.ctx.fs.readChunks(a.file, this.ctx.cwd)) this.out.addBytes(chunk);
+        } catch (e) {
+          // GNU ignores unreadable r files (not the memory budget or the output cap)
+          if (!isReadError(e)) throw e;
         }
       }
     }
@@ -655,7 +742,8 @@ export class SedRunner {
         this.ps = '';
         return undefined;
       case 'l':
-        this.out.put(listLine(this.ps, c.int! >= 0 ? c.int! : this.o.lineLength, this.delim) + this.delim);
+        this.out.put('');
+        this.out.addBytes(listLine(this.ps, c.int! >= 0 ? c.int! : this.o.lineLength, this.delim));
         return undefined;
       case 'p':
         this.out.putLine(this.ps, this.psNl, this.delim);
@@ -678,17 +766,13 @@ export class SedRunner {
         if (c.a1?.kind === 'line' && c.a1.n === 0 && !c.a2) {
           // 0r: GNU writes the file at once, ahead of any pending missing newline
           try {
-            for (const chunk of this.ctx.fs.readChunks(c.fname!, this.ctx.cwd)) this.out.buf += chunk.toString('latin1');
-          } catch {
+            for (const chunk of this.ctx.fs.readChunks(c.fname!, this.ctx.cwd)) this.out.addBytes(chunk);
+          } catch (e) {
             // unreadable r files are ignored
+            if (!isReadError(e)) throw e;
           }
         } else this.append.push({ file: c.fname! });
         return undefined;
-      case 'R': {
-        const line = this.readRLine(c.fname!);
-        if (line !== null) this.append.push({ text: line });
-        return undefined;
-      }
       case 'w':
         this.wout(c.out!.name).putLine(this.ps, this.psNl, this.delim);
         return undefined;
@@ -702,11 +786,11 @@ export class SedRunner {
         this.subst(c.subst!);
         return undefined;
       case 'y': {
-        const m = c.ymap!;
-        let s = '';
-        const ps = this.ps;
-        for (let i = 0; i < ps.length; i++) s += m[ps.charCodeAt(i) & 0xff];
-        this.ps = s;
+        // In place in a Buffer: one concatenation per character would be a heap object each.
+        const m = Uint8Array.from(c.ymap!, (t) => t.charCodeAt(0));
+        const b = Buffer.from(this.ps, 'latin1');
+        for (let i = 0; i < b.length; i++) b[i] = m[b[i]!]!;
+        this.ps = b.toString('latin1');
         return undefined;
       }
       default:
@@ -719,22 +803,26 @@ export class SedRunner {
     return !(await this.atLast());
   }
 
-  private readRLine(name: string): string | null {
+  /** R: the file's next line, if any, to append at the end of the cycle. */
+  private async execR(name: string): Promise<undefined> {
     let r = this.rfiles.get(name);
-    if (!r) {
-      let lines: string[] = [];
-      try {
-        const text = this.ctx.fs.readFile(name, this.ctx.cwd).toString('latin1');
-        lines = text.split(this.delim).map((s) => s + this.delim);
-        const lastLine = lines.pop()!;
-        if (lastLine.length > 1) lines.push(lastLine.slice(0, -1));
-      } catch {
-        lines = [];
-      }
-      r = { lines, i: 0 };
+    if (r === undefined) {
+      r = new FileLines(this.ctx.fs.readChunks(name, this.ctx.cwd), this.delim);
       this.rfiles.set(name, r);
     }
-    return r.i < r.lines.length ? r.lines[r.i++]! : null;
+    if (r === null) return undefined;
+    try {
+      if (await r.fill()) {
+        const l = r.take();
+        this.append.push({ text: l.nl ? l.text + this.delim : l.text });
+        return undefined;
+      }
+    } catch (e) {
+      // unreadable R files are ignored, as in GNU
+      if (!isReadError(e)) throw e;
+    }
+    this.rfiles.set(name, null);
+    return undefined;
   }
 
   private get ps(): string {
@@ -785,7 +873,10 @@ export class SedRunner {
       re.lastIndex = from;
       return re.exec(ps);
     };
-    if (sub.global && sub.nth <= 1 && !sub.hasCase && !seg && neverEmpty(re)) {
+    // V8's global replace keeps every match's place in the heap until it builds the result
+    // (about 24 bytes a match): a long line with millions of matches exhausts the worker's
+    // heap, which aborts the whole process. Long pattern spaces take the loop below.
+    if (sub.global && sub.nth <= 1 && !sub.hasCase && !seg && ps.length <= FAST_REPLACE_MAX && neverEmpty(re)) {
       re.lastIndex = 0;
       if (!re.test(ps)) return;
       // A big pattern space: the result's length is counted before it is built.
@@ -802,7 +893,7 @@ export class SedRunner {
     }
     let m = find(0);
     if (!m) return;
-    let out = '';
+    const out = new Pieces();
     let start = 0;
     let count = 0;
     let prevEnd = -1;
@@ -819,10 +910,10 @@ export class SedRunner {
         continue;
       }
       count++;
-      out += ps.slice(start, off);
-      if (count < nth) out += m[0];
+      out.add(ps.slice(start, off));
+      if (count < nth) out.add(m[0]);
       else {
-        out += sub.hasCase ? expandCase(sub, m) : expand(sub, m);
+        out.add(sub.hasCase ? expandCase(sub, m) : expand(sub, m));
         replaced = true;
       }
       start = end;
@@ -835,8 +926,9 @@ export class SedRunner {
       } else m = find(end);
     }
     if (!replaced) return;
-    this.ps = out + ps.slice(start);
-    this.checkSpace();
+    out.add(ps.slice(start));
+    if (out.length + this.hold.length > this.maxSpace) throw valueTooBig("sed's pattern space");
+    this.ps = out.join();
     this.tflag = true;
     if (sub.print) this.out.putLine(this.ps, this.psNl, this.delim);
     if (sub.out) this.wout(sub.out.name).putLine(this.ps, this.psNl, this.delim);
@@ -886,6 +978,40 @@ function maxResult(sub: Subst, len: number): number {
   }
   return len * (1 + refs + lits) + lits;
 }
+
+/**
+ * A string built from many small pieces (s///g's result): `+=` would make one heap object
+ * per piece (a chain of millions for a long line, many times the string's own size); the
+ * pieces are joined a few thousand at a time instead.
+ */
+class Pieces {
+  private done: string[] = [];
+  private cur: string[] = [];
+  length = 0;
+  add(s: string): void {
+    if (s.length === 0) return;
+    this.cur.push(s);
+    this.length += s.length;
+    if (this.cur.length >= 4096) {
+      this.done.push(this.cur.join(''));
+      this.cur = [];
+    }
+  }
+  join(): string {
+    if (this.done.length === 0) return this.cur.join('');
+    this.done.push(this.cur.join(''));
+    this.cur = [];
+    return this.done.join('');
+  }
+}
+
+/** An error reading a file (GNU ignores those of r and R), not the budget or the output cap. */
+function isReadError(e: unknown): boolean {
+  return e instanceof VfsError || (e instanceof Error && !(e instanceof NoshError) && typeof (e as NodeJS.ErrnoException).code === 'string' && /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code!));
+}
+
+/** The longest pattern space s///g replaces with String.prototype.replace (see subst). */
+const FAST_REPLACE_MAX = 1 << 20;
 
 /** Pieces (newlines and lines) N leaves unjoined at most, see SedRunner.ps. */
 const TAIL_PIECES = 256;
@@ -972,24 +1098,44 @@ function expandCase(sub: Subst, m: RegExpExecArray): string {
 
 const LIST_ESC: Record<number, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r', 92: '\\\\' };
 
-/** The `l` command's unambiguous form, wrapped at lineLen (0: never). */
-export function listLine(ps: string, lineLen: number, delim = '\n'): string {
-  let out = '';
-  let w = 0;
-  for (let i = 0; i < ps.length; i++) {
-    const c = ps.charCodeAt(i);
-    let o: string;
-    if (LIST_ESC[c] !== undefined) o = LIST_ESC[c]!;
-    else if (c >= 32 && c < 127) o = ps[i]!;
-    else o = '\\' + c.toString(8).padStart(3, '0');
-    if (lineLen > 0 && w + o.length > lineLen - 1) {
-      out += '\\' + delim;
-      w = 0;
+/** The `l` form of byte c (its escape, or the character). */
+function listChar(c: number): string {
+  const e = LIST_ESC[c];
+  if (e !== undefined) return e;
+  if (c >= 32 && c < 127) return String.fromCharCode(c);
+  return '\\' + c.toString(8).padStart(3, '0');
+}
+
+/**
+ * The `l` command's unambiguous form, wrapped at lineLen (0: never), with its `$` and line
+ * end. Bytes, counted first: up to four times the pattern space, as one string built a
+ * character at a time it would take a heap object per character.
+ */
+export function listLine(ps: string, lineLen: number, delim = '\n'): Buffer {
+  const pass = (put: ((o: string) => void) | null): number => {
+    let n = 0;
+    let w = 0;
+    for (let i = 0; i < ps.length; i++) {
+      const o = listChar(ps.charCodeAt(i));
+      if (lineLen > 0 && w + o.length > lineLen - 1) {
+        put?.('\\' + delim);
+        n += 1 + delim.length;
+        w = 0;
+      }
+      put?.(o);
+      n += o.length;
+      w += o.length;
     }
-    out += o;
-    w += o.length;
-  }
-  return out + '$';
+    put?.('$' + delim);
+    return n + 1 + delim.length;
+  };
+  const out = Buffer.allocUnsafe(pass(null));
+  noteBytes(out.length);
+  let at = 0;
+  pass((o) => {
+    at += out.write(o, at, 'latin1');
+  });
+  return out;
 }
 
 /** GNU's backup name: every `*` in SUFFIX is the file's base name, else name + SUFFIX. */

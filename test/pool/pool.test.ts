@@ -116,6 +116,41 @@ describe('one line with millions of matches', () => {
   });
 });
 
+describe('sed over long lines and big cycles', () => {
+  // Each of these built something in the V8 heap many times the size of its input (a string
+  // grown a character or a match at a time is one heap object per step; V8's global replace
+  // keeps every match; R split its whole file; a cycle's output was flattened into one
+  // string), and the whole host died with "Reached heap limit".
+  it('stay within the budget: output cut or MEMORY_LIMIT, the host and the next request fine', async () => {
+    fs.writeFileSync(path.join(root, 'ctrl.txt'), '\x01\x02'.repeat(4_000_000) + '\n');
+    fs.writeFileSync(path.join(root, 'empty-lines.txt'), '\n'.repeat(20_000_000));
+    const small = await createNosh({ root, threads: 1, limits: { memoryMb: 100 } });
+    try {
+      const pairs = 'ab'.repeat(30);
+      const cut = { exit_code: 0, truncated: true };
+      for (const [command, head] of [
+        ["sed 's/a/&/g' pairs.txt", pairs],
+        ["sed 's/a/\\U&/g' pairs.txt", 'Ab'.repeat(30)],
+        ['sed y/ab/ba/ pairs.txt', 'ba'.repeat(30)],
+        ['sed -n l ctrl.txt', '\\001\\002'.repeat(8)],
+        [`sed -n '${'p;'.repeat(30)}' line.txt`, 'x'.repeat(60)],
+      ] as const) {
+        const res = await small.exec({ command }, { timeoutMs: 60_000 });
+        expect(res.success && res.data, command).toMatchObject(cut);
+        if (res.success) expect(res.data.stdout.slice(0, 60), command).toBe(head.slice(0, 60));
+      }
+      const r = await small.exec({ command: "sed 'R empty-lines.txt' small.txt" }, { timeoutMs: 60_000 });
+      expect(r.success && r.data).toMatchObject({ exit_code: 0, stdout: 'hello\n\n' });
+      const next = await small.exec({ command: 'cat small.txt' });
+      expect(next.success && next.data.stdout).toBe('hello\n');
+    } finally {
+      await small.close();
+      fs.rmSync(path.join(root, 'ctrl.txt'));
+      fs.rmSync(path.join(root, 'empty-lines.txt'));
+    }
+  });
+});
+
 describe('linear-time regex fallback', () => {
   it('is on in worker threads: a catastrophic backtracking regex returns quickly', async () => {
     enableLinearRegexFallback();
