@@ -770,9 +770,8 @@ async function sortMain(ctx: CommandContext): Promise<number> {
       if (cfg.reverse) sorted.reverse();
       order = sorted;
     } else {
-      const byKey: number[] = new Array(count);
+      const byKey = new Uint32Array(count);
       for (let i = 0; i < count; i++) byKey[i] = i;
-      order = byKey;
       const k0 = keys[0]!;
       const kb = new Uint32Array(count);
       const ke = new Uint32Array(count);
@@ -790,7 +789,7 @@ async function sortMain(ctx: CommandContext): Promise<number> {
       const num = k0.numeric && !k0.ignore && !k0.translate ? numericKeys(data, kb, ke, count)
         : isTextKey(k0) ? prefixKeys(data, kb, ke, count) : null;
       const sign = k0.reverse ? -1 : 1;
-      byKey.sort((x, y) => {
+      order = mergeSort(byKey, (x, y) => {
         if (num) {
           const d = num[x]! - num[y]!;
           if (d < 0) return -sign;
@@ -813,6 +812,51 @@ async function sortMain(ctx: CommandContext): Promise<number> {
     }
     return 0;
   });
+}
+
+/**
+ * A stable merge sort of line numbers. Array.prototype.sort (and a typed array's sort with a
+ * comparator) copies the elements into V8 heap work arrays, 8 to 16 bytes each: a few million
+ * lines filled a 64 MB worker heap, and V8's out-of-memory aborts the whole process. Typed
+ * arrays keep their elements outside the heap, like sort's other per-line arrays.
+ */
+function mergeSort(a: Uint32Array, cmp: (x: number, y: number) => number): Uint32Array {
+  const n = a.length;
+  let src: Uint32Array = a;
+  let dst: Uint32Array = new Uint32Array(n);
+  const RUN = 16;
+  for (let lo = 0; lo < n; lo += RUN) {
+    const hi = Math.min(lo + RUN, n);
+    for (let i = lo + 1; i < hi; i++) {
+      const v = src[i]!;
+      let j = i - 1;
+      while (j >= lo && cmp(src[j]!, v) > 0) {
+        src[j + 1] = src[j]!;
+        j--;
+      }
+      src[j + 1] = v;
+    }
+  }
+  for (let w = RUN; w < n; w *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * w) {
+      const mid = Math.min(lo + w, n);
+      const hi = Math.min(lo + 2 * w, n);
+      if (mid >= hi || cmp(src[mid - 1]!, src[mid]!) <= 0) {
+        dst.set(src.subarray(lo, hi), lo);
+        continue;
+      }
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      while (i < mid && j < hi) dst[k++] = cmp(src[i]!, src[j]!) <= 0 ? src[i++]! : src[j++]!;
+      while (i < mid) dst[k++] = src[i++]!;
+      while (j < hi) dst[k++] = src[j++]!;
+    }
+    const t = src;
+    src = dst;
+    dst = t;
+  }
+  return src;
 }
 
 /**
