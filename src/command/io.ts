@@ -24,6 +24,14 @@ export function toBytes(data: Uint8Array | string): Uint8Array {
 /** Input over bytes already in memory (the request's stdin). */
 const EMPTY = Buffer.alloc(0);
 
+/**
+ * The most a stdin or pipe chunk holds (a file's reads are 256 KiB too). Line splitters
+ * hold one batch of objects per chunk (a Buffer or a string per line): one 20 MB chunk of
+ * empty lines was 20 M objects at once, past the worker's heap, and V8's out-of-memory
+ * aborts the whole process.
+ */
+const PIECE = 256 * 1024;
+
 export function bufferInput(data: Uint8Array | undefined): Input {
   let buf = data ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : EMPTY;
   // Read once, like a real stdin: a second '-' operand (cat - -) sees end of input.
@@ -35,7 +43,7 @@ export function bufferInput(data: Uint8Array | undefined): Input {
   return {
     async *[Symbol.asyncIterator]() {
       const b = take();
-      if (b.length > 0) yield b;
+      for (let at = 0; at < b.length; at += PIECE) yield b.subarray(at, at + PIECE);
     },
     async readAll() {
       return take();
@@ -97,7 +105,9 @@ export class Pipe implements Output, Input {
     const b = toBytes(data);
     if (b.length === 0) return;
     // Copy: writers may reuse their buffers after write returns.
-    this.queue.push(Buffer.from(b));
+    const copy = Buffer.from(b);
+    if (copy.length <= PIECE) this.queue.push(copy);
+    else for (let at = 0; at < copy.length; at += PIECE) this.queue.push(copy.subarray(at, at + PIECE));
     this.buffered += b.length;
     this.bytes += b.length;
     this.wake('reader');

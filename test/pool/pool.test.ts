@@ -169,6 +169,25 @@ describe('sort by key over millions of lines', () => {
   });
 });
 
+describe('a big stdin of short lines', () => {
+  // stdin came as one chunk, and line splitters hold an object per line of a chunk: 12 M
+  // empty lines were 12 M objects at once, and cut and uniq killed the host ("Reached heap limit").
+  it('is read in pieces: the host and the next request fine', async () => {
+    const small = await createNosh({ root, threads: 1, limits: { memoryMb: 100 } });
+    try {
+      const stdin = '\n'.repeat(12_000_000);
+      for (const command of ['cut -c1', 'sed p']) {
+        const res = await small.exec({ command }, { timeoutMs: 60_000, stdin, maxOutputBytes: 10 });
+        expect(res.success && res.data, command).toMatchObject({ exit_code: 0, stdout: '\n'.repeat(10), truncated: true });
+      }
+      const next = await small.exec({ command: 'cut -c1-3' }, { stdin: 'hello\nworld\n' });
+      expect(next.success && next.data.stdout).toBe('hel\nwor\n');
+    } finally {
+      await small.close();
+    }
+  });
+});
+
 describe('linear-time regex fallback', () => {
   it('is on in worker threads: a catastrophic backtracking regex returns quickly', async () => {
     enableLinearRegexFallback();
