@@ -1,5 +1,9 @@
 import { defineCommand, UsageError } from '../src/command/index.js';
 import { gnuQuote } from '../src/command/gnu-number.js';
+import { valueLimit, valueTooBig } from '../src/pool/memory.js';
+
+/** About what one SET character costs in the heap while parsed (see parseSpec). */
+const SET_BYTES_PER_CHAR = 64;
 
 /**
  * GNU tr (coreutils 9.1) in the C locale: SET1/SET2 are parsed into constructs (chars,
@@ -213,6 +217,10 @@ function unquote(arg: string, warnings: string[]): { s: number[]; esc: boolean[]
 }
 
 function parseSpec(arg: string, warnings: string[]): Spec {
+  // Each character of a SET becomes several heap values (its byte, an escape flag, an
+  // element): a SET of millions (an argv from the library has no size limit) filled the
+  // worker's heap, and V8's out-of-memory aborts the whole process.
+  if (arg.length * SET_BYTES_PER_CHAR > valueLimit()) throw valueTooBig("tr's SET, at about 64 bytes a character,");
   const { s, esc } = unquote(arg, warnings);
   const len = s.length;
   const match = (i: number, c: string) => i < len && s[i] === c.charCodeAt(0) && !esc[i];

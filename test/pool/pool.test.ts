@@ -188,6 +188,22 @@ describe('a big stdin of short lines', () => {
   });
 });
 
+describe('a tr SET of millions of characters', () => {
+  // Parsing a SET takes several heap values a character: an 8 M character SET (argv from the
+  // library has no size limit) killed the host ("Reached heap limit").
+  it('is MEMORY_LIMIT, the host and the next request fine', async () => {
+    const small = await createNosh({ root, threads: 1, limits: { memoryMb: 100 } });
+    try {
+      const res = await small.exec({ cmd: 'tr', args: ['a'.repeat(8_000_000), 'b'] }, { timeoutMs: 60_000, stdin: 'abc\n' });
+      expect(res.success ? res.data : res.error.message).toMatch(/tr's SET/);
+      const next = await small.exec({ cmd: 'tr', args: ['a', 'b'] }, { stdin: 'abc\n' });
+      expect(next.success && next.data.stdout).toBe('bbc\n');
+    } finally {
+      await small.close();
+    }
+  });
+});
+
 describe('linear-time regex fallback', () => {
   it('is on in worker threads: a catastrophic backtracking regex returns quickly', async () => {
     enableLinearRegexFallback();
