@@ -1113,13 +1113,16 @@ export class WalkFile {
   /** One read(2) into buf[off, off + len): the count, 0 at the end. */
   read(buf: Uint8Array, off: number, len: number): number {
     for (;;) {
+      let n: number;
       try {
-        const n = fs.readSync(this.fd, buf, off, len, null);
-        noteBytes(n);
-        return n;
+        n = fs.readSync(this.fd, buf, off, len, null);
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw fromNodeError(e, this.vpath);
+        if ((e as NodeJS.ErrnoException).code === 'EAGAIN') continue;
+        throw fromNodeError(e, this.vpath);
       }
+      // Outside the try: MEMORY_LIMIT must end the task, not pass for this file's I/O error.
+      noteBytes(n);
+      return n;
     }
   }
 

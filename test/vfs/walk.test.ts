@@ -14,6 +14,8 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { DirHandle, Vfs } from '../../src/vfs/vfs.js';
 import { DEFAULT_BLOCKED_PATTERNS } from '../../src/vfs/index.js';
+import { setMemoryBudget } from '../../src/pool/memory.js';
+import { NoshError } from '../../src/errors.js';
 import { CANARY, SECRET, expectVfsError, guardLeaks, makeZone, record, withinMs, type Zone } from './fixture.js';
 
 guardLeaks();
@@ -698,6 +700,33 @@ describe('the fast walk: openListedDirAt / openListedFileAt / verifyDir', () => 
       assertOutsideUntouched();
     });
   }
+
+  test("the memory budget's MEMORY_LIMIT met while reading a listed file ends the task, not passes for its I/O error", () => {
+    fs.writeFileSync(z.at('d/big.bin'), Buffer.alloc(3 << 20, 7));
+    const vfs = z.vfs();
+    const h = keep(vfs.openDir('d'));
+    h.entries();
+    const f = vfs.openListedFileAt(h, 'big.bin');
+    const held: Buffer[] = [];
+    setMemoryBudget(1);
+    try {
+      const buf = Buffer.alloc(1 << 20);
+      expect(f.read(buf, 0, buf.length)).toBe(1 << 20); // the budget's baseline is taken here
+      held.push(Buffer.alloc(8 << 20, 1));
+      let thrown: unknown;
+      try {
+        f.read(buf, 0, buf.length);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(NoshError);
+      expect((thrown as NoshError).code).toBe('MEMORY_LIMIT');
+    } finally {
+      setMemoryBudget(Infinity);
+      f.close();
+      held.length = 0;
+    }
+  });
 
   test('a socket swapped in for a listed file is refused', async () => {
     const vfs = z.vfs();
