@@ -98,6 +98,11 @@ export function errorBody(e: unknown) {
     return new NoshError('MEMORY_LIMIT', `command built a value larger than the worker can hold (${e.message})`,
       'Stream instead of building one huge value: process smaller files or ranges, or pipe through head.').toBody();
   }
+  if (e instanceof RangeError && e.message.startsWith('Maximum call stack size exceeded')) {
+    // Most often V8's backtracking regex on a repeated group over a very long line.
+    return new NoshError('MEMORY_LIMIT', 'command ran out of stack (a repeated group such as (ab)+ matched over a very long line, or nesting too deep)',
+      'Simplify the pattern (no repeated group over a whole long line), or work on smaller pieces of the input.').toBody();
+  }
   if (e instanceof VfsError) {
     return new NoshError(e.code, `${e.path}: ${e.reason}`, hintFor(e.errno), { path: e.path, ...e.details }).toBody();
   }

@@ -18,11 +18,18 @@ describe('what a command throws becomes an error envelope', () => {
     expect(errorBody(new RangeError('Array buffer allocation failed')).code).toBe('MEMORY_LIMIT');
   });
 
+  test('running out of stack (a repeated regex group over a long line) is MEMORY_LIMIT with what to simplify', () => {
+    const body = errorBody(new RangeError('Maximum call stack size exceeded'));
+    expect(body.code).toBe('MEMORY_LIMIT');
+    expect(body.message).toMatch(/out of stack/);
+    expect(body.hint).toMatch(/Simplify the pattern/);
+  });
+
   test('other errors are INTERNAL_ERROR with host paths scrubbed; NoshErrors pass as they are', () => {
     const body = errorBody(new TypeError("cannot read '/home/alice/secret/x.txt'"));
     expect(body.code).toBe('INTERNAL_ERROR');
     expect(JSON.stringify(body)).not.toContain('/home/alice');
-    expect(errorBody(new RangeError('Maximum call stack size exceeded')).code).toBe('INTERNAL_ERROR');
+    expect(errorBody(new RangeError('Invalid time value')).code).toBe('INTERNAL_ERROR');
     expect(errorBody(new NoshError('TIMEOUT', 'slow', 'hint')).code).toBe('TIMEOUT');
   });
 });
