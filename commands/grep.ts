@@ -1114,14 +1114,26 @@ class Scan {
     const lines: { abs: number; bytes: Buffer; lineNo: number }[] = [];
     let end = s.length;
     let n = this.nlCount;
+    // Gathered last first, then turned once (unshift per line was quadratic for a big -B).
     while (lines.length < o.before && end > bound) {
       const start = end - 1 === 0 ? 0 : s.lastIndexOf(eolChar, end - 2) + 1;
-      lines.unshift({ abs: this.bufStart + start, bytes: Buffer.from(this.buf.subarray(start, end)), lineNo: n });
+      lines.push({ abs: this.bufStart + start, bytes: Buffer.from(this.buf.subarray(start, end)), lineNo: n });
       n--;
       end = start;
     }
-    const keep = lines.length < o.before ? this.ring.filter((r) => r.abs >= this.lastOut) : [];
-    this.ring = [...keep, ...lines].slice(-o.before);
+    lines.reverse();
+    if (lines.length >= o.before) {
+      this.ring = lines;
+      return;
+    }
+    // Kept in place (a copy of the ring per chunk was quadratic for a big -B): lines already
+    // printed are its start (it is in input order), and past B lines the oldest go.
+    const ring = this.ring;
+    let printed = 0;
+    while (printed < ring.length && ring[printed]!.abs < this.lastOut) printed++;
+    if (printed > 0) ring.splice(0, printed);
+    for (const l of lines) ring.push(l);
+    if (ring.length > o.before) ring.splice(0, ring.length - o.before);
   }
 }
 
