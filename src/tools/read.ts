@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { NoshError } from '../errors.js';
 import { defineTool, type ToolContext, type ToolResult } from './types.js';
 import { readCapped } from './common.js';
+import { valueLimit } from '../pool/memory.js';
 import { countByte } from '../command/count-byte.js';
 import { asBuffer, nthSeparator } from '../command/head-tail.js';
 
@@ -42,9 +43,15 @@ export function readFile(ctx: ToolContext, args: ReadArgs): ToolResult {
     const cap = args.max_bytes ?? ctx.limits.maxOutputBytes;
     const encoding = args.encoding ?? 'utf-8';
     if (encoding === 'base64') {
-      const buf = ctx.fs.readFile(args.path, ctx.cwd);
-      const cut = buf.subarray(0, cap);
-      return { data: { path: args.path, encoding, content: cut.toString('base64'), size: buf.length, truncated: cut.length < buf.length } };
+      // Only the bytes returned are read: the whole file could be far larger than the memory budget.
+      const file = ctx.fs.openRandom(args.path, ctx.cwd);
+      try {
+        const cut = Buffer.allocUnsafe(Math.min(cap, file.size));
+        const got = cut.subarray(0, file.readAt(cut, 0));
+        return { data: { path: args.path, encoding, content: got.toString('base64'), size: file.size, truncated: got.length < file.size } };
+      } finally {
+        file.close();
+      }
     }
     if (args.tail !== undefined) return readTail(ctx, args, args.tail, cap, encoding);
     const first = args.offset ?? 1;
@@ -176,36 +183,21 @@ function cutBytes(text: string, cap: number, from: 'start' | 'end'): string {
   return buf.subarray(start).toString();
 }
 
-/** The file's lines as text, each with its newline (the last one maybe without), streamed. */
-function* textLines(ctx: ToolContext, path: string, encoding: string): Generator<string> {
-  const decoder = new StringDecoder(encoding === 'latin1' ? 'latin1' : 'utf8');
-  let carry = '';
-  const pieces: string[] = []; // a line going on over several chunks, joined once it ends
-  for (const chunk of ctx.fs.readChunks(path, ctx.cwd)) {
-    if (ctx.signal.aborted) throw new NoshError('CANCELLED', 'read cancelled');
-    const decoded = decoder.write(chunk);
-    if (!decoded.includes('\n')) {
-      pieces.push(decoded);
-      continue;
-    }
-    if (pieces.length > 0) {
-      carry += pieces.join('');
-      pieces.length = 0;
-    }
-    const text = carry + decoded;
-    let start = 0;
-    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', start)) {
-      yield text.slice(start, i + 1);
-      start = i + 1;
-    }
-    carry = text.slice(start);
-  }
-  carry += pieces.join('') + decoder.end();
-  if (carry !== '') yield carry;
-}
-
 function parseJson(ctx: ToolContext, args: ReadArgs): ToolResult {
   const buf = readCapped(ctx.fs, args.path, ctx.cwd, PARSE_CAP, 'parse');
+  const cost = jsonCost(buf);
+  if (cost.depth > MAX_JSON_DEPTH) {
+    throw new NoshError('INVALID_ARGUMENT', `${args.path}: JSON nested ${cost.depth} levels deep, more than parse handles (${MAX_JSON_DEPTH})`,
+      'Read it without parse, or pick out the part you need with exec (grep, sed, head).', { path: args.path, depth: cost.depth, limit: MAX_JSON_DEPTH });
+  }
+  // The parsed value can take 20 times the text's bytes (6 M '{},' of an 18 MB file fill 380 MB):
+  // JSON.parse builds it in one step that the worker's heap limit does not stop, but V8's fatal
+  // out-of-memory does, for the whole process. So a value that would not fit is refused first.
+  if (cost.bytes > valueLimit()) {
+    const mb = Math.round(valueLimit() * 4 / 1048576);
+    throw new NoshError('MEMORY_LIMIT', `${args.path}: the parsed JSON would take about ${Math.ceil(cost.bytes / 1048576)} MB, more than a quarter of the worker memory limit of ${mb} MB`,
+      'Read it without parse (offset/limit), or pick out the part you need with exec (grep, sed, head).', { path: args.path, memory_mb: mb });
+  }
   let text = buf.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
@@ -227,46 +219,120 @@ function parseJson(ctx: ToolContext, args: ReadArgs): ToolResult {
   }
 }
 
-/** The last N lines, streaming: memory holds at most N lines. */
+/** Deepest nesting parse returns: JSON.stringify recurses, and the envelope of a value 5000 deep overflowed the stack of the main thread that answers RPC. */
+const MAX_JSON_DEPTH = 1000;
+
+/**
+ * An upper estimate of the heap bytes JSON.parse takes for this text (measured: an array slot
+ * 8 bytes, an empty object 56, a string 16 plus its characters), the text itself and its
+ * serialized copy for the reply included; and the deepest nesting.
+ */
+function jsonCost(buf: Buffer): { bytes: number; depth: number } {
+  let bytes = 2 * buf.length;
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i]!;
+    if (c === 0x22 /* " */) {
+      bytes += 24;
+      // A string's characters take at most their UTF-8 bytes (a two-byte string's 2 bytes each come from 2-3 UTF-8 bytes).
+      for (i++; i < buf.length && buf[i] !== 0x22; i++) {
+        if (buf[i] === 0x5c /* \ */) i++;
+        bytes++;
+      }
+    } else if (c === 0x7b || c === 0x5b) { // { [
+      bytes += 80;
+      if (++depth > deepest) deepest = depth;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c || c === 0x3a) bytes += 16; // , :
+  }
+  return { bytes, depth: deepest };
+}
+
+/**
+ * The last N lines. The content is at most `cap` bytes and never smaller than the file's bytes
+ * it shows, so only the last cap + 1 bytes are kept while the rest is counted: holding the last
+ * N lines instead (tail: 10^8 of a file of 50 M empty lines, or one 150 MB line) built a heap
+ * array or string that V8's out-of-memory turned into an abort of the whole process.
+ */
 function readTail(ctx: ToolContext, args: ReadArgs, n: number, cap: number, encoding: string): ToolResult {
-  let ring: string[] = [];
-  let lineNo = 0;
-  const push = (line: string) => {
-    lineNo++;
-    ring.push(line);
-    // Keep the last n lines; drop the older ones in batches (no O(n) shift per line).
-    if (ring.length >= 2 * n + 1024) ring = ring.slice(ring.length - n);
-  };
-  for (const line of textLines(ctx, args.path, encoding)) push(line);
-  if (ring.length > n) ring = ring.slice(ring.length - n);
-  const first = lineNo - ring.length + 1;
-  // Keep the end of the file when the cap cuts: drop lines from the front.
-  const out: string[] = [];
+  const keep = cap + 1; // the byte before the shown ones says whether they start a line
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let size = 0;
+  let newlines = 0;
+  let lastByte = 0x0a;
+  for (const chunk of ctx.fs.readChunks(args.path, ctx.cwd)) {
+    if (ctx.signal.aborted) throw new NoshError('CANCELLED', 'read cancelled');
+    size += chunk.length;
+    newlines += countByte(chunk, 0x0a);
+    lastByte = chunk[chunk.length - 1] ?? lastByte;
+    kept.push(chunk);
+    keptBytes += chunk.length;
+    while (keptBytes - kept[0]!.length >= keep) keptBytes -= kept.shift()!.length;
+  }
+  const total = newlines + (size > 0 && lastByte !== 0x0a ? 1 : 0);
+  let win = Buffer.concat(kept, keptBytes);
+  win = win.subarray(Math.max(0, win.length - keep));
+  /** The window starts inside the last line (longer than the cap): only its end can be shown. */
+  let insideLast = false;
+  if (win.length < size) {
+    const startsLine = win[0] === 0x0a;
+    win = win.subarray(1);
+    if (!startsLine) {
+      const nl = win.indexOf(0x0a);
+      if (nl >= 0 && nl < win.length - 1) win = win.subarray(nl + 1); // a partial line that cannot fit with those after it
+      else {
+        insideLast = true;
+        let k = 0;
+        while (k < win.length && (win[k]! & 0xc0) === 0x80) k++; // not from the middle of a character
+        win = win.subarray(k);
+      }
+    }
+  }
+  const text = win.toString(encoding === 'latin1' ? 'latin1' : 'utf8');
+  // Keep the end of the file when the cap cuts: lines are taken from the last one back.
+  const numbered: string[] = []; // line_numbers: lines in reverse, joined in blocks
+  const blocks: string[] = [];
   let bytes = 0;
+  let count = 0;
+  let from = text.length;
   let truncated = false;
   let partial = false;
-  for (let k = ring.length - 1; k >= 0; k--) {
-    const text = args.line_numbers ? `${String(first + k).padStart(6)}\t${ring[k]}` : ring[k]!;
-    const size = Buffer.byteLength(text);
-    if (bytes + size > cap) {
+  let cutEnd = '';
+  while (from > 0 && count < n) {
+    const start = insideLast ? 0 : from >= 2 ? text.lastIndexOf('\n', from - 2) + 1 : 0;
+    const line = text.slice(start, from);
+    const t = args.line_numbers ? `${String(total - count).padStart(6)}\t${line}` : line;
+    const len = Buffer.byteLength(t);
+    if (insideLast || bytes + len > cap) {
       truncated = true;
       // The last line alone is longer than the cap: its end, rather than nothing.
-      if (out.length === 0) {
-        out.push(cutBytes(text, cap, 'end'));
-        bytes = Buffer.byteLength(out[0]!);
+      if (count === 0) {
+        cutEnd = cutBytes(t, cap, 'end');
+        bytes = Buffer.byteLength(cutEnd);
         partial = true;
+        count = 1;
       }
       break;
     }
-    out.unshift(text);
-    bytes += size;
+    if (args.line_numbers) {
+      numbered.push(t);
+      if (numbered.length >= 8192) blocks.push(numbered.reverse().join('')), numbered.length = 0;
+    }
+    bytes += len;
+    count++;
+    from = start;
   }
-  const start = lineNo - out.length + 1;
+  // Lines before the window were not looked at: one of them cannot fit with the lines shown.
+  if (!truncated && count < n && count < total && from === 0) truncated = true;
+  blocks.push(numbered.reverse().join(''));
+  const content = partial ? cutEnd : args.line_numbers ? blocks.reverse().join('') : text.slice(from);
   return {
     data: {
-      path: args.path, encoding, content: out.join(''),
-      start_line: out.length > 0 ? start : null, end_line: out.length > 0 ? lineNo : null,
-      total_lines: lineNo, truncated, ...(partial ? { partial_line: true } : {}),
+      path: args.path, encoding, content,
+      start_line: count > 0 ? total - count + 1 : null, end_line: count > 0 ? total : null,
+      total_lines: total, truncated, ...(partial ? { partial_line: true } : {}),
     },
     message: partial ? `the last line is longer than ${cap} bytes: its last ${bytes} bytes returned; raise max_bytes (up to 5000000)`
       : truncated ? `cut at ${cap} bytes: earlier lines with offset/limit` : 'ok',

@@ -1,0 +1,66 @@
+// Tool calls whose result could not fit a small worker heap in one piece. A worker whose heap
+// cannot hold one allocation does not just end: V8's fatal "Reached heap limit" aborts the whole
+// process (every user's server). These must answer, or end with a clear error, and the next
+// call must work.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNosh, type Nosh } from '../../src/index.js';
+import { tempDir } from '../helpers.js';
+
+let root: string;
+let nosh: Nosh;
+const call = (method: string, params: Record<string, unknown>) => nosh.call(method, params) as Promise<any>;
+
+beforeAll(async () => {
+  root = tempDir();
+  fs.writeFileSync(path.join(root, 'empty.txt'), Buffer.alloc(20_000_000, 0x0a)); // 20 M empty lines
+  fs.writeFileSync(path.join(root, 'zeros.json'), '[' + '0,'.repeat(9_999_999) + '0]'); // 20 MB: 10 M numbers
+  nosh = await createNosh({ root, threads: 1, limits: { memoryMb: 100 } });
+});
+afterAll(async () => {
+  await nosh.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+async function nextCallWorks(): Promise<void> {
+  const r = await call('read', { path: 'empty.txt', head: 2 });
+  expect(r.data).toMatchObject({ content: '\n\n', total_lines: 20_000_000 });
+}
+
+describe('read inside a 100 MB worker', () => {
+  // The last N lines were held as a list of N strings: 20 M of them filled the heap.
+  it('tail of more lines than the heap holds keeps only what the cap returns', async () => {
+    const r = await call('read', { path: 'empty.txt', tail: 100_000_000, max_bytes: 5_000_000 });
+    expect(r.data).toMatchObject({ start_line: 15_000_001, end_line: 20_000_000, total_lines: 20_000_000, truncated: true });
+    expect(r.data.content).toBe('\n'.repeat(5_000_000));
+    const numbered = await call('read', { path: 'empty.txt', tail: 3, line_numbers: true });
+    expect(numbered.data).toMatchObject({ content: '19999998\t\n19999999\t\n20000000\t\n', start_line: 19_999_998, truncated: false });
+    await nextCallWorks();
+  }, 60_000);
+
+  // JSON.parse built 10 M array slots (80 MB, then a copy) in one step.
+  it('parse of JSON whose value would not fit is MEMORY_LIMIT before parsing', async () => {
+    const r = await call('read', { path: 'zeros.json', parse: 'json' });
+    expect(r.success ? r.data : r.error.code).toBe('MEMORY_LIMIT');
+    expect(r.error.hint).toMatch(/without parse/);
+    await nextCallWorks();
+  }, 60_000);
+
+  // A value 5000 deep came back, but its envelope overflowed JSON.stringify's stack in the main thread.
+  it('parse refuses JSON nested deeper than 1000 levels; 1000 is fine', async () => {
+    fs.writeFileSync(path.join(root, 'deep.json'), '['.repeat(5000) + ']'.repeat(5000));
+    const r = await call('read', { path: 'deep.json', parse: 'json' });
+    expect(r.success ? r.data : r.error.code).toBe('INVALID_ARGUMENT');
+    expect(r.error.details).toMatchObject({ depth: 5000, limit: 1000 });
+    fs.writeFileSync(path.join(root, 'ok.json'), '{"a":'.repeat(999) + '[1]' + '}'.repeat(999));
+    const ok = await call('read', { path: 'ok.json', parse: 'json' });
+    expect(ok.success).toBe(true);
+    expect(JSON.stringify(ok)).toContain('[1]');
+  });
+
+  it('base64 reads only the bytes it returns, and says the size', async () => {
+    const r = await call('read', { path: 'zeros.json', encoding: 'base64', max_bytes: 6 });
+    expect(r.data).toMatchObject({ content: Buffer.from('[0,0,0').toString('base64'), size: 20_000_001, truncated: true });
+  });
+});
