@@ -3,6 +3,7 @@ import { NoshError } from '../errors.js';
 import { compileRegex, RegexSyntaxError } from '../regex/index.js';
 import { defineTool, type ToolContext } from './types.js';
 import { Glob, joinV, walk } from './common.js';
+import { valueLimit } from '../pool/memory.js';
 
 /** Longest line text returned (characters); longer lines are cut with an ellipsis. */
 const LINE_CAP = 500;
@@ -39,7 +40,7 @@ export default defineTool({
     const exclude = new Glob(args.exclude ?? [], 'exclude');
     const cap = args.max_results ?? ctx.limits.maxResults;
     const deadline = args.timeout_ms !== undefined ? Date.now() + args.timeout_ms : Infinity;
-    const state = { matches: [] as Match[], files: 0, filesMatched: 0, binary: 0, bytes: 0, stop: '' as '' | 'results' | 'output' | 'timeout' };
+    const state = { matches: [] as Match[], files: 0, filesMatched: 0, binary: 0, longLines: 0, bytes: 0, stop: '' as '' | 'results' | 'output' | 'timeout' };
     const searchOne = (path: string, chunks: Iterable<Buffer>) => {
       state.files++;
       searchFile(ctx, path, chunks, re, args.context_lines ?? 0, args.max_per_file ?? Infinity, cap, deadline, state);
@@ -71,9 +72,11 @@ export default defineTool({
     return {
       data: {
         matches: state.matches, count: state.matches.length, files_searched: state.files, files_matched: state.filesMatched,
-        binary_files_skipped: state.binary, truncated,
+        binary_files_skipped: state.binary, ...(state.longLines ? { long_lines_skipped: state.longLines } : {}), truncated,
       },
-      message: `${state.matches.length} matching lines in ${state.filesMatched} files` + (why ? `; ${why}` : ''),
+      message: `${state.matches.length} matching lines in ${state.filesMatched} files` + (why ? `; ${why}` : '') +
+        (state.longLines ? `; ${state.longLines} line(s) longer than ${Math.floor(valueLimit() / 1048576)} MB (a quarter of the memory limit) ` +
+          'not searched: find matches in them with exec, e.g. grep -o -b PATTERN FILE (byte offsets)' : ''),
     };
   },
 });
@@ -93,13 +96,15 @@ function compile(pattern: string, literal: boolean, ignoreCase: boolean): RegExp
 }
 
 function show(byteLine: string): string {
-  const text = Buffer.from(byteLine, 'latin1').toString('utf8');
+  // 4 bytes a character at most: a long line's start is enough for LINE_CAP of them.
+  const head = byteLine.length > LINE_CAP * 4 ? byteLine.slice(0, LINE_CAP * 4) : byteLine;
+  const text = Buffer.from(head, 'latin1').toString('utf8');
   return text.length > LINE_CAP ? text.slice(0, LINE_CAP) + '…' : text;
 }
 
 function searchFile(
   ctx: ToolContext, path: string, chunks: Iterable<Buffer>, re: RegExp, context: number, perFile: number, cap: number, deadline: number,
-  state: { matches: Match[]; filesMatched: number; binary: number; bytes: number; stop: string },
+  state: { matches: Match[]; filesMatched: number; binary: number; longLines: number; bytes: number; stop: string },
 ): void {
   const before: Line[] = [];
   const pending: Match[] = [];
@@ -107,8 +112,11 @@ function searchFile(
   let inFile = 0;
   let carry = '';
   const carryParts: string[] = [];
+  let partsLength = 0;
   let first = true;
   let done = false;
+  /** Inside a line too long to test: its bytes are dropped up to its newline. */
+  let skipping = false;
   const onLine = (raw: string): void => {
     lineNo++;
     const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
@@ -141,7 +149,7 @@ function searchFile(
     }
     if ((state.stop || inFile >= perFile) && pending.length === 0) done = true;
   };
-  for (const chunk of chunks) {
+  for (let chunk of chunks) {
     if (first) {
       first = false;
       if (chunk.subarray(0, 8192).includes(0)) {
@@ -149,15 +157,36 @@ function searchFile(
         return;
       }
     }
+    if (skipping) {
+      const nl = chunk.indexOf(10);
+      if (nl < 0) continue;
+      skipping = false;
+      lineNo++;
+      before.length = 0; // context around a line not shown stops at it
+      pending.length = 0;
+      chunk = chunk.subarray(nl + 1);
+    }
     // A chunk inside one long line is only kept: joining as it comes would copy the line again
     // for every chunk (a 150 MB line, 600 chunks).
     if (chunk.indexOf(10) < 0) {
       carryParts.push(chunk.toString('latin1'));
+      partsLength += chunk.length;
+      // A line is tested whole, as one string: one past a quarter of the budget (a 150 MB line in
+      // a 200 MB worker) was joined in one allocation that V8's fatal out-of-memory stopped by
+      // aborting the whole process. It is counted and skipped instead.
+      if (carry.length + partsLength > valueLimit()) {
+        state.longLines++;
+        skipping = true;
+        carry = '';
+        carryParts.length = 0;
+        partsLength = 0;
+      }
       continue;
     }
     if (carryParts.length > 0) {
       carry += carryParts.join('');
       carryParts.length = 0;
+      partsLength = 0;
     }
     const s = carry + chunk.toString('latin1');
     let start = 0;

@@ -64,3 +64,24 @@ describe('read inside a 100 MB worker', () => {
     expect(r.data).toMatchObject({ content: Buffer.from('[0,0,0').toString('base64'), size: 20_000_001, truncated: true });
   });
 });
+
+describe('search inside a 32 MB worker', () => {
+  // A line is tested whole: a 22 MB line was joined in one allocation past the heap, and V8's
+  // out-of-memory aborted the host. Lines past a quarter of the budget are skipped and counted.
+  it('a line longer than a quarter of the budget is skipped and counted; the lines after it are searched', async () => {
+    const small = await createNosh({ root, threads: 1, limits: { memoryMb: 32 } });
+    try {
+      fs.writeFileSync(path.join(root, 'long.txt'), 'b1\n' + 'ab'.repeat(11_000_000) + '\nb3\n' + 'b'.repeat(9_000_000));
+      const r = await small.call('search', { pattern: 'b', path: 'long.txt', context_lines: 1 }) as any;
+      expect(r.success).toBe(true);
+      expect(r.data.matches.map((m: { line: number }) => m.line)).toEqual([1, 3]);
+      expect(r.data.matches[1].before).toEqual([]);
+      expect(r.data.long_lines_skipped).toBe(2);
+      expect(r.message).toMatch(/2 line\(s\) longer than 8 MB/);
+      const next = await small.call('search', { pattern: 'b3', path: 'long.txt' }) as any;
+      expect(next.data.matches).toEqual([{ path: '/long.txt', line: 3, text: 'b3' }]);
+    } finally {
+      await small.close();
+    }
+  }, 60_000);
+});
