@@ -11,7 +11,7 @@ import type { QuotaHandle } from '../zones/quota.js';
 import type { Change } from '../vfs/index.js';
 import { normalizeVirtual } from '../vfs/paths.js';
 import { ExecOptionsSchema, ExecRequestSchema, buildTask, taskLimits, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
-import { ExecParams, ZoneParams } from './params.js';
+import { ExecParams, ZoneParams, checkParamsSize } from './params.js';
 import type { MethodInfo } from './methods.js';
 import type { HostEngine, ZoneToolOptions } from './host.js';
 import type { Role } from '../zones/context.js';
@@ -88,6 +88,7 @@ export class Engine implements HostEngine {
     if (this.closed) return closedEnvelope();
     try {
       const { signal, ...rest } = rawOpts;
+      checkParamsSize(rawReq);
       const req = ExecRequestSchema.parse(rawReq);
       const opts = ExecOptionsSchema.parse(rest);
       const zoneOrPromise = this.zoneOf(req);
@@ -105,6 +106,7 @@ export class Engine implements HostEngine {
   async call(method: string, params: unknown, opts: CallOptions = {}): Promise<Envelope<unknown>> {
     if (this.closed) return closedEnvelope();
     try {
+      checkParamsSize(params);
       if (method === 'exec') {
         const p = ExecParams.parse(params ?? {});
         return await this.exec(

@@ -1,5 +1,6 @@
 /** The parameters of exec and those every method takes: zod only, no registry (what exec needs at start-up). */
 import { z } from 'zod';
+import { NoshError } from '../errors.js';
 import { ContextSchema } from '../zones/context.js';
 
 /** Parameters every method takes: where to run. */
@@ -19,3 +20,33 @@ export const ExecParams = z.object({
   max_output_bytes: z.number().int().positive().max(5_000_000).optional().describe('Cap on returned stdout (default 50000).'),
   stdout_file: z.string().min(1).optional().describe('Write stdout to this file in the zone instead of returning it (the answer to >).'),
 }).strict();
+
+/** Array items and object keys a call's params may hold in all. */
+export const MAX_PARAM_ITEMS = 100_000;
+
+/**
+ * Refuse params with more than MAX_PARAM_ITEMS items before zod sees them. Validation runs in
+ * the main thread, which serves every caller: 5 M empty strings in `include` (a 15 MB RPC line)
+ * made 5 M zod issues and stalled it for 30 s; no method needs that many.
+ */
+export function checkParamsSize(params: unknown): void {
+  if (typeof params !== 'object' || params === null) return;
+  let items = 0;
+  const tooMany = () => new NoshError('INVALID_ARGUMENT', `params hold more than ${MAX_PARAM_ITEMS} array items and keys`,
+    'Split the work into several calls, or use exec with a glob or a file list.', { limit: MAX_PARAM_ITEMS });
+  const stack: object[] = [params];
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    if (Array.isArray(v)) {
+      items += v.length;
+      if (items > MAX_PARAM_ITEMS) throw tooMany();
+      for (const e of v as unknown[]) if (typeof e === 'object' && e !== null) stack.push(e);
+    } else {
+      for (const k in v) {
+        if (++items > MAX_PARAM_ITEMS) throw tooMany();
+        const e = (v as Record<string, unknown>)[k];
+        if (typeof e === 'object' && e !== null) stack.push(e);
+      }
+    }
+  }
+}
