@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { createTwoFilesPatch } from 'diff';
+import { formatPatch, structuredPatch } from 'diff';
 import { NoshError } from '../errors.js';
 import { defineTool } from './types.js';
 import { decodeText, encodeText, readCapped } from './common.js';
+import { valueLimit } from '../pool/memory.js';
 
 /** Largest file edit reads whole. */
 const EDIT_CAP = 50 * 1024 * 1024;
@@ -40,6 +41,12 @@ export default defineTool({
   run(ctx, args) {
     const vpath = ctx.fs.resolve(args.path, ctx.cwd).vpath;
     const buf = readCapped(ctx.fs, args.path, ctx.cwd, EDIT_CAP, 'edit');
+    // The text is held several times over (decoded, edited, encoded back, diffed), each in one piece.
+    if (buf.length > valueLimit()) {
+      const mb = Math.round(valueLimit() * 4 / 1048576);
+      throw new NoshError('MEMORY_LIMIT', `${vpath}: ${buf.length} bytes is more than edit handles in the worker memory limit of ${mb} MB (a quarter of it)`,
+        'Change it with exec and sed (it streams), or split the file.', { path: vpath, size: buf.length, memory_mb: mb });
+    }
     const { text, encoding } = decodeText(buf);
     const crlfCount = count(text, '\r\n');
     const lfCount = count(text, '\n');
@@ -131,23 +138,45 @@ function replaceEvery(s: string, old: string, repl: string): string {
 
 /** An edit may not make the text larger than edit handles (it is built whole in memory). */
 function checkGrowth(length: number, label: string, vpath: string, index: number): void {
-  if (length <= EDIT_CAP) return;
-  throw new NoshError('FILE_TOO_LARGE', `${label}: the result would be ${length} characters, more than edit handles (${EDIT_CAP})`,
+  const limit = Math.min(EDIT_CAP, valueLimit());
+  if (length <= limit) return;
+  throw new NoshError('FILE_TOO_LARGE', `${label}: the result would be ${length} characters, more than edit handles (${limit})`,
     'Replace fewer matches at once (without replace_all, or with a longer old_text), or write the new content with write.',
-    { path: vpath, edit: index + 1, size: length, limit: EDIT_CAP });
+    { path: vpath, edit: index + 1, size: length, limit });
 }
 
 /** Edits (lines changed) the Myers diff may search for before the whole changed region is shown as one hunk. */
 const DIFF_MAX_EDITS = 2000;
 
+
 /**
- * The unified diff of an edit, cut at `cap` bytes (on a line end). A change too large for a
- * minimal diff within DIFF_MAX_EDITS (a replace_all over every line) is one hunk: the changed
- * region between the common first and last lines, each old line followed by its new one.
+ * The unified diff of an edit, cut at `cap` bytes (on a line end). Only the changed region
+ * (between the common first and last lines) and its context are looked at: diffing the whole
+ * texts split them into arrays of lines, and a replace_all over a file of 20 M lines built
+ * 40 M strings, past the worker's heap, and V8's out-of-memory aborted the whole process.
+ * A region too large for a minimal diff within DIFF_MAX_EDITS, or for the heap, is
+ * one hunk, each old line followed by its new one, written only up to the cap. The Myers diff
+ * (the diff package) takes about 100 bytes of heap per line of each text: a region is diffed
+ * so when its lines take at most a quarter of the budget.
  */
 function unifiedDiff(vpath: string, before: string, after: string, cap: number): { diff: string; truncated: boolean } {
-  const diff = createTwoFilesPatch(vpath, vpath, before, after, '', '', { context: 3, maxEditLength: DIFF_MAX_EDITS })
-    ?? oneHunkDiff(vpath, before, after, 3);
+  const r = changedRegion(before, after, 3);
+  const regionA = before.slice(r.start, r.endA);
+  const regionB = after.slice(r.start, r.endB);
+  let diff: string | undefined;
+  const maxLines = valueLimit() / 200;
+  const maxChars = valueLimit() / 4;
+  if (regionA.length <= maxChars && regionB.length <= maxChars && count(regionA, '\n') <= maxLines && count(regionB, '\n') <= maxLines) {
+    const patch = structuredPatch(vpath, vpath, regionA, regionB, '', '', { context: 3, maxEditLength: DIFF_MAX_EDITS });
+    if (patch) {
+      for (const h of patch.hunks) {
+        h.oldStart += r.line;
+        h.newStart += r.line;
+      }
+      diff = formatPatch(patch);
+    }
+  }
+  diff ??= oneHunkDiff(vpath, before, after, 3, cap + 1);
   if (Buffer.byteLength(diff) <= cap) return { diff, truncated: false };
   let cut = Buffer.from(diff).subarray(0, cap).toString('utf8');
   if (cut.endsWith('\uFFFD')) cut = cut.slice(0, -1);
@@ -155,43 +184,99 @@ function unifiedDiff(vpath: string, before: string, after: string, cap: number):
   return { diff: nl >= 0 ? cut.slice(0, nl + 1) : '', truncated: true };
 }
 
-function oneHunkDiff(vpath: string, before: string, after: string, context: number): string {
-  const a = splitLines(before);
-  const b = splitLines(after);
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  const start = Math.max(0, head - context);
-  const endA = Math.min(a.length, a.length - tail + context);
-  const endB = Math.min(b.length, b.length - tail + context);
-  const out = [`Index: ${vpath}`, '='.repeat(67), `--- ${vpath}\t`, `+++ ${vpath}\t`];
-  const range = (s: number, n: number) => `${n === 0 ? s : s + 1},${n}`;
-  out.push(`@@ -${range(start, endA - start)} +${range(start, endB - start)} @@`);
-  const line = (prefix: string, l: string) => {
-    out.push(prefix + (l.endsWith('\n') ? l.slice(0, -1) : l));
-    if (!l.endsWith('\n')) out.push('\\ No newline at end of file');
-  };
-  for (let k = start; k < head; k++) line(' ', a[k]!);
-  // Each old line next to its new one, so that a cut diff still shows changes, not only removals.
-  for (let k = head; k < Math.max(a.length, b.length) - tail; k++) {
-    if (k < a.length - tail) line('-', a[k]!);
-    if (k < b.length - tail) line('+', b[k]!);
+/**
+ * Where two texts differ, in whole lines with `context` lines around: [start, endA) of
+ * `before` and [start, endB) of `after`, the rest equal; `line` is the count of lines before start.
+ */
+function changedRegion(before: string, after: string, context: number): { start: number; endA: number; endB: number; line: number } {
+  const min = Math.min(before.length, after.length);
+  let p = 0;
+  while (p < min && before.charCodeAt(p) === after.charCodeAt(p)) p++;
+  let start = p === 0 ? 0 : before.lastIndexOf('\n', p - 1) + 1;
+  // The common end, not overlapping the common start; it begins after a newline inside it.
+  let q = 0;
+  while (q < min - start && before.charCodeAt(before.length - 1 - q) === after.charCodeAt(after.length - 1 - q)) q++;
+  const nl = before.indexOf('\n', before.length - q);
+  let endA = nl < 0 ? before.length : nl + 1;
+  for (let k = 0; k < context && start > 0; k++) start = lineStartBefore(before, start);
+  for (let k = 0; k < context && endA < before.length; k++) {
+    const n = before.indexOf('\n', endA);
+    endA = n < 0 ? before.length : n + 1;
   }
-  for (let k = a.length - tail; k < endA; k++) line(' ', a[k]!);
-  return out.join('\n') + '\n';
+  return { start, endA, endB: endA + after.length - before.length, line: count(before.slice(0, start), '\n') };
 }
 
-/** Lines with their newlines (the last one maybe without). */
-function splitLines(s: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  for (let i = s.indexOf('\n'); i >= 0; i = s.indexOf('\n', start)) {
-    out.push(s.slice(start, i + 1));
-    start = i + 1;
+/** The whole change as one hunk, old line then new line, built only up to `limit` characters. */
+function oneHunkDiff(vpath: string, before: string, after: string, context: number, limit: number): string {
+  const r = changedRegion(before, after, 0);
+  const a = new LineCursor(before, r.start, r.endA);
+  const b = new LineCursor(after, r.start, r.endB);
+  const countA = count(before.slice(r.start, r.endA), '\n') + (r.endA === before.length && r.endA > r.start && !before.endsWith('\n') ? 1 : 0);
+  const countB = count(after.slice(r.start, r.endB), '\n') + (r.endB === after.length && r.endB > r.start && !after.endsWith('\n') ? 1 : 0);
+  const ctxBefore: string[] = [];
+  let s = r.start;
+  for (let k = 0; k < context && s > 0; k++) {
+    const p = lineStartBefore(before, s);
+    ctxBefore.unshift(before.slice(p, s));
+    s = p;
   }
-  if (start < s.length) out.push(s.slice(start));
-  return out;
+  const ctxAfter: string[] = [];
+  let e = r.endA;
+  for (let k = 0; k < context && e < before.length; k++) {
+    const n = before.indexOf('\n', e);
+    const end = n < 0 ? before.length : n + 1;
+    ctxAfter.push(before.slice(e, end));
+    e = end;
+  }
+  const first = r.line - ctxBefore.length;
+  const nA = ctxBefore.length + countA + ctxAfter.length;
+  const nB = ctxBefore.length + countB + ctxAfter.length;
+  const range = (n: number) => `${n === 0 ? first : first + 1},${n}`;
+  // Pieces joined in blocks: a cap of 5 MB of two-character lines is millions of them.
+  const blocks: string[] = [];
+  let pieces: string[] = [`Index: ${vpath}`, '='.repeat(67), `--- ${vpath}\t`, `+++ ${vpath}\t`, `@@ -${range(nA)} +${range(nB)} @@`];
+  let size = 0;
+  const line = (prefix: string, l: string) => {
+    const text = prefix + (l.endsWith('\n') ? l.slice(0, -1) : l);
+    pieces.push(text);
+    size += text.length + 1;
+    if (!l.endsWith('\n')) pieces.push('\\ No newline at end of file');
+    if (pieces.length >= 8192) {
+      blocks.push(pieces.join('\n'));
+      pieces = [];
+    }
+  };
+  for (const l of ctxBefore) line(' ', l);
+  // Each old line next to its new one, so that a cut diff still shows changes, not only removals.
+  for (;;) {
+    if (size > limit) break;
+    const la = a.next();
+    const lb = b.next();
+    if (la === null && lb === null) break;
+    if (la !== null) line('-', la);
+    if (lb !== null) line('+', lb);
+  }
+  if (size <= limit) for (const l of ctxAfter) line(' ', l);
+  blocks.push(pieces.join('\n'));
+  return blocks.join('\n') + '\n';
+}
+
+/** Where the line before the one starting at `at` (> 0) starts. */
+function lineStartBefore(text: string, at: number): number {
+  return at >= 2 ? text.lastIndexOf('\n', at - 2) + 1 : 0;
+}
+
+/** The lines of text[from, to), one at a time. */
+class LineCursor {
+  constructor(private readonly text: string, private at: number, private readonly to: number) {}
+  next(): string | null {
+    if (this.at >= this.to) return null;
+    const n = this.text.indexOf('\n', this.at);
+    const end = n < 0 || n >= this.to ? this.to : n + 1;
+    const l = this.text.slice(this.at, end);
+    this.at = end;
+    return l;
+  }
 }
 
 /** Distinct line numbers of sorted offsets, in one pass. */

@@ -65,6 +65,23 @@ describe('read inside a 100 MB worker', () => {
   });
 });
 
+describe('edit inside a 100 MB worker', () => {
+  // The diff split both whole texts into arrays of lines: 2 x 10 M strings filled the heap.
+  it('replace_all on every line of a 20 MB file answers, with only the changed region diffed and the diff cut', async () => {
+    fs.writeFileSync(path.join(root, 'xs.txt'), 'x\n'.repeat(10_000_000));
+    const r = await call('edit', { path: 'xs.txt', edits: [{ old_text: 'x', new_text: 'y', replace_all: true }], dry_run: true });
+    expect(r.success ? r.data.replacements : r.error).toBe(10_000_000);
+    expect(r.data.diff_truncated).toBe(true);
+    expect(r.data.diff).toMatch(/^Index: \/xs.txt\n={67}\n--- \/xs.txt\t\n\+\+\+ \/xs.txt\t\n@@ -1,10000000 \+1,10000000 @@\n-x\n\+y\n-x\n/);
+    await nextCallWorks();
+  }, 60_000);
+
+  it('an edit far down a big file diffs only its lines, with their numbers', async () => {
+    const r = await call('edit', { path: 'xs.txt', edits: [{ insert_after_line: 9_000_000, text: 'hello' }], dry_run: true });
+    expect(r.data.diff).toBe('Index: /xs.txt\n' + '='.repeat(67) + '\n--- /xs.txt\n+++ /xs.txt\n@@ -8999998,6 +8999998,7 @@\n x\n x\n x\n+hello\n x\n x\n x\n');
+  }, 60_000);
+});
+
 describe('search inside a 32 MB worker', () => {
   // A line is tested whole: a 22 MB line was joined in one allocation past the heap, and V8's
   // out-of-memory aborted the host. Lines past a quarter of the budget are skipped and counted.
@@ -80,6 +97,9 @@ describe('search inside a 32 MB worker', () => {
       expect(r.message).toMatch(/2 line\(s\) longer than 8 MB/);
       const next = await small.call('search', { pattern: 'b3', path: 'long.txt' }) as any;
       expect(next.data.matches).toEqual([{ path: '/long.txt', line: 3, text: 'b3' }]);
+      // edit holds the text several times over: a file past a quarter of the budget is refused.
+      const edit = await small.call('edit', { path: 'long.txt', edits: [{ old_text: 'b3', new_text: 'B3' }] }) as any;
+      expect(edit.success ? edit.data : edit.error.code).toBe('MEMORY_LIMIT');
     } finally {
       await small.close();
     }
