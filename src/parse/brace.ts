@@ -14,7 +14,15 @@ const INT_MAX = 2n ** 31n - 1n;
 const INTMAX_MAX = 2n ** 63n - 1n;
 const INTMAX_MIN = -(2n ** 63n);
 
-interface Ctx { maxWords: number; limit: number; steps: number }
+interface Ctx { maxWords: number; limit: number; budget: BraceBudget }
+
+/** Scanning steps left for a whole command line: a bound per word let 10 000 words of a few
+ *  thousand unmatched braces each take 10 M steps apiece (minutes of main-thread time). */
+export interface BraceBudget { steps: number }
+
+export function braceBudget(): BraceBudget {
+  return { steps: 0 };
+}
 
 function tooBig(what: string, hint: string): never {
   throw new NoshError('INVALID_ARGUMENT', `brace expansion ${what}`, hint);
@@ -33,7 +41,7 @@ function gobble(text: string, i: number, satisfy: string, ctx: Ctx): number {
   let pass = false;
   let commas = satisfy === '}' ? 0 : 1;
   for (; i < text.length; i++) {
-    if (++ctx.steps > MAX_STEPS) tooBig('is too complex', 'use fewer braces in one word');
+    if (++ctx.budget.steps > MAX_STEPS) tooBig('is too complex', 'use fewer braces in one word');
     const c = text[i];
     if (pass) { pass = false; continue; }
     if (c === '\\' && quoted !== "'") { pass = true; continue; }
@@ -222,10 +230,11 @@ function zeroPad(n: bigint, width: number): string {
 
 /**
  * Brace-expands one raw (still quoted) word. maxWords bounds the number of results;
- * lineLimit is the limit of the whole line, for the message. A word without braces,
+ * lineLimit is the limit of the whole line, for the message; budget is shared by the
+ * words of one line. A word without braces,
  * or without any ',' or '..', is returned as is without scanning.
  */
-export function braceExpand(raw: string, maxWords: number, lineLimit = maxWords): string[] {
+export function braceExpand(raw: string, maxWords: number, lineLimit = maxWords, budget = braceBudget()): string[] {
   if (!raw.includes('{') || !raw.includes('}') || (!raw.includes(',') && !raw.includes('..'))) return [raw];
-  return expand(raw, { maxWords, limit: lineLimit, steps: 0 }, 0);
+  return expand(raw, { maxWords, limit: lineLimit, budget }, 0);
 }

@@ -5,7 +5,7 @@
  * rejected with METACHAR_REJECTED.
  */
 import { NoshError } from '../errors.js';
-import { braceExpand } from './brace.js';
+import { braceBudget, braceExpand } from './brace.js';
 import { splitLine, unquoteWord, type Word } from './tokenize.js';
 
 export type { Word } from './tokenize.js';
@@ -27,8 +27,9 @@ export interface ParseOptions {
 export function parseCommandLine(line: string, opts: ParseOptions = {}): ParsedLine {
   if (typeof line !== 'string') throw new NoshError('INVALID_ARGUMENT', 'the command line must be a string', 'pass the command as one string');
   const maxWords = opts.maxWords ?? 10_000;
-  const split = splitLine(line, opts.pipes ?? true);
+  const split = splitLine(line, opts.pipes ?? true, maxWords);
   let total = 0;
+  const budget = braceBudget();
   const stages = split.stages.map((raws, s) => {
     const words: Word[] = [];
     for (const raw of raws) {
@@ -36,7 +37,7 @@ export function parseCommandLine(line: string, opts: ParseOptions = {}): ParsedL
         throw new NoshError('INVALID_ARGUMENT', `the command line has more than ${maxWords} words`,
           'use a smaller brace expansion, or split the work into several calls');
       }
-      const expanded = braceExpand(raw, maxWords - total, maxWords);
+      const expanded = braceExpand(raw, maxWords - total, maxWords, budget);
       total += expanded.length;
       for (const e of expanded) {
         const w = unquoteWord(e);

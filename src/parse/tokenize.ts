@@ -59,48 +59,68 @@ function dollarKind(s: string, i: number, dq: boolean): [string, string] | null 
   return null;
 }
 
-/** Removes backslash-newline pairs outside single quotes, as bash's line continuation. */
+/**
+ * Removes backslash-newline pairs outside single quotes, as bash's line continuation.
+ * Copies runs between the pairs as slices: a char-by-char `out +=`, and reading the last
+ * char of that growing string (which flattens it) at each '#', took seconds to minutes of
+ * main-thread time on a 15 MB line.
+ */
 function removeContinuations(line: string): string {
   if (!line.includes('\\\n')) return line;
-  let out = '';
+  const parts: string[] = [];
+  let from = 0; // start of the run not yet copied
   let quote = '';
-  let escaped = -1; // length of out just after an escaped char
+  let prev = ' '; // the last char kept, as the start of a line
+  let prevEscaped = false; // prev was escaped by a backslash
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
-    if (quote === "'") { if (c === "'") quote = ''; out += c; continue; }
+    if (quote === "'") { if (c === "'") quote = ''; prev = c; prevEscaped = false; continue; }
     if (c === '\\') {
-      if (line[i + 1] === '\n') { i++; continue; }
-      out += c + (line[i + 1] ?? '');
+      if (line[i + 1] === '\n') {
+        parts.push(line.slice(from, i));
+        from = i + 2;
+        i++;
+        continue;
+      }
+      if (i + 1 < line.length) { prev = line[i + 1]; prevEscaped = true; }
       i++;
-      escaped = out.length;
       continue;
     }
-    if (c === '#' && !quote && escaped !== out.length && /[ \t\n;&|()<>]/.test(out[out.length - 1] ?? ' ')) {
+    if (c === '#' && !quote && !prevEscaped && /[ \t\n;&|()<>]/.test(prev)) {
       // a comment runs to the newline and has no continuation
       const nl = line.indexOf('\n', i);
-      out += nl < 0 ? line.slice(i) : line.slice(i, nl);
-      i = nl < 0 ? line.length : nl - 1;
+      const end = nl < 0 ? line.length : nl;
+      prev = line[end - 1];
+      prevEscaped = false;
+      i = end - 1;
       continue;
     }
     if (c === '"') quote = quote ? '' : '"';
     else if (c === "'" && !quote) quote = "'";
-    out += c;
+    prev = c;
+    prevEscaped = false;
   }
-  return out;
+  parts.push(line.slice(from));
+  return parts.join('');
 }
 
 const LINE_SPECIAL = /[ \t'"\\$|;&<>()`\n\r\0]/g;
 
 export interface SplitLine { line: string; stages: string[][] }
 
-/** Splits a command line into pipeline stages of raw (still quoted) words. */
-export function splitLine(input: string, pipes: boolean): SplitLine {
+/** Splits a command line into pipeline stages of raw (still quoted) words, at most maxWords of them. */
+export function splitLine(input: string, pipes: boolean, maxWords = Infinity): SplitLine {
   const line = removeContinuations(input);
   const stages: string[][] = [[]];
   const n = line.length;
   let start = -1; // start of the current word, -1 when between words
+  let words = 0;
   const endWord = (at: number): void => {
-    if (start >= 0) stages[stages.length - 1].push(line.slice(start, at));
+    if (start >= 0) {
+      // each raw word brace-expands to one word at least: stop before holding millions
+      if (++words > maxWords) invalid(`the command line has more than ${maxWords} words`, 'use a smaller brace expansion, or split the work into several calls');
+      stages[stages.length - 1].push(line.slice(start, at));
+    }
     start = -1;
   };
   let i = 0;
@@ -186,6 +206,8 @@ export function splitLine(input: string, pipes: boolean): SplitLine {
 }
 
 const GLOB_SPECIAL = /[*?[\]\\!^-]/g;
+const GLOB_CHAR = /[*?[]/;
+const ESCAPED = /\\([\s\S])/g;
 const UNQUOTED_SPECIAL = /['"\\$`]/g;
 const DQ_SPECIAL = /["\\$`]/g;
 
@@ -201,11 +223,18 @@ function nextSpecial(re: RegExp, s: string, from: number): number {
  * The glob form escapes quoted `* ? [ ] \` and also `- ! ^` (special inside brackets).
  */
 export function unquoteWord(raw: string): Word | null {
+  // Pieces of the value, quoted or not; the glob form is built only when an unquoted piece
+  // has a glob char (escaping every piece of a 15 MB line of escapes took seconds).
   const value: string[] = [];
-  const glob: string[] = [];
+  const quotedAt: boolean[] = [];
   let quoted = false;
-  const lit = (s: string): void => { value.push(s); glob.push(s.replace(GLOB_SPECIAL, '\\$&')); };
-  const plain = (s: string): void => { value.push(s); glob.push(s); };
+  let magic = false;
+  const lit = (s: string): void => { value.push(s); quotedAt.push(true); };
+  const plain = (s: string): void => {
+    value.push(s);
+    quotedAt.push(false);
+    if (!magic && GLOB_CHAR.test(s)) magic = true;
+  };
   // A `$` that brace expansion put next to a name (`{$,a}b`) would expand in bash. After
   // brace expansion bash reads $' and $" literally, as inside double quotes.
   const check = (i: number): void => {
@@ -241,8 +270,11 @@ export function unquoteWord(raw: string): Word | null {
       i = j + 1;
     } else if (c === '\\') {
       quoted = true;
-      if (i + 1 < raw.length) lit(raw[i + 1]);
-      i += 2;
+      // a run of escapes is one piece, unescaped natively (one piece per char was slow)
+      let j = i;
+      while (raw[j] === '\\' && j + 1 < raw.length) j += 2;
+      if (j > i) lit(raw.slice(i, j).replace(ESCAPED, '$1'));
+      i = j > i ? j : i + 2;
     } else {
       if (c === '$' || c === '`') check(i);
       const k = nextSpecial(UNQUOTED_SPECIAL, raw, i + 1);
@@ -252,6 +284,7 @@ export function unquoteWord(raw: string): Word | null {
   }
   const v = value.join('');
   if (v === '' && !quoted) return null;
-  const g = glob.join('');
-  return v.length > 0 && hasGlobMagic(g) ? { value: v, glob: g } : { value: v };
+  if (!magic || v.length === 0) return { value: v };
+  const g = value.map((p, j) => (quotedAt[j] ? p.replace(GLOB_SPECIAL, '\\$&') : p)).join('');
+  return hasGlobMagic(g) ? { value: v, glob: g } : { value: v };
 }

@@ -50,8 +50,18 @@ describe('hostile input finishes fast and only throws NoshError', () => {
     ['huge char sequences', 'echo ' + '{a..z}'.repeat(10), 'INVALID_ARGUMENT'],
     ['1 MB of newlines in quotes', "echo '" + '\n'.repeat(MB) + "'", 'ok:1'],
     ['1 MB of backslash-newlines', 'echo a' + '\\\n'.repeat(MB / 2) + 'b', 'ok:1'],
+    // the brace scanning budget is the line's, not each word's
+    ['2000 words of 2000 unmatched braces', 'echo ' + Array.from({ length: 2000 }, () => '}' + '{'.repeat(2000) + ',').join(' '), 'INVALID_ARGUMENT'],
+    // the comment check read the last char of a growing string, flattening it each time
+    ['500000 comments after a continuation', 'echo \\\n' + '#\n'.repeat(500_000), 'METACHAR_REJECTED'],
+    ['14 MB after a continuation', 'echo \\\n' + '"a"'.repeat(1_500_000) + "'a'".repeat(1_500_000) + '\\a'.repeat(1_500_000), 'ok:1'],
+    ['7 M escapes', 'echo ' + '\\a'.repeat(7_000_000), 'ok:1'],
   ])('%s', (_name, line, expected) => {
     expect(timed(() => outcome(line))).toBe(expected);
+  });
+
+  it('refuses 7 M words before holding them', () => {
+    expect(timed(() => outcome('a '.repeat(7_000_000)), 300)).toBe('INVALID_ARGUMENT');
   });
 
   it('keeps the metachar message short on a long line', () => {
