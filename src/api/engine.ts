@@ -68,7 +68,8 @@ export class Engine implements HostEngine {
 
   /**
    * The zone of a request: an explicit host root (library only) or a named zone for the
-   * context. A promise only for a group zone (membership may be asked asynchronously).
+   * context. A promise for a group zone (membership may be asked asynchronously) and on the
+   * first call of a quota (its folders are scanned).
    */
   zoneOf(req: { root?: string; zone?: string; context?: Context }): Zone | Promise<Zone> {
     if (req.root !== undefined) {

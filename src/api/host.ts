@@ -68,7 +68,7 @@ export const HOST_METHODS: HostMethod[] = [
         ...(ctx.groups ?? []).map((g) => `group:${g}`)];
       for (const name of names) {
         const zone = await engine.zoneOf({ zone: name, context: ctx });
-        zones[zone.name] = countFiles(zone.root);
+        zones[zone.name] = await countFiles(zone.root);
         if (zone.quota) {
           const used = engine.workspace.quotas.used(zone.quota.name) ?? 0;
           quotas[zone.quota.name] = { used, limit: zone.quota.limit, free: Math.max(0, zone.quota.limit - used) };
@@ -123,10 +123,10 @@ export const HOST_METHODS: HostMethod[] = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     async run(engine, args) {
       const base = engine.workspace.base;
-      const sessions = expireSessions(base, engine.config.sessionTtlSeconds);
-      for (const id of sessions) engine.workspace.quotas.recount(`session:${id}`);
-      const temps = removeStaleTemps(base, 3600);
-      const rescan = args.rescan ? engine.workspace.quotas.rescan() : undefined;
+      const sessions = await expireSessions(base, engine.config.sessionTtlSeconds);
+      for (const id of sessions) await engine.workspace.quotas.recount(`session:${id}`);
+      const temps = await removeStaleTemps(base, 3600);
+      const rescan = args.rescan ? await engine.workspace.quotas.rescan() : undefined;
       return { data: { expired_sessions: sessions, stale_temp_files: temps, ...(rescan ? { rescan } : {}) } };
     },
   },

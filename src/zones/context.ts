@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** Groups one context may name. */
+export const MAX_GROUPS = 1000;
+
 export const ROLES = ['developer', 'generalist', 'critic'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -8,7 +11,8 @@ export const ContextSchema = z.object({
   user: z.string().optional().describe('User id (default: the configured default user).'),
   conversation: z.string().optional().describe('Conversation id (for the uploads zone).'),
   session: z.string().optional().describe('Session id (for the session zone).'),
-  groups: z.array(z.string()).optional().describe('Groups the user belongs to, as asserted by the runtime.'),
+  // bounded: stats resolves (and creates the folder of) each group it lists, in the serving thread
+  groups: z.array(z.string()).max(MAX_GROUPS).optional().describe(`Groups the user belongs to, as asserted by the runtime (at most ${MAX_GROUPS}).`),
   role: z.enum(ROLES).optional().describe('developer may write; generalist and critic are read-only.'),
 }).strict();
 

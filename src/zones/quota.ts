@@ -15,20 +15,30 @@ interface Entry { handle: QuotaHandle; folders: string[] }
  * Usage per quota (user, group, session), kept in shared memory so that every worker updates
  * the same counter atomically. Built by one scan of the folders on first use, then tracked
  * incrementally by the writes themselves; rescan() repairs drift from changes made outside.
+ * Scans run in the serving thread in short slices: one synchronous walk of a folder of
+ * 300 000 empty files (which no byte quota bounds) blocked every caller for over a second.
  */
 export class QuotaLedger {
   private readonly entries = new Map<string, Entry>();
+  /** First scans under way: concurrent first calls of one quota share one. */
+  private readonly pending = new Map<string, Promise<QuotaHandle>>();
 
-  /** The counter for a quota key, scanning its folders the first time. */
-  handle(key: string, limitBytes: number, folders: string[]): QuotaHandle {
-    let e = this.entries.get(key);
-    if (!e) {
-      const sab = new SharedArrayBuffer(8);
-      e = { handle: { sab, index: 0, limit: limitBytes, name: key }, folders };
-      new BigInt64Array(sab)[0] = BigInt(scanBytes(folders));
-      this.entries.set(key, e);
+  /** The counter for a quota key; a promise the first time, while its folders are scanned. */
+  handle(key: string, limitBytes: number, folders: string[]): QuotaHandle | Promise<QuotaHandle> {
+    const e = this.entries.get(key);
+    if (e) return e.handle;
+    let p = this.pending.get(key);
+    if (!p) {
+      p = scanBytes(folders).then((bytes) => {
+        const sab = new SharedArrayBuffer(8);
+        const entry = { handle: { sab, index: 0, limit: limitBytes, name: key }, folders };
+        new BigInt64Array(sab)[0] = BigInt(bytes);
+        this.entries.set(key, entry);
+        return entry.handle;
+      }).finally(() => this.pending.delete(key));
+      this.pending.set(key, p);
     }
-    return e.handle;
+    return p;
   }
 
   used(key: string): number | undefined {
@@ -37,11 +47,11 @@ export class QuotaLedger {
   }
 
   /** Recount from disk; returns {before, after} per key. */
-  rescan(): Record<string, { ledger: number; disk: number }> {
+  async rescan(): Promise<Record<string, { ledger: number; disk: number }>> {
     const out: Record<string, { ledger: number; disk: number }> = {};
     for (const [key, e] of this.entries) {
       const counters = new BigInt64Array(e.handle.sab);
-      const disk = scanBytes(e.folders);
+      const disk = await scanBytes(e.folders);
       const ledger = Number(Atomics.exchange(counters, 0, BigInt(disk)));
       out[key] = { ledger, disk };
     }
@@ -49,9 +59,9 @@ export class QuotaLedger {
   }
 
   /** Recount one key from disk (after its folder was removed, e.g. an expired session). */
-  recount(key: string): void {
+  async recount(key: string): Promise<void> {
     const e = this.entries.get(key);
-    if (e) Atomics.store(new BigInt64Array(e.handle.sab), 0, BigInt(scanBytes(e.folders)));
+    if (e) Atomics.store(new BigInt64Array(e.handle.sab), 0, BigInt(await scanBytes(e.folders)));
   }
 
   keys(): string[] {
@@ -63,31 +73,57 @@ export class QuotaLedger {
   }
 }
 
-/** Every regular file below a host folder, with its lstat (symlinks not followed, unreadable parts skipped). */
-export function forEachFile(folder: string, fn: (file: string, st: fs.Stats) => void): void {
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(folder, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const d of entries) {
-    const p = path.join(folder, d.name);
-    if (d.isDirectory()) forEachFile(p, fn);
-    else if (d.isFile()) {
-      let st: fs.Stats;
-      try { st = fs.lstatSync(p); } catch { continue; /* vanished */ }
-      fn(p, st);
+/** Main-thread time a scan may take before it lets other callers in. */
+const SLICE_MS = 10;
+
+/**
+ * Every regular file below a host folder, with its lstat (symlinks not followed, unreadable
+ * parts skipped). Synchronous calls (a promise per file made a scan ten times slower) in
+ * slices of SLICE_MS between which the event loop runs, one directory open at a time and
+ * read a batch of entries at a time (a folder may hold millions); iterative, so that a deep
+ * tree cannot overflow the stack.
+ */
+export async function forEachFile(folder: string, fn: (file: string, st: fs.Stats) => void): Promise<void> {
+  const dirs = [folder];
+  let sliceStart = performance.now();
+  let n = 0;
+  while (dirs.length > 0) {
+    const dir = dirs.pop()!;
+    let handle: fs.Dir;
+    try {
+      handle = fs.opendirSync(dir, { bufferSize: 1024 });
+    } catch {
+      continue;
+    }
+    try {
+      for (;;) {
+        if ((++n & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
+        let d: fs.Dirent | null;
+        try { d = handle.readSync(); } catch { break; /* unreadable or vanished */ }
+        if (d === null) break;
+        const p = path.join(dir, d.name);
+        if (d.isDirectory()) dirs.push(p);
+        else if (d.isFile()) {
+          let st: fs.Stats;
+          try { st = fs.lstatSync(p); } catch { continue; /* vanished */ }
+          fn(p, st);
+        }
+      }
+    } finally {
+      try { handle.closeSync(); } catch { /* closed */ }
     }
   }
 }
 
 /** Bytes of regular files below the folders (hard links counted once). */
-export function scanBytes(folders: string[]): number {
+export async function scanBytes(folders: string[]): Promise<number> {
   let total = 0;
   const seen = new Set<string>();
   for (const f of folders) {
-    forEachFile(f, (_p, st) => {
+    await forEachFile(f, (_p, st) => {
       if (st.nlink > 1) {
         const id = `${st.dev}:${st.ino}`;
         if (seen.has(id)) return;
@@ -100,10 +136,10 @@ export function scanBytes(folders: string[]): number {
 }
 
 /** Count files and bytes below one folder (for stats). */
-export function countFiles(folder: string): { files: number; bytes: number } {
+export async function countFiles(folder: string): Promise<{ files: number; bytes: number }> {
   let files = 0;
   let bytes = 0;
-  forEachFile(folder, (_p, st) => {
+  await forEachFile(folder, (_p, st) => {
     files++;
     bytes += st.size;
   });

@@ -42,8 +42,8 @@ export class Workspace {
 
   /**
    * The zone a call names (or the default one) for this context. Synchronous except for a
-   * group zone, whose membership may be asked of an asynchronous provider; a bad name or id
-   * throws.
+   * group zone, whose membership may be asked of an asynchronous provider, and the first call
+   * of a quota, whose folders are scanned; a bad name or id throws.
    */
   resolve(zoneName: string | undefined, ctx: Context): Zone | Promise<Zone> {
     const name = zoneName ?? (this.cfg.root !== undefined ? 'root' : 'storage');
@@ -81,7 +81,7 @@ export class Workspace {
     return validateId('user', ctx.user ?? this.cfg.defaultUser);
   }
 
-  private userQuota(user: string): QuotaHandle {
+  private userQuota(user: string): QuotaHandle | Promise<QuotaHandle> {
     return this.quotas.handle(`user:${user}`, this.cfg.quotas.userMb * MB, [this.dir('users', user)]);
   }
 
@@ -102,18 +102,18 @@ export class Workspace {
           throw new NoshError('MISSING_PARAMETER', 'the uploads zone needs a conversation id in the context', 'Pass context.conversation.');
         }
         const conv = validateId('conversation', ctx.conversation);
-        return { name, kind, root: this.ensure('users', user, 'Uploads', conv), quota: this.userQuota(user), versioned: false,
-          policy: this.policyFor('uploads', { readonly: true, allowDelete: true }) };
+        return counted({ name, kind, root: this.ensure('users', user, 'Uploads', conv), versioned: false,
+          policy: this.policyFor('uploads', { readonly: true, allowDelete: true }) }, this.userQuota(user));
       }
       case 'storage': case 'documents': case 'output': {
         const user = this.userOf(ctx);
         const sub = kind === 'storage' ? ['Storage'] : kind === 'documents' ? ['Documents'] : ['Storage', 'output'];
-        return { name, kind, root: this.ensure('users', user, ...sub), quota: this.userQuota(user), versioned: kind === 'documents',
-          policy: this.policyFor(kind) };
+        return counted({ name, kind, root: this.ensure('users', user, ...sub), versioned: kind === 'documents',
+          policy: this.policyFor(kind) }, this.userQuota(user));
       }
       case 'share':
-        return { name, kind, root: this.ensure('share'), versioned: false, policy: this.policyFor('share'),
-          quota: this.quotas.handle('share', this.cfg.quotas.groupMb * MB, [this.dir('share')]) };
+        return counted({ name, kind, root: this.ensure('share'), versioned: false, policy: this.policyFor('share') },
+          this.quotas.handle('share', this.cfg.quotas.groupMb * MB, [this.dir('share')]));
       case 'group': {
         const id = validateId('group', arg);
         const user = this.userOf(ctx);
@@ -122,8 +122,8 @@ export class Workspace {
             throw new NoshError('GROUP_ACCESS_DENIED', `user '${user}' is not a member of group '${id}'`,
               'Use a group you belong to, or ask an administrator to add you.', { group: id });
           }
-          return { name, kind, root: this.ensure('groups', id), versioned: true, policy: this.policyFor('group'),
-            quota: this.quotas.handle(`group:${id}`, this.cfg.quotas.groupMb * MB, [this.dir('groups', id)]) };
+          return counted({ name, kind, root: this.ensure('groups', id), versioned: true, policy: this.policyFor('group') },
+            this.quotas.handle(`group:${id}`, this.cfg.quotas.groupMb * MB, [this.dir('groups', id)]));
         });
       }
       case 'session': {
@@ -132,8 +132,8 @@ export class Workspace {
         const root = this.ensure('sessions', id);
         const now = Date.now() / 1000;
         fs.utimesSync(root, now, now); // last use, for the TTL
-        return { name: `session:${id}`, kind, root, versioned: false, policy: this.policyFor('session'),
-          quota: this.quotas.handle(`session:${id}`, this.cfg.quotas.sessionMb * MB, [root]) };
+        return counted({ name: `session:${id}`, kind, root, versioned: false, policy: this.policyFor('session') },
+          this.quotas.handle(`session:${id}`, this.cfg.quotas.sessionMb * MB, [root]));
       }
       default: {
         const m = this.cfg.mounts.find((x) => x.name === name);
@@ -191,6 +191,11 @@ export class Workspace {
     fs.mkdirSync(p, { recursive: true });
     return p;
   }
+}
+
+/** The zone with its quota counter, a promise while the counter's first scan runs. */
+function counted(zone: Zone, quota: QuotaHandle | Promise<QuotaHandle>): Zone | Promise<Zone> {
+  return quota instanceof Promise ? quota.then((q) => ({ ...zone, quota: q })) : { ...zone, quota };
 }
 
 /** A read-only role makes every zone read-only for that caller. */
