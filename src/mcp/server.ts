@@ -1,11 +1,15 @@
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Nosh } from '../index.js';
 import { fail, type Envelope } from '../errors.js';
+import { LineSplitter } from '../rpc/lines.js';
 
 const PROGRESS_EVERY_MS = 1000;
+/** Largest accepted message line in bytes, as for JSON-RPC. */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 /**
  * The MCP server: every method of the registry as a tool, with its JSON Schema, its
@@ -54,10 +58,30 @@ function result(env: Envelope<unknown>) {
   };
 }
 
+/**
+ * The client's lines, each passed on whole as one chunk; a line over maxLineBytes is answered
+ * with an error and skipped, never buffered. The SDK's stdio transport closes the whole
+ * session on a message over its buffer size (10 MB), which ended `nosh mcp` on one big call,
+ * and concatenates its buffer on every chunk of a long line.
+ */
+export function boundedLines(input: Readable, output: Writable, maxLineBytes = MAX_LINE_BYTES): PassThrough {
+  const lines = new PassThrough();
+  const splitter = new LineSplitter(maxLineBytes, (line) => lines.write(line + '\n'), () => {
+    output.write(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'message too large', data: { max_bytes: maxLineBytes } } }) + '\n');
+  });
+  input.on('data', (chunk: Buffer | string) => splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+  input.once('end', () => {
+    splitter.end();
+    lines.end();
+  });
+  return lines;
+}
+
 /** Serve MCP over stdio until the client disconnects. */
 export async function serveMcpStdio(nosh: Nosh, version: string): Promise<void> {
   const server = createMcpServer(nosh, version);
-  const transport = new StdioServerTransport();
+  // the transport's own cap only has to pass any line boundedLines lets through
+  const transport = new StdioServerTransport(boundedLines(process.stdin, process.stdout), process.stdout, { maxBufferSize: MAX_LINE_BYTES + 2 });
   const closed = new Promise<void>((resolve) => { server.onclose = () => resolve(); });
   await server.connect(transport);
   process.stdin.once('end', () => void server.close());

@@ -94,3 +94,38 @@ describe('nosh mcp with the SDK client', () => {
     expect((await call('exists', { path: 'notes.txt' })).env.data.exists).toBe(true);
   });
 });
+
+describe('nosh mcp with big messages', () => {
+  // The SDK's stdio transport closes the session on a message over 10 MB: nosh passes it
+  // lines up to 16 MB, and refuses a longer one by itself.
+  it('answers an 11 MB call and keeps answering', async () => {
+    const r = await call('exec', { command: 'wc -c', stdin: 'a'.repeat(11_000_000) });
+    expect(r.env).toMatchObject({ success: true, data: { stdout: '11000000\n' } });
+    expect((await call('exists', { path: 'notes.txt' })).env.data.exists).toBe(true);
+  }, 30_000);
+
+  it('refuses a line over 16 MB with an error and keeps answering', async () => {
+    const { spawn } = await import('node:child_process');
+    const p = spawn(process.execPath, [MAIN, 'mcp', '--root', root], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const answers: any[] = [];
+    let buf = '';
+    p.stdout.on('data', (d) => {
+      buf += d;
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) { answers.push(JSON.parse(buf.slice(0, nl))); buf = buf.slice(nl + 1); }
+    });
+    const send = (o: unknown) => p.stdin.write(JSON.stringify(o) + '\n');
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'exec', arguments: { command: 'wc -c', stdin: 'a'.repeat(17_000_000) } } });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'exec', arguments: { command: 'echo hi' } } });
+    try {
+      for (let i = 0; i < 200 && !answers.some((a) => a.id === 3); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(answers.find((a) => a.id === null)).toMatchObject({ error: { code: -32600, message: 'message too large' } });
+      expect(answers.find((a) => a.id === 3)?.result.structuredContent).toMatchObject({ success: true, data: { stdout: 'hi\n' } });
+      expect(p.exitCode).toBe(null);
+    } finally {
+      p.kill();
+    }
+  }, 30_000);
+});
