@@ -223,7 +223,11 @@ function seedWelcome(root: string, quota?: QuotaHandle): void {
   seeded.add(root);
   const file = path.join(root, 'README.txt');
   try {
-    if (fs.readdirSync(root).length === 0) {
+    // one entry read, not the whole listing: a root of a million files stalled the first call
+    const dir = fs.opendirSync(root, { bufferSize: 1 });
+    let empty: boolean;
+    try { empty = dir.readSync() === null; } finally { dir.closeSync(); }
+    if (empty) {
       fs.writeFileSync(file, WELCOME, { flag: 'wx' });
       if (quota) Atomics.add(new BigInt64Array(quota.sab), quota.index, BigInt(Buffer.byteLength(WELCOME)));
     }
