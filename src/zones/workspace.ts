@@ -150,7 +150,8 @@ export class Workspace {
   async isMember(user: string, group: string, ctx: Context): Promise<boolean> {
     if (ctx.groups) return ctx.groups.includes(group);
     if (this.groupProvider) return (await this.groupProvider(user)).includes(group);
-    return (this.cfg.groups[group] ?? []).includes(user);
+    // own keys only: a group named __proto__ or constructor read Object.prototype's members
+    return Object.hasOwn(this.cfg.groups, group) && (this.cfg.groups[group] ?? []).includes(user);
   }
 
   /**
@@ -222,7 +223,9 @@ function freezePolicy(p: ZonePolicy): ZonePolicy {
 }
 
 function unknownZone(name: string, names: string[]): NoshError {
-  return new NoshError('INVALID_ZONE', `unknown zone '${name}'`, `Zones: ${names.join(', ')}.`, { zone: name });
+  // the name is echoed cut: a caller's 15 MB zone name came back twice in the error
+  const shown = name.length > 100 ? name.slice(0, 100) + '…' : name;
+  return new NoshError('INVALID_ZONE', `unknown zone '${shown}'`, `Zones: ${names.join(', ')}.`, { zone: shown });
 }
 
 function clean<T extends object>(o: T): Partial<ZonePolicy> {

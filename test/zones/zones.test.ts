@@ -112,6 +112,18 @@ describe('groups', () => {
     expect(fs.existsSync(path.join(base, 'groups', 'team', 'plan.md'))).toBe(true);
   });
 
+  it('a group named like an Object member is a group like any other', async () => {
+    for (const g of ['__proto__', 'constructor', 'toString']) {
+      expect(code(await nosh.call('exists', { zone: `group:${g}`, context: ALICE, path: 'x' }))).toBe('GROUP_ACCESS_DENIED');
+    }
+  });
+
+  it('an unknown zone name is echoed cut', async () => {
+    const r = await nosh.call('exists', { zone: 'x'.repeat(1_000_000), path: 'x' });
+    expect(code(r)).toBe('INVALID_ZONE');
+    expect(JSON.stringify(r).length).toBeLessThan(2000);
+  });
+
   it('a non-member gets GROUP_ACCESS_DENIED on every door', async () => {
     const ls = await nosh.exec({ zone: 'group:team', context: BOB, command: 'ls' });
     expect(code(ls)).toBe('GROUP_ACCESS_DENIED');
