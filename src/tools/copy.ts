@@ -11,7 +11,15 @@ const Input = z.object({
   create_dirs: z.boolean().optional().describe('Create missing parent folders of the destination.'),
 }).strict();
 
-interface Counts { files: number; dirs: number; bytes: number; skipped: string[] }
+interface Counts { files: number; dirs: number; bytes: number; skipped: string[]; skippedTotal: number }
+
+/** Skipped entries named in the result; past it they are only counted (100k symlinks made a 17 MB answer). */
+const SKIPPED_LISTED = 1000;
+
+function skip(counts: Counts, path: string): void {
+  if (counts.skipped.length < SKIPPED_LISTED) counts.skipped.push(path);
+  counts.skippedTotal++;
+}
 
 export default defineTool({
   name: 'copy',
@@ -30,7 +38,7 @@ export default defineTool({
       dst = ctx.fs.resolve(src.parts[src.parts.length - 1]!, dst.vpath);
     }
     if (dst.vpath === src.vpath) throw new NoshError('INVALID_ARGUMENT', `copy: ${src.vpath} and ${dst.vpath} are the same`, 'Give a different destination.');
-    const counts: Counts = { files: 0, dirs: 0, bytes: 0, skipped: [] };
+    const counts: Counts = { files: 0, dirs: 0, bytes: 0, skipped: [], skippedTotal: 0 };
     if (src.stat.isDirectory()) {
       if (!args.recursive) throw new NoshError('INVALID_ARGUMENT', `copy: ${src.vpath} is a folder`, 'Set recursive: true to copy a folder and its content.', { path: src.vpath });
       if ((dst.vpath + '/').startsWith(src.vpath + '/')) {
@@ -41,8 +49,12 @@ export default defineTool({
       copyFile(ctx, src.vpath, dst.vpath, !!args.overwrite, counts);
     }
     return {
-      data: { from: src.vpath, to: dst.vpath, files: counts.files, dirs: counts.dirs, bytes: counts.bytes, skipped: counts.skipped },
-      message: `copied ${src.vpath} to ${dst.vpath}` + (counts.skipped.length ? ` (${counts.skipped.length} symlinks/special files skipped)` : ''),
+      data: {
+        from: src.vpath, to: dst.vpath, files: counts.files, dirs: counts.dirs, bytes: counts.bytes, skipped: counts.skipped,
+        ...(counts.skippedTotal > counts.skipped.length ? { skipped_total: counts.skippedTotal } : {}),
+      },
+      message: `copied ${src.vpath} to ${dst.vpath}` + (counts.skippedTotal ? ` (${counts.skippedTotal} symlinks/special files skipped` +
+        (counts.skippedTotal > counts.skipped.length ? `, the first ${counts.skipped.length} listed)` : ')') : ''),
     };
   },
 });
@@ -51,7 +63,7 @@ function copyFile(ctx: ToolContext, from: string, to: string, overwrite: boolean
   checkAborted(ctx, 'copy');
   const st = ctx.fs.stat(from);
   if (!st.isFile()) {
-    counts.skipped.push(from);
+    skip(counts, from);
     return;
   }
   const existing = ctx.fs.resolve(to).stat;
@@ -74,6 +86,6 @@ function copyDir(ctx: ToolContext, from: string, to: string, overwrite: boolean,
     const b = joinV(to, e.name);
     if (e.type === 'dir') copyDir(ctx, a, b, overwrite, counts);
     else if (e.type === 'file') copyFile(ctx, a, b, overwrite, counts);
-    else counts.skipped.push(a);
+    else skip(counts, a);
   }
 }

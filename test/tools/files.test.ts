@@ -182,6 +182,15 @@ describe('delete, move, rename, copy, mkdir, exists', () => {
     expect((await ws.call('copy', { from: 'cp/src/a.txt', to: 'cp/dst' , overwrite: true })).data.to).toBe('/cp/dst/a.txt');
     expect((await ws.call('copy', { from: 'cp/src', to: 'cp/src/sub', recursive: true })).error.code).toBe('INVALID_ARGUMENT');
   });
+
+  it('copy names the first 1000 skipped entries and counts the rest', async () => {
+    ws.put('cpl/src/a.txt', 'a\n');
+    for (let i = 0; i < 1005; i++) fs.symlinkSync('a.txt', path.join(ws.root, `cpl/src/l${String(i).padStart(4, '0')}`));
+    const r = await ws.call('copy', { from: 'cpl/src', to: 'cpl/dst', recursive: true });
+    expect(r.data).toMatchObject({ files: 1, skipped_total: 1005 });
+    expect(r.data.skipped).toHaveLength(1000);
+    expect(r.message).toMatch(/1005 symlinks\/special files skipped, the first 1000 listed/);
+  });
 });
 
 describe('stat', () => {
