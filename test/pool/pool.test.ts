@@ -72,26 +72,33 @@ describe('worker pool limits', () => {
   });
 });
 
+/** A nosh whose one worker has a 100 MB budget (where one allocation too big is fatal), closed after `body`. */
+async function withSmallWorker(body: (small: Nosh) => Promise<void>): Promise<void> {
+  const small = await createNosh({ root, threads: 1, limits: { memoryMb: 100 } });
+  try {
+    await body(small);
+  } finally {
+    await small.close();
+  }
+}
+
 describe('values that grow past the heap in one step', () => {
   // A worker whose heap cannot hold one allocation does not just end: V8's fatal
   // out-of-memory aborts the whole process. With 100 MB, sed's doubling pattern space did
   // that (the host died with "Reached heap limit"); it must end with MEMORY_LIMIT instead.
   it("sed's doubling and exploding pattern spaces end with MEMORY_LIMIT, the host and the next request fine", async () => {
-    const small = await createNosh({ root, threads: 1, limits: { memoryMb: 100 } });
-    try {
-      for (const command of ["sed ':a;s/.*/&&/;ba' small.txt", "sed ':a;H;x;G;ba' small.txt", "sed 's/x/&&&&&&&&/g' line.txt", "sed ':a;N;$!ba' line.txt line.txt line.txt line.txt line.txt line.txt line.txt"]) {
-        const res = await small.exec({ command }, { timeoutMs: 60_000 });
-        expect(res.success ? res.data : res.error.code, command).toBe('MEMORY_LIMIT');
-        if (!res.success) expect(res.error.message).toMatch(/sed's pattern/);
-      }
-      // Within the limit, the whole file in the pattern space still works.
-      const joined = await small.exec({ command: "sed ':a;N;$!ba;s/\\n/ /g' small.txt aaa.txt" });
-      expect(joined.success && joined.data.stdout).toBe(`hello ${'a'.repeat(5000)}\n`);
-      const next = await small.exec({ command: 'cat small.txt' });
-      expect(next.success && next.data.stdout).toBe('hello\n');
-    } finally {
-      await small.close();
+    await withSmallWorker(async (small) => {
+    for (const command of ["sed ':a;s/.*/&&/;ba' small.txt", "sed ':a;H;x;G;ba' small.txt", "sed 's/x/&&&&&&&&/g' line.txt", "sed ':a;N;$!ba' line.txt line.txt line.txt line.txt line.txt line.txt line.txt"]) {
+      const res = await small.exec({ command }, { timeoutMs: 60_000 });
+      expect(res.success ? res.data : res.error.code, command).toBe('MEMORY_LIMIT');
+      if (!res.success) expect(res.error.message).toMatch(/sed's pattern/);
     }
+    // Within the limit, the whole file in the pattern space still works.
+    const joined = await small.exec({ command: "sed ':a;N;$!ba;s/\\n/ /g' small.txt aaa.txt" });
+    expect(joined.success && joined.data.stdout).toBe(`hello ${'a'.repeat(5000)}\n`);
+    const next = await small.exec({ command: 'cat small.txt' });
+    expect(next.success && next.data.stdout).toBe('hello\n');
+    });
   });
 });
 
@@ -99,23 +106,20 @@ describe('one line with millions of matches', () => {
   // grep -o once listed every match of a line before printing any: 10 million matches of a
   // 20 MB line took a 100 MB heap, and the whole process died ("Reached heap limit").
   it('grep -o prints up to the output cap; into a pipe, past a quarter of the budget, MEMORY_LIMIT; the host and the next request fine', async () => {
-    const small = await createNosh({ root, threads: 1, limits: { memoryMb: 100 } });
-    try {
-      const cut = await small.exec({ command: 'grep -o ab pairs.txt' }, { timeoutMs: 60_000, maxOutputBytes: 30 });
-      expect(cut.success && cut.data).toMatchObject({ exit_code: 0, stdout: 'ab\n'.repeat(10), truncated: true });
-      const piped = await small.exec({ command: 'grep -o ab pairs.txt | wc -l' }, { timeoutMs: 60_000 });
-      expect(piped.success ? piped.data : piped.error.code).toBe('MEMORY_LIMIT');
-      if (!piped.success) expect(piped.error.message).toMatch(/grep -o/);
-      const next = await small.exec({ command: 'grep -o b small.txt aaa.txt' });
-      expect(next.success && next.data).toMatchObject({ exit_code: 1, stdout: '' });
-      // V8's backtracking over 10 M repetitions of a group runs out of stack: said as such.
-      const deep = await small.exec({ command: "grep -cE '(ab)+' pairs.txt" }, { timeoutMs: 60_000 });
-      expect(deep.success ? deep.data : deep.error.message).toMatch(/out of stack/);
-      const hello = await small.exec({ command: 'grep -o l small.txt' });
-      expect(hello.success && hello.data.stdout).toBe('l\nl\n');
-    } finally {
-      await small.close();
-    }
+    await withSmallWorker(async (small) => {
+    const cut = await small.exec({ command: 'grep -o ab pairs.txt' }, { timeoutMs: 60_000, maxOutputBytes: 30 });
+    expect(cut.success && cut.data).toMatchObject({ exit_code: 0, stdout: 'ab\n'.repeat(10), truncated: true });
+    const piped = await small.exec({ command: 'grep -o ab pairs.txt | wc -l' }, { timeoutMs: 60_000 });
+    expect(piped.success ? piped.data : piped.error.code).toBe('MEMORY_LIMIT');
+    if (!piped.success) expect(piped.error.message).toMatch(/grep -o/);
+    const next = await small.exec({ command: 'grep -o b small.txt aaa.txt' });
+    expect(next.success && next.data).toMatchObject({ exit_code: 1, stdout: '' });
+    // V8's backtracking over 10 M repetitions of a group runs out of stack: said as such.
+    const deep = await small.exec({ command: "grep -cE '(ab)+' pairs.txt" }, { timeoutMs: 60_000 });
+    expect(deep.success ? deep.data : deep.error.message).toMatch(/out of stack/);
+    const hello = await small.exec({ command: 'grep -o l small.txt' });
+    expect(hello.success && hello.data.stdout).toBe('l\nl\n');
+    });
   });
 });
 
@@ -176,18 +180,15 @@ describe('a big stdin of short lines', () => {
   // stdin came as one chunk, and line splitters hold an object per line of a chunk: 12 M
   // empty lines were 12 M objects at once, and cut and uniq killed the host ("Reached heap limit").
   it('is read in pieces: the host and the next request fine', async () => {
-    const small = await createNosh({ root, threads: 1, limits: { memoryMb: 100 } });
-    try {
-      const stdin = '\n'.repeat(12_000_000);
-      for (const command of ['cut -c1', 'sed p']) {
-        const res = await small.exec({ command }, { timeoutMs: 60_000, stdin, maxOutputBytes: 10 });
-        expect(res.success && res.data, command).toMatchObject({ exit_code: 0, stdout: '\n'.repeat(10), truncated: true });
-      }
-      const next = await small.exec({ command: 'cut -c1-3' }, { stdin: 'hello\nworld\n' });
-      expect(next.success && next.data.stdout).toBe('hel\nwor\n');
-    } finally {
-      await small.close();
+    await withSmallWorker(async (small) => {
+    const stdin = '\n'.repeat(12_000_000);
+    for (const command of ['cut -c1', 'sed p']) {
+      const res = await small.exec({ command }, { timeoutMs: 60_000, stdin, maxOutputBytes: 10 });
+      expect(res.success && res.data, command).toMatchObject({ exit_code: 0, stdout: '\n'.repeat(10), truncated: true });
     }
+    const next = await small.exec({ command: 'cut -c1-3' }, { stdin: 'hello\nworld\n' });
+    expect(next.success && next.data.stdout).toBe('hel\nwor\n');
+    });
   });
 });
 
@@ -195,15 +196,12 @@ describe('a tr SET of millions of characters', () => {
   // Parsing a SET takes several heap values a character: an 8 M character SET (argv from the
   // library has no size limit) killed the host ("Reached heap limit").
   it('is MEMORY_LIMIT, the host and the next request fine', async () => {
-    const small = await createNosh({ root, threads: 1, limits: { memoryMb: 100 } });
-    try {
-      const res = await small.exec({ cmd: 'tr', args: ['a'.repeat(8_000_000), 'b'] }, { timeoutMs: 60_000, stdin: 'abc\n' });
-      expect(res.success ? res.data : res.error.message).toMatch(/tr's SET/);
-      const next = await small.exec({ cmd: 'tr', args: ['a', 'b'] }, { stdin: 'abc\n' });
-      expect(next.success && next.data.stdout).toBe('bbc\n');
-    } finally {
-      await small.close();
-    }
+    await withSmallWorker(async (small) => {
+    const res = await small.exec({ cmd: 'tr', args: ['a'.repeat(8_000_000), 'b'] }, { timeoutMs: 60_000, stdin: 'abc\n' });
+    expect(res.success ? res.data : res.error.message).toMatch(/tr's SET/);
+    const next = await small.exec({ cmd: 'tr', args: ['a', 'b'] }, { stdin: 'abc\n' });
+    expect(next.success && next.data.stdout).toBe('bbc\n');
+    });
   });
 });
 
