@@ -9,9 +9,10 @@
 //   base/rootX/
 // After every attack the tests compare a snapshot of everything outside base/root.
 import * as fs from 'node:fs';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, expect } from 'vitest';
+import { afterAll, afterEach, expect } from 'vitest';
 import { Vfs, VfsError, defaultPolicy, type ZonePolicy } from '../../src/vfs/index.js';
 
 export const CANARY = 'canary: must never change\n';
@@ -135,4 +136,41 @@ export async function withinMs<T>(ms: number, fn: () => Promise<T> | T): Promise
 /** Temp files a writer may have left in `dir` (host). */
 export function tempLeftovers(dir: string): string[] {
   return fs.readdirSync(dir).filter((n) => n.toLowerCase().includes('.nosh-tmp-'));
+}
+
+const cfs = createRequire(import.meta.url)('node:fs') as Record<string, (...a: unknown[]) => unknown>;
+const restores: (() => void)[] = [];
+afterEach(() => { for (const r of restores.splice(0)) r(); });
+
+/**
+ * Run `before` just before the next call of node:fs's `name` (then unhook): a swap at the
+ * worst moment. syncBuiltinESMExports makes the ESM import in src/ see the hook.
+ */
+export function hookOnce(name: string, before: (...args: unknown[]) => void): void {
+  const orig = cfs[name]!;
+  const restore = () => { cfs[name] = orig; syncBuiltinESMExports(); };
+  cfs[name] = function hooked(this: unknown, ...args: unknown[]) {
+    restore();
+    before(...args);
+    return orig.apply(this, args);
+  };
+  syncBuiltinESMExports();
+  restores.push(restore);
+}
+
+/** How many times node:fs's `name` is called while `fn` runs. */
+export function countCalls<T>(name: string, fn: () => T): { result: T; calls: number } {
+  const orig = cfs[name]!;
+  let calls = 0;
+  cfs[name] = function counted(this: unknown, ...args: unknown[]) {
+    calls++;
+    return orig.apply(this, args);
+  };
+  syncBuiltinESMExports();
+  try {
+    return { result: fn(), calls };
+  } finally {
+    cfs[name] = orig;
+    syncBuiltinESMExports();
+  }
 }

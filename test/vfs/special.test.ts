@@ -6,7 +6,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { run } from '../helpers.js';
-import { SECRET, expectVfsError, guardLeaks, makeZone, record, tempLeftovers, withinMs, type Zone } from './fixture.js';
+import { SECRET, expectVfsError, guardLeaks, hookOnce, makeZone, record, tempLeftovers, withinMs, type Zone } from './fixture.js';
 
 guardLeaks();
 
@@ -169,6 +169,7 @@ describe('special files are never opened', () => {
   test('a file swapped for a FIFO after resolution is not read and does not block', async () => {
     // The lstat said "regular file"; by open time it is a FIFO with no writer. O_NONBLOCK
     // makes the open return at once; the identity check (dev, ino, isFile) then refuses it.
+    // The '.' takes the full resolution (a plain path has its own test below).
     fs.writeFileSync(z.at('swap'), 'regular');
     const vfs = z.vfs();
     const orig = vfs.resolveExisting.bind(vfs);
@@ -178,7 +179,17 @@ describe('special files are never opened', () => {
       execFileSync('mkfifo', [z.at('swap')]);
       return r;
     }) as typeof vfs.resolveExisting;
-    await withinMs(2000, () => expectVfsError(() => vfs.readFile('swap'), ['EESCAPE', 'ESPECIAL']));
+    await withinMs(2000, () => expectVfsError(() => vfs.readFile('./swap'), ['EESCAPE', 'ESPECIAL']));
+  });
+
+  test('a plain path swapped for a FIFO between its lstat and its open is not read and does not block', async () => {
+    fs.writeFileSync(z.at('swap'), 'regular');
+    hookOnce('openSync', () => {
+      fs.unlinkSync(z.at('swap'));
+      execFileSync('mkfifo', [z.at('swap')]);
+    });
+    await withinMs(2000, () => expectVfsError(() => z.vfs().readFile('swap'), ['EESCAPE', 'ESPECIAL']));
+    expect(fs.lstatSync(z.at('swap')).isFIFO()).toBe(true);
   });
 
   test('through the runner: cat of a FIFO returns an error promptly', async () => {

@@ -7,7 +7,11 @@
 // What is closed: reads. openRead opens with O_NOFOLLOW|O_NONBLOCK, then checks the fd's
 // (dev, ino) against the lstat and asks the kernel where the fd really is
 // (/proc/self/fd/N) — a swapped final component fails the open (ELOOP), a swapped
-// directory fails the identity or location check (EESCAPE). readdir lists through the
+// directory fails the identity or location check (EESCAPE). A plain path (no '.', '..' or
+// symlink) skips the component walk: one lstat of the whole path, and the fd's location
+// must then be exactly that path; whatever fails that takes the full resolution. The
+// 'reads' tests put a '.' in their paths to reach the full resolution's own checks; the
+// 'reads by a plain path' tests swap inside the short way. readdir lists through the
 // verified fd. A writer's temp file is checked the same way right after it is created.
 //
 // What remains (documented, not closable from Node without openat/renameat): between the
@@ -16,29 +20,11 @@
 // directory in that window can redirect one such operation. Inside nosh nobody can create
 // a symlink, so this needs a hostile process on the host with write access to the zone.
 import * as fs from 'node:fs';
-import { createRequire, syncBuiltinESMExports } from 'node:module';
 import * as path from 'node:path';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { SECRET, expectVfsError, guardLeaks, makeZone, tempLeftovers, type Zone } from './fixture.js';
+import { beforeEach, describe, expect, test } from 'vitest';
+import { SECRET, countCalls, expectVfsError, guardLeaks, hookOnce, makeZone, tempLeftovers, type Zone } from './fixture.js';
 
 guardLeaks();
-
-const cfs = createRequire(import.meta.url)('node:fs') as Record<string, (...a: unknown[]) => unknown>;
-const restores: (() => void)[] = [];
-
-/** Run `before` just before the next call of fs[name] (then unhook). */
-function hookOnce(name: string, before: (...args: unknown[]) => void): void {
-  const orig = cfs[name]!;
-  const restore = () => { cfs[name] = orig; syncBuiltinESMExports(); };
-  cfs[name] = function hooked(this: unknown, ...args: unknown[]) {
-    restore();
-    before(...args);
-    return orig.apply(this, args);
-  };
-  syncBuiltinESMExports();
-  restores.push(restore);
-}
-afterEach(() => { for (const r of restores.splice(0)) r(); });
 
 let z: Zone;
 let outside: string;
@@ -75,7 +61,7 @@ describe('reads', () => {
       fs.unlinkSync(z.at('d/f.txt'));
       fs.symlinkSync(path.join(outside, 'f.txt'), z.at('d/f.txt'));
     });
-    expectVfsError(() => vfs.readFile('d/f.txt'), ['ELOOP', 'EESCAPE']);
+    expectVfsError(() => vfs.readFile('d/./f.txt'), ['ELOOP', 'EESCAPE']);
     // the second, fresh resolution sees the symlink and refuses it up front
     expectVfsError(() => vfs.readFile('d/f.txt'), 'ESYMLINK');
   });
@@ -83,7 +69,7 @@ describe('reads', () => {
   test('a checked directory swapped for a symlink to another outside dir: identity check refuses', () => {
     const vfs = z.vfs();
     swapAfterResolve(vfs, () => swapDir(outside));
-    const e = expectVfsError(() => vfs.readFile('d/f.txt'), 'EESCAPE');
+    const e = expectVfsError(() => vfs.readFile('d/./f.txt'), 'EESCAPE');
     expect(e.message).not.toContain('SECRET');
   });
 
@@ -93,7 +79,7 @@ describe('reads', () => {
     const vfs = z.vfs();
     const aside = path.join(outside, 'moved');
     swapAfterResolve(vfs, () => swapDir(aside, aside));
-    expectVfsError(() => vfs.openRead('d/f.txt'), 'EESCAPE');
+    expectVfsError(() => vfs.openRead('d/./f.txt'), 'EESCAPE');
   });
 
   test('readdir: the final directory swapped for a symlink after resolution is not listed', () => {
@@ -120,6 +106,64 @@ describe('reads', () => {
     swapAfterResolve(vfs, () => fs.unlinkSync(z.at('d/l')));
     const e = expectVfsError(() => vfs.readlink('d/l'), ['ENOENT', 'EINVAL']);
     expect(e.message).toBe('d/l: No such file or directory');
+  });
+});
+
+describe('reads by a plain path (one lstat, open, then the fd must sit at exactly that path)', () => {
+  test('the short way is taken: one lstat instead of one per component', () => {
+    fs.mkdirSync(z.at('d/e/f'), { recursive: true });
+    fs.writeFileSync(z.at('d/e/f/g.txt'), 'deep\n');
+    const vfs = z.vfs();
+    const plain = countCalls('lstatSync', () => vfs.readFile('d/e/f/g.txt').toString());
+    expect(plain).toEqual({ result: 'deep\n', calls: 1 });
+    const full = countCalls('lstatSync', () => vfs.readFile('d/e/./f/g.txt').toString());
+    expect(full).toEqual({ result: 'deep\n', calls: 4 });
+  });
+
+  test('a directory on the way that is a symlink takes the full resolution (refused, or followed inside)', () => {
+    fs.symlinkSync('d', z.at('l'));
+    fs.symlinkSync(outside, z.at('out'));
+    expectVfsError(() => z.vfs().readFile('l/f.txt'), 'ESYMLINK');
+    expect(z.vfs({ followSymlinks: true }).readFile('l/f.txt').toString()).toBe('inside\n');
+    for (const policy of [{}, { followSymlinks: true }]) expectVfsError(() => z.vfs(policy).readFile('out/f.txt'), ['ESYMLINK', 'EESCAPE']);
+  });
+
+  test('the file swapped for a symlink to outside between the lstat and the open', () => {
+    for (const policy of [{}, { followSymlinks: true }]) {
+      fs.rmSync(z.at('d/f.txt'), { force: true });
+      fs.writeFileSync(z.at('d/f.txt'), 'inside\n');
+      hookOnce('openSync', () => {
+        fs.unlinkSync(z.at('d/f.txt'));
+        fs.symlinkSync(path.join(outside, 'f.txt'), z.at('d/f.txt'));
+      });
+      const e = expectVfsError(() => z.vfs(policy).readFile('d/f.txt'), ['ESYMLINK', 'ELOOP', 'EESCAPE']);
+      expect(e.message).not.toContain('SECRET');
+    }
+  });
+
+  test('the directory swapped for a symlink to an outside dir between the lstat and the open', () => {
+    for (const policy of [{}, { followSymlinks: true }]) {
+      hookOnce('openSync', () => swapDir(outside));
+      expectVfsError(() => z.vfs(policy).readFile('d/f.txt'), ['ESYMLINK', 'EESCAPE']);
+      fs.unlinkSync(z.at('d'));
+      fs.renameSync(path.join(z.base, 'aside'), z.at('d'));
+    }
+  });
+
+  test('the real directory moved outside and linked back (same inode) between the lstat and the open', () => {
+    const aside = path.join(outside, 'moved');
+    hookOnce('openSync', () => swapDir(aside, aside));
+    expectVfsError(() => z.vfs().openRead('d/f.txt'), ['ESYMLINK', 'EESCAPE']);
+    fs.unlinkSync(z.at('d'));
+    fs.renameSync(aside, z.at('d'));
+    hookOnce('openSync', () => swapDir(aside, aside));
+    expectVfsError(() => z.vfs({ followSymlinks: true }).openRead('d/f.txt'), 'EESCAPE');
+  });
+
+  test('the directory moved outside after the open, before the location check', () => {
+    const aside = path.join(outside, 'moved');
+    hookOnce('readlinkSync', () => swapDir(aside, aside));
+    expectVfsError(() => z.vfs().openRead('d/f.txt'), ['ESYMLINK', 'EESCAPE']);
   });
 });
 
