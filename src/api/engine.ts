@@ -13,6 +13,7 @@ import { normalizeVirtual } from '../vfs/paths.js';
 import { ExecOptionsSchema, ExecRequestSchema, buildTask, taskLimits, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
 import { ExecParams, ZoneParams, checkParamsSize } from './params.js';
 import type { MethodInfo } from './methods.js';
+import { WriteOrder, mayMutate } from './write-order.js';
 import type { HostEngine, ZoneToolOptions } from './host.js';
 import type { Role } from '../zones/context.js';
 
@@ -57,8 +58,8 @@ export class Engine implements HostEngine {
   readonly workspace: Workspace;
   private readonly pool: WorkerPool;
   private closed = false;
-  /** The last call queued per file, for the tools in ONE_FILE_AT_A_TIME. */
-  private readonly fileQueues = new Map<string, Promise<void>>();
+  /** The order of the calls that change files, per zone (see WriteOrder). */
+  private readonly writes = new WriteOrder();
 
   /** `pool`: one already started for this config's threads and memoryMb (the CLI starts it before loading the engine). */
   constructor(readonly config: ResolvedConfig, groupProvider?: GroupProvider, private readonly afterWrite?: AfterWrite, pool?: WorkerPool) {
@@ -95,8 +96,14 @@ export class Engine implements HostEngine {
       const zoneOrPromise = this.zoneOf(req);
       const zone = zoneOrPromise instanceof Promise ? await zoneOrPromise : zoneOrPromise;
       const task = buildTask(req, opts, zone.root, zone.policy, this.config.limits, zone.quota);
-      const res = await this.pool.run(task, opts.timeoutMs ?? this.config.limits.timeoutMs, signal);
-      if (this.afterWrite && res.ok && res.result) await this.written(zone, req.context, res.result.changes);
+      const timeoutMs = opts.timeoutMs ?? this.config.limits.timeoutMs;
+      const run = async () => {
+        const res = await this.pool.run(task, timeoutMs, signal);
+        if (this.afterWrite && res.ok && res.result) await this.written(zone, req.context, res.result.changes);
+        return res;
+      };
+      // A reading command line (most calls) goes straight to the pool: no wrapper on the hot path.
+      const res = await (mayMutate(task) ? this.writes.whole(zone.root, run) : this.pool.run(task, timeoutMs, signal));
       return toEnvelope(res, opts, task.limits.maxOutputBytes);
     } catch (e) {
       return envelopeOfError(e);
@@ -129,9 +136,9 @@ export class Engine implements HostEngine {
         const zoneOrPromise = this.zoneOf({ zone: zone as string | undefined, context: ctx });
         const z0 = zoneOrPromise instanceof Promise ? await zoneOrPromise : zoneOrPromise;
         const run = () => this.runZoneTool(z0, method, parsed, { context: ctx, cwd: cwd as string | undefined, signal: opts.signal });
-        const out = await (ONE_FILE_AT_A_TIME.has(method)
-          ? this.oneAtATime(`${z0.root}\0${normalizeVirtual((parsed as { path: string }).path, (cwd as string | undefined) ?? '/')}`, run)
-          : run());
+        const out = await (!tool.mutates ? run()
+          : ONE_FILE.has(method) ? this.writes.file(z0.root, normalizeVirtual((parsed as { path: string }).path, (cwd as string | undefined) ?? '/'), run)
+          : this.writes.whole(z0.root, run));
         return ok(out.data, out.message);
       }
       const host = hostMethods.find((m) => m.name === method);
@@ -144,19 +151,6 @@ export class Engine implements HostEngine {
     } catch (e) {
       return envelopeOfError(e);
     }
-  }
-
-  /**
-   * Run calls with the same key one after the other (in the order they came), others freely.
-   * Each waits for the previous call's answer, success or failure.
-   */
-  private oneAtATime<T>(key: string, run: () => Promise<T>): Promise<T> {
-    const prev = this.fileQueues.get(key);
-    const next = prev ? prev.then(run) : run();
-    const settled = next.then(() => {}, () => {});
-    this.fileQueues.set(key, settled);
-    void settled.then(() => { if (this.fileQueues.get(key) === settled) this.fileQueues.delete(key); });
-    return next;
   }
 
   /** The registry's methods; needs ready() to have resolved (createNosh waits for it). */
@@ -204,7 +198,8 @@ export class Engine implements HostEngine {
  * in two workers would each write what they read, and one's change would be lost. Their calls
  * on one file (zone root + normalised virtual path) run one after the other.
  */
-const ONE_FILE_AT_A_TIME = new Set(['write', 'edit']);
+/** Mutating tools that change only the file named by their `path`; the others may change any file. */
+const ONE_FILE = new Set(['write', 'edit']);
 
 function closedEnvelope() {
   return envelopeOfError(new NoshError('INTERNAL_ERROR', 'nosh is closed', 'Create a new instance.'));

@@ -3,5 +3,5 @@ export type { CommandDef, CommandContext, FlagSpec, FlagKind, Input, Output, Lim
 export { ParsedOptions, UsageError, parseArgs, helpText } from './options.js';
 export { quoteName, quoteNameColon, quoteAlways } from './quote.js';
 export { reportFileError, inputOperands, openInput, readOperand } from './helpers.js';
-export { loadCommand, loadAllCommands, commandNames, hasCommand } from './registry.js';
+export { loadCommand, loadedCommand, loadAllCommands, commandNames, hasCommand } from './registry.js';
 export { BrokenPipe, OutputLimitReached, CollectingOutput, Pipe, bufferInput, toBytes } from './io.js';

@@ -31,6 +31,11 @@ export function hasCommand(name: string): boolean {
   return NAME.test(name) && files().has(name);
 }
 
+/** A command's declaration if loadCommand has loaded it already (no import). */
+export function loadedCommand(name: string): CommandDef | undefined {
+  return cache.get(name);
+}
+
 export async function loadCommand(name: string): Promise<CommandDef | undefined> {
   const hit = cache.get(name);
   if (hit) return hit;

@@ -33,4 +33,39 @@ describe('concurrent calls on one file lose nothing', () => {
     expect(rs.every((r) => r.success)).toBe(true);
     expect(ws.get('sub/c.txt').split('\n').filter(Boolean)).toHaveLength(20);
   }, 120_000);
+
+  it('every sed -i lands (each reads the file the previous one wrote)', async () => {
+    const n = 24;
+    ws.put('s.txt', Array.from({ length: n }, (_, k) => `w${k}\n`).join('') + 'x\n'.repeat(50_000));
+    const rs = await Promise.all(Array.from({ length: n }, (_, k) => ws.call('exec', { command: `sed -i s/^w${k}$/W${k}/ s.txt` })));
+    expect(rs.map((r) => r.success && r.data.exit_code)).toEqual(Array(n).fill(0));
+    const lines = ws.get('s.txt').split('\n');
+    expect(lines.slice(0, n + 1)).toEqual([...Array.from({ length: n }, (_, k) => `W${k}`), 'x']);
+    expect(lines).toHaveLength(n + 50_001);
+  }, 120_000);
+
+  it('edit, write append, tee -a and sed -i on one file, all at once: every change lands', async () => {
+    ws.put('mix.txt', 'alpha\nbeta\n' + 'x\n'.repeat(50_000));
+    const rs = await Promise.all([
+      ws.call('exec', { command: 'sed -i s/alpha/ALPHA/ mix.txt' }),
+      ws.call('edit', { path: 'mix.txt', edits: [{ old_text: 'beta', new_text: 'BETA' }] }),
+      ws.call('exec', { command: 'tee -a mix.txt', stdin: 'from tee\n' }),
+      ws.call('write', { path: '/mix.txt', content: 'from write\n', mode: 'append' }),
+      ws.call('exec', { command: 'sed -i 1iFIRST mix.txt' }),
+    ]);
+    expect(rs.every((r) => r.success)).toBe(true);
+    const text = ws.get('mix.txt');
+    expect(text.startsWith('FIRST\nALPHA\nBETA\n')).toBe(true);
+    expect(text.endsWith('x\nfrom tee\nfrom write\n') || text.endsWith('x\nfrom write\nfrom tee\n')).toBe(true);
+  }, 120_000);
+
+  it('a command line writing through stdout_file and mv of the same file keep the call order', async () => {
+    ws.put('o.txt', 'old\n');
+    const rs = await Promise.all([
+      ws.call('exec', { command: 'echo new', stdout_file: 'o.txt' }),
+      ws.call('exec', { command: 'mv o.txt moved.txt' }),
+    ]);
+    expect(rs.map((r) => r.success && r.data.exit_code)).toEqual([0, 0]);
+    expect(ws.get('moved.txt')).toBe('new\n');
+  }, 120_000);
 });
