@@ -124,7 +124,7 @@ export const HOST_METHODS: HostMethod[] = [
     async run(engine, args) {
       const base = engine.workspace.base;
       const sessions = await expireSessions(base, engine.config.sessionTtlSeconds);
-      for (const id of sessions) await engine.workspace.quotas.recount(`session:${id}`);
+      for (const id of sessions) engine.workspace.quotas.forget(`session:${id}`);
       const temps = await removeStaleTemps(base, 3600);
       const rescan = args.rescan ? await engine.workspace.quotas.rescan() : undefined;
       return { data: { expired_sessions: sessions, stale_temp_files: temps, ...(rescan ? { rescan } : {}) } };

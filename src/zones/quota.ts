@@ -58,10 +58,12 @@ export class QuotaLedger {
     return out;
   }
 
-  /** Recount one key from disk (after its folder was removed, e.g. an expired session). */
-  async recount(key: string): Promise<void> {
-    const e = this.entries.get(key);
-    if (e) Atomics.store(new BigInt64Array(e.handle.sab), 0, BigInt(await scanBytes(e.folders)));
+  /**
+   * Drop a key whose folders are gone (an expired session): a long-running host would keep
+   * one counter per session ever seen. A later use of the key scans its folders afresh.
+   */
+  forget(key: string): void {
+    this.entries.delete(key);
   }
 
   keys(): string[] {

@@ -6,6 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNosh, type Nosh, type NoshConfig } from '../../src/index.js';
+import { Engine } from '../../src/api/engine.js';
+import { parseConfig } from '../../src/config.js';
 import { tempDir } from '../helpers.js';
 
 const MB = 1024 * 1024;
@@ -301,5 +303,33 @@ describe('rescan', () => {
     const r = (m.data as { rescan: Record<string, { ledger: number; disk: number }> }).rescan['user:alice']!;
     expect(r).toEqual({ ledger: drift, disk: drift + 5000 });
     expect((await used(nosh, 'user:alice')).used).toBe(walk(path.join(base, 'users', 'alice')).bytes);
+  });
+});
+
+describe('the ledger forgets expired sessions', () => {
+  it('maintenance drops the counter of a session it removed; a later use of the id counts afresh', async () => {
+    const base = tempDir('nosh-quota-');
+    const engine = new Engine(parseConfig({ base, threads: 1, quotas: { sessionMb: 1 }, sessionTtlSeconds: 1 }));
+    try {
+      const ctx = { user: 'alice', session: 's1' };
+      const w = await engine.call('write', { zone: 'session', context: ctx, path: 'big.bin', content: 'x'.repeat(900_000) });
+      expect(w.success).toBe(true);
+      expect(engine.workspace.quotas.keys()).toContain('session:s1');
+      expect(engine.workspace.quotas.used('session:s1')).toBe(900_000);
+
+      const dir = path.join(base, 'sessions', 's1');
+      const past = Date.now() / 1000 - 120;
+      fs.utimesSync(dir, past, past);
+      const m = await engine.call('maintenance', {});
+      expect(m.success && (m.data as { expired_sessions: string[] }).expired_sessions).toEqual(['s1']);
+      expect(engine.workspace.quotas.keys()).not.toContain('session:s1');
+
+      const again = await engine.call('write', { zone: 'session', context: ctx, path: 'big.bin', content: 'y'.repeat(900_000) });
+      expect(again.success).toBe(true);
+      expect(engine.workspace.quotas.used('session:s1')).toBe(900_000);
+    } finally {
+      await engine.close();
+      fs.rmSync(base, { recursive: true, force: true });
+    }
   });
 });
