@@ -24,10 +24,20 @@ export interface ServeOptions {
    * other than exec, and started once the first answer is out.
    */
   ready?: () => Promise<void>;
+  /** Messages being answered at once (default 1024); more wait, and reading stops meanwhile. */
+  maxInflight?: number;
+  /**
+   * Characters of message text being answered, plus answers not yet taken by the client,
+   * past which reading stops (default 128 Mi): a client that sends faster than nosh answers,
+   * or reads no answers, holds the server's memory to about that.
+   */
+  maxHeldChars?: number;
 }
 
 const DEFAULT_MAX = 16 * 1024 * 1024;
 const DEFAULT_MAX_BATCH = 64 * 1024 * 1024;
+const DEFAULT_MAX_INFLIGHT = 1024;
+const DEFAULT_MAX_HELD = 128 * 1024 * 1024;
 
 /**
  * Serve JSON-RPC 2.0 over newline-delimited streams: requests, notifications, batches,
@@ -42,13 +52,20 @@ export function serveRpc(nosh: Nosh, input: Readable, output: Writable, opts: Se
     gone = true;
     input.destroy();
   });
-  const server = new RpcServer(nosh, (text) => { if (!gone) output.write(text + '\n'); }, opts.ready, opts.maxBatchChars ?? DEFAULT_MAX_BATCH);
+  const server = new RpcServer(nosh, (text) => { if (!gone) output.write(text + '\n'); }, opts.ready, opts.maxBatchChars ?? DEFAULT_MAX_BATCH, {
+    maxInflight: opts.maxInflight ?? DEFAULT_MAX_INFLIGHT,
+    maxHeldChars: opts.maxHeldChars ?? DEFAULT_MAX_HELD,
+    backlog: () => output.writableLength,
+    // Full: messages wait in the server, and the rest stays in the pipe (the client's writes block).
+    full: (full) => { if (full) input.pause(); else if (!stopped) input.resume(); },
+  });
+  output.on('drain', () => server.pump());
+  let stopped = false;
   const max = opts.maxLineBytes ?? DEFAULT_MAX;
-  const lines = new LineSplitter(max, (line) => server.line(line),
+  const lines = new LineSplitter(max, (line) => server.admit(line),
     () => server.send(errorResponse(null, RPC.INVALID_REQUEST, 'message too large', { max_bytes: max })));
   return new Promise((resolve, reject) => {
     let failure: unknown;
-    let stopped = false;
     // EOF: a last line without its newline still counts; a destroyed input (SIGTERM) drops a partial one.
     const stop = (eof: boolean) => {
       if (stopped) return;
@@ -69,10 +86,24 @@ export function serveRpc(nosh: Nosh, input: Readable, output: Writable, opts: Se
   });
 }
 
+/** How much a connection takes in at once (see ServeOptions). */
+interface Intake {
+  maxInflight: number;
+  maxHeldChars: number;
+  /** Characters of answers written but not yet taken by the client. */
+  backlog: () => number;
+  /** Called when messages start waiting (true) and when none waits any more (false). */
+  full: (full: boolean) => void;
+}
+
 /** The protocol state of one connection: running calls (for cancel and shutdown) and the method names. */
 class RpcServer {
   private readonly running = new Map<Id, Cancel>();
   private inflight = 0;
+  /** Characters of the messages being answered. */
+  private held = 0;
+  /** Messages that came while the server was full, in order. */
+  private readonly waiting: string[] = [];
   private idle: (() => void) | null = null;
   private names: Set<string> | undefined;
   private answered = false;
@@ -82,7 +113,7 @@ class RpcServer {
   private readonly sendText: (text: string) => void;
 
   constructor(private readonly nosh: Nosh, write: (text: string) => void, private readonly ready: (() => Promise<void>) | undefined,
-    private readonly maxBatchChars: number) {
+    private readonly maxBatchChars: number, private readonly intake: Intake) {
     this.sendText = (text) => {
       write(text);
       if (this.answered) return;
@@ -100,7 +131,28 @@ class RpcServer {
     return this.names;
   }
 
-  line(line: string): void {
+  /** A message line from the client: answered now, or after the ones before it if the server is full. */
+  admit(line: string): void {
+    if (this.waiting.length === 0 && !this.isFull()) {
+      this.line(line);
+      return;
+    }
+    this.waiting.push(line);
+    if (this.waiting.length === 1) this.intake.full(true);
+  }
+
+  /** Start waiting messages while there is room (after an answer, or when the client took answers). */
+  pump(): void {
+    if (this.waiting.length === 0) return;
+    while (this.waiting.length > 0 && !this.isFull()) this.line(this.waiting.shift()!);
+    if (this.waiting.length === 0) this.intake.full(false);
+  }
+
+  private isFull(): boolean {
+    return this.inflight >= this.intake.maxInflight || this.held + this.intake.backlog() >= this.intake.maxHeldChars;
+  }
+
+  private line(line: string): void {
     let msg: unknown;
     try {
       msg = JSON.parse(line);
@@ -109,7 +161,7 @@ class RpcServer {
       return;
     }
     if (!Array.isArray(msg)) {
-      this.track(this.handle(msg).then((r) => { if (r) this.send(r); }));
+      this.track(this.handle(msg).then((r) => { if (r) this.send(r); }), line.length);
       return;
     }
     if (msg.length === 0) {
@@ -134,23 +186,28 @@ class RpcServer {
     }))).then(() => {
       const out = texts.filter((t): t is string => t !== undefined);
       if (out.length > 0) this.sendText(`[${out.join(',')}]`);
-    }));
+    }), line.length);
   }
 
   send(msg: Response): void {
     this.sendText(serialized(msg));
   }
 
-  /** Resolves when no call is running. */
+  /** Resolves when no call is running and none waits. */
   drained(): Promise<void> {
-    if (this.inflight === 0) return Promise.resolve();
+    if (this.inflight === 0 && this.waiting.length === 0) return Promise.resolve();
     return new Promise((resolve) => { this.idle = resolve; });
   }
 
-  private track(p: Promise<void>): void {
+  /** Count a message (`chars` of text) until it is answered. */
+  private track(p: Promise<void>, chars: number): void {
     this.inflight++;
+    this.held += chars;
     const done = () => {
-      if (--this.inflight === 0 && this.idle) {
+      this.inflight--;
+      this.held -= chars;
+      this.pump();
+      if (this.inflight === 0 && this.waiting.length === 0 && this.idle) {
         const idle = this.idle;
         this.idle = null;
         idle();
