@@ -15,7 +15,7 @@ const MAX_LINE_BYTES = 16 * 1024 * 1024;
  * The MCP server: every method of the registry as a tool, with its JSON Schema, its
  * annotations, and the envelope as structured content (isError when it failed).
  */
-export function createMcpServer(nosh: Nosh, version: string): Server {
+export function createMcpServer(nosh: Nosh, version: string, gate?: CallGate): Server {
   const server = new Server({ name: 'nosh', version }, { capabilities: { tools: {} } });
   const methods = nosh.methods();
 
@@ -40,9 +40,11 @@ export function createMcpServer(nosh: Nosh, version: string): Server {
       ticks++;
       void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ticks, message: `${name} running` } }).catch(() => {});
     }, PROGRESS_EVERY_MS);
+    gate?.enter();
     try {
       return result(await nosh.call(name, args ?? {}, { signal: extra.signal }));
     } finally {
+      gate?.leave();
       if (timer) clearInterval(timer);
     }
   });
@@ -77,9 +79,31 @@ export function boundedLines(input: Readable, output: Writable, maxLineBytes = M
   return lines;
 }
 
+/**
+ * Tool calls being answered at once: reaching `max`, `full(true)` (stop reading the client);
+ * back under it, `full(false)`. The SDK starts every request as it reads it, and each may
+ * carry 16 MB: a client sending faster than nosh answers would grow the server without bound.
+ */
+export class CallGate {
+  private running = 0;
+
+  constructor(private readonly max: number, private readonly full: (full: boolean) => void) {}
+
+  enter(): void {
+    if (++this.running === this.max) this.full(true);
+  }
+
+  leave(): void {
+    if (--this.running === this.max - 1) this.full(false);
+  }
+}
+
+/** Tool calls `nosh mcp` answers at once before it stops reading (32 messages of up to 16 MB). */
+const MAX_CALLS = 32;
+
 /** Serve MCP over stdio until the client disconnects. */
 export async function serveMcpStdio(nosh: Nosh, version: string): Promise<void> {
-  const server = createMcpServer(nosh, version);
+  const server = createMcpServer(nosh, version, new CallGate(MAX_CALLS, (full) => { if (full) process.stdin.pause(); else process.stdin.resume(); }));
   // the transport's own cap only has to pass any line boundedLines lets through
   const transport = new StdioServerTransport(boundedLines(process.stdin, process.stdout), process.stdout, { maxBufferSize: MAX_LINE_BYTES + 2 });
   const closed = new Promise<void>((resolve) => { server.onclose = () => resolve(); });
