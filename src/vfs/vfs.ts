@@ -10,9 +10,24 @@ const MAX_SYMLINK_HOPS = 40;
 /** Zone roots resolved once per worker (a worker serves the same few zones over and over). */
 const REALPATHS = new Map<string, string>();
 const TMP_MARK = '.nosh-tmp-';
-/** Directory descriptors walks keep open at once (per worker); past it, handles work by path. */
+/**
+ * Directory descriptors walks keep open at once (per worker). Past it, the oldest handle
+ * holding one gives it up (VfsDir.evict) and works by path until the walk comes back to it.
+ */
 const MAX_OPEN_DIRS = 128;
-let openDirs = 0;
+/** The handles holding a descriptor, oldest first. */
+const openHandles = new Set<VfsDir>();
+
+/** A descriptor is about to be opened: at the limit, the oldest handle but `keep` gives its up. */
+function makeRoom(keep: VfsDir | null): void {
+  if (openHandles.size < MAX_OPEN_DIRS) return;
+  for (const h of openHandles) {
+    if (h !== keep) {
+      h.evict();
+      return;
+    }
+  }
+}
 /** Permission bits a zone may set: never setuid/setgid (we may run as root; the host may exec zone files). */
 const MODE_MASK = 0o1777;
 const HAVE_PROC_FD = (() => { try { return fs.existsSync('/proc/self/fd'); } catch { return false; } })();
@@ -562,7 +577,7 @@ export class Vfs {
     if (!st) throw new VfsError('ENOENT', vpath);
     if (st.isSymbolicLink()) throw new VfsError('ESYMLINK', vpath);
     if (!st.isDirectory()) throw new VfsError('ENOTDIR', vpath);
-    return this.openDirHost(`${PROC_FD}/${d.fd}/${name}`, vpath, [...d.parts, name], st, vpath);
+    return this.openDirHost(`${PROC_FD}/${d.fd}/${name}`, vpath, [...d.parts, name], st, vpath, d);
   }
 
   /** lstat of a child of `dir` (null when it does not exist); blocked and hidden names refused. */
@@ -610,14 +625,14 @@ export class Vfs {
   /** Open a child that `dir`'s entries() listed as a directory (never through a symlink). */
   openListedDirAt(dir: DirHandle, name: string): DirHandle {
     const d = this.own(dir);
-    if (d.fd < 0 || openDirs >= MAX_OPEN_DIRS) return this.openDirAt(dir, name);
+    if (d.fd < 0) return this.openDirAt(dir, name);
     const vpath = this.childPath(d, name);
     this.checkBlocked(d.parts, name, true, vpath);
+    makeRoom(d);
     const fd = this.openChild(d, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, vpath);
-    openDirs++;
     // Not located yet: its entries() checks the location before returning a name. Its stat
     // is taken when asked (find -name never asks).
-    return new VfsDir(this, fd, vpath, [...d.parts, name], null, false);
+    return new VfsDir(this, fd, vpath, [...d.parts, name], null, false, d);
   }
 
   /**
@@ -691,8 +706,9 @@ export class Vfs {
     return { st, vpath };
   }
 
-  private openDirHost(host: string, vpath: string, parts: readonly string[], st: fs.Stats, path: string): DirHandle {
-    if (!HAVE_PROC_FD || openDirs >= MAX_OPEN_DIRS) return new VfsDir(this, -1, vpath, parts, st);
+  private openDirHost(host: string, vpath: string, parts: readonly string[], st: fs.Stats, path: string, parent: VfsDir | null = null): DirHandle {
+    if (!HAVE_PROC_FD) return new VfsDir(this, -1, vpath, parts, st);
+    makeRoom(parent);
     let fd: number;
     try {
       fd = fs.openSync(host, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
@@ -703,8 +719,7 @@ export class Vfs {
       const fst = fs.fstatSync(fd);
       if (fst.ino !== st.ino || fst.dev !== st.dev) throw new VfsError('EESCAPE', path);
       this.checkFdInside(fd, path);
-      openDirs++;
-      return new VfsDir(this, fd, vpath, parts, fst);
+      return new VfsDir(this, fd, vpath, parts, fst, true, parent);
     } catch (e) {
       fs.closeSync(fd);
       throw e;
@@ -728,14 +743,42 @@ export class Vfs {
     return this.visibleEntries(d.parts, dirents);
   }
 
-  /** Drop the descriptor of a handle (idempotent). */
+  /** Drop the descriptor of a handle (idempotent); a walk returns to its parent, which gets one back if it gave it up. */
   closeDir(dir: DirHandle): void {
     const d = this.own(dir);
+    d.evicted = false; // closed: never given a descriptor back
     if (d.fd >= 0) {
+      if (d.parent?.evicted) this.reclaim(d.parent, d);
       fs.closeSync(d.fd);
       d.fd = -1;
-      openDirs--;
+      openHandles.delete(d);
     }
+  }
+
+  /**
+   * A descriptor again for an evicted handle, as the walk leaves its child: `..` of the
+   * child's descriptor, kept only if it is the same directory (dev, ino) and still inside the
+   * root. Otherwise the handle goes on by path, whose resolution checks every component.
+   */
+  private reclaim(p: VfsDir, child: VfsDir): void {
+    const known = p.evictedAs;
+    p.evicted = false;
+    if (!known) return;
+    let fd: number;
+    try {
+      fd = fs.openSync(`${PROC_FD}/${child.fd}/..`, O_RDONLY | O_DIRECTORY);
+    } catch {
+      return;
+    }
+    try {
+      const st = fs.fstatSync(fd);
+      if (st.dev !== known.dev || st.ino !== known.ino) throw new VfsError('EESCAPE', p.vpath);
+      this.checkFdInside(fd, p.vpath);
+    } catch {
+      fs.closeSync(fd);
+      return;
+    }
+    p.adopt(fd);
   }
 
   private visibleEntries(parts: readonly string[], dirents: fs.Dirent[]): DirEntry[] {
@@ -1101,8 +1144,35 @@ class VfsDir implements DirHandle {
    */
   located: boolean;
 
-  constructor(private readonly vfs: Vfs, public fd: number, readonly vpath: string, readonly parts: readonly string[], private st: fs.Stats | null, located = true) {
+  /** Gave its descriptor up (makeRoom) and works by path until its walk returns (Vfs.reclaim). */
+  evicted = false;
+  /** The directory's identity when it gave its descriptor up: a reclaimed one must match it. */
+  evictedAs: { dev: number; ino: number } | null = null;
+
+  constructor(private readonly vfs: Vfs, public fd: number, readonly vpath: string, readonly parts: readonly string[], private st: fs.Stats | null,
+    located = true, readonly parent: VfsDir | null = null) {
     this.located = located;
+    if (fd >= 0) openHandles.add(this);
+  }
+
+  /** Give the descriptor up for a deeper walk (its identity is kept to take it back). */
+  evict(): void {
+    try {
+      this.evictedAs = this.st ?? fs.fstatSync(this.fd);
+    } catch {
+      this.evictedAs = null;
+    }
+    fs.closeSync(this.fd);
+    openHandles.delete(this);
+    this.fd = -1;
+    this.evicted = true;
+  }
+
+  /** A descriptor found again for this directory (Vfs.reclaim checked it). */
+  adopt(fd: number): void {
+    this.fd = fd;
+    this.located = true;
+    openHandles.add(this);
   }
 
   get stat(): fs.Stats {

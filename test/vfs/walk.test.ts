@@ -553,7 +553,7 @@ describe('a child replaced between its lstat and its open', () => {
   });
 });
 
-describe('more than 128 open directories: the path fallback keeps every check', () => {
+describe('more than 128 open directories: the oldest handles give their descriptors up', () => {
   function nest(depth: number): string[] {
     const names: string[] = [];
     let host = z.root;
@@ -566,7 +566,14 @@ describe('more than 128 open directories: the path fallback keeps every check', 
     return names;
   }
 
-  test('handles past the limit work by path; symlinks, specials, blocked names, extensions, bad names and swaps are still refused', () => {
+  /** Open '/' and each directory of `names` below it, each from the one before. */
+  function chain(vfs: Vfs, names: string[]): DirHandle[] {
+    const hs = [keep(vfs.openDir('/'))];
+    for (const n of names) hs.push(keep(vfs.openDirAt(hs[hs.length - 1]!, n)));
+    return hs;
+  }
+
+  test('an evicted handle works by path: symlinks, specials, blocked names, extensions, bad names and swaps are still refused', () => {
     const names = nest(140);
     const deep = z.at(names.join('/'));
     fs.writeFileSync(path.join(deep, 'ok.txt'), 'deep ok\n');
@@ -584,40 +591,45 @@ describe('more than 128 open directories: the path fallback keeps every check', 
     fs.mkdirSync(path.join(outside, 'sub2'));
 
     const vfs = z.vfs({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, allowedExtensions: ['.txt'] });
-    let h = keep(vfs.openDir('/'));
-    for (const n of names) h = keep(vfs.openDirAt(h, n));
-    expect(fdOf(h)).toBe(-1); // past the limit
-    expect(fdOf(handles[0]!)).toBeGreaterThanOrEqual(0);
+    const hs = chain(vfs, names);
+    const h = hs[hs.length - 1]!;
+    expect(fdOf(h)).toBeGreaterThanOrEqual(0); // the deepest has one
+    expect(fdOf(hs[0]!)).toBe(-1); // the oldest gave theirs up
+    expect(hs.filter((x) => fdOf(x) >= 0).length).toBeLessThanOrEqual(128);
+    // 128 more handles elsewhere: the deep one gives its descriptor up too.
+    for (let i = 0; i < 128; i++) keep(vfs.openDir('/'));
+    expect(fdOf(h)).toBe(-1);
     expect(h.vpath).toBe('/' + names.join('/'));
     expect(h.entries().map((e) => e.name).sort()).toEqual(['abs-file.txt', 'fifo.txt', 'in-file.txt', 'ok.txt', 'sub', '.git'].sort()); // abs-dir: a link, hidden by the extension rule
     expect(readAll(vfs, h, 'ok.txt')).toBe('deep ok\n');
     expect(readAll(vfs, keep(vfs.openDirAt(h, 'sub')), 'g.txt')).toBe('deep g\n');
+    const f = vfs.openListedFileAt(h, 'ok.txt');
+    f.close();
     expectVfsError(() => vfs.openReadAt(h, '.env'), 'EBLOCKED');
+    expectVfsError(() => vfs.openListedFileAt(h, '.env'), 'EBLOCKED');
     expectVfsError(() => vfs.lstatAt(h, '.env'), 'EBLOCKED');
     expectVfsError(() => vfs.openReadAt(h, 'run.sh'), 'EEXT');
     expectVfsError(() => vfs.openDirAt(h, '.ssh'), 'EBLOCKED');
+    expectVfsError(() => vfs.openListedDirAt(h, '.ssh'), 'EBLOCKED');
     const git = keep(vfs.openDirAt(h, '.git'));
     expectVfsError(() => vfs.openReadAt(git, 'config'), 'EBLOCKED');
     expectVfsError(() => vfs.openReadAt(h, 'abs-file.txt'), 'ESYMLINK');
+    expectVfsError(() => vfs.openListedFileAt(h, 'abs-file.txt'), 'ESYMLINK');
     expectVfsError(() => vfs.openReadAt(h, 'in-file.txt'), 'ESYMLINK');
     expectVfsError(() => vfs.openDirAt(h, 'abs-dir'), ['ESYMLINK', 'EEXT']);
+    expectVfsError(() => vfs.openListedDirAt(h, 'abs-dir'), ['ESYMLINK', 'EEXT']);
     expectVfsError(() => vfs.openReadAt(h, 'fifo.txt'), 'ESPECIAL');
+    expectVfsError(() => vfs.openListedFileAt(h, 'fifo.txt'), 'ESPECIAL');
     for (const bad of ['..', '.', 'a/b', 'a\0', 'x'.repeat(256)]) {
       expectVfsError(() => vfs.openReadAt(h, bad), ['EINVAL', 'ENAMETOOLONG']);
       expectVfsError(() => vfs.openDirAt(h, bad), ['EINVAL', 'ENAMETOOLONG']);
       expectVfsError(() => vfs.lstatAt(h, bad), ['EINVAL', 'ENAMETOOLONG']);
     }
-    // A fallback handle's directory swapped for a link to outside: resolved again, refused.
-    const sub = keep(vfs.openDirAt(h, 'sub'));
-    fs.renameSync(path.join(deep, 'sub'), path.join(z.base, 'aside'));
-    fs.symlinkSync(path.join(outside, 'sub'), path.join(deep, 'sub'));
-    expectVfsError(() => vfs.openReadAt(sub, 'g.txt'), ['ESYMLINK', 'EEXT']);
-    expectVfsError(() => sub.entries(), ['ESYMLINK', 'EEXT']);
-    expectVfsError(() => vfs.lstatAt(sub, 'g.txt'), ['ESYMLINK', 'EEXT']);
-    // An ancestor swapped: the fallback resolves from the root and meets the link.
+    // An ancestor swapped for a link to outside: the path resolution meets the link.
     fs.renameSync(z.at('n0'), path.join(z.base, 'aside-n0'));
     fs.symlinkSync(path.join(z.base, 'aside-n0'), z.at('n0'));
     expectVfsError(() => vfs.openReadAt(h, 'ok.txt'), ['ESYMLINK', 'EEXT']);
+    expectVfsError(() => vfs.openListedFileAt(h, 'ok.txt'), ['ESYMLINK', 'EEXT']);
     expectVfsError(() => h.entries(), ['ESYMLINK', 'EEXT']);
     assertOutsideUntouched2();
   });
@@ -627,17 +639,71 @@ describe('more than 128 open directories: the path fallback keeps every check', 
     expect(fs.readFileSync(path.join(z.base, 'canary.txt'), 'utf8')).toBe(CANARY);
   }
 
-  test('after closing, the open-directory count is back: new handles get descriptors again', () => {
+  test('walking back up, each evicted parent gets a descriptor again from its child (.. of the same directory)', () => {
+    const names = nest(300);
+    fs.writeFileSync(z.at('n0/mark.txt'), 'n0 mark\n');
+    const vfs = z.vfs();
+    const hs = chain(vfs, names);
+    expect(hs.filter((x) => fdOf(x) >= 0)).toHaveLength(128);
+    for (let i = hs.length - 1; i > 0; i--) {
+      hs[i]!.close();
+      expect(fdOf(hs[i - 1]!)).toBeGreaterThanOrEqual(0);
+      expect(hs.filter((x) => fdOf(x) >= 0).length).toBeLessThanOrEqual(128);
+    }
+    expect(hs[1]!.vpath).toBe('/n0');
+    // The reclaimed handle reads by descriptor again, with its name checks.
+    const f = vfs.openListedFileAt(hs[1]!, 'mark.txt');
+    f.close();
+    expectVfsError(() => vfs.openListedFileAt(hs[1]!, '..'), 'EINVAL');
+  });
+
+  test('a parent moved out while evicted is not taken back: it goes on by path and meets the move', () => {
+    const names = nest(140);
+    const vfs = z.vfs();
+    const hs = chain(vfs, names);
+    expect(fdOf(hs[5]!)).toBe(-1);
+    // n0 (with n1..n5 under it) moved outside and linked back: same inodes all the way down.
+    fs.renameSync(z.at('n0'), path.join(outside, 'moved-n0'));
+    fs.symlinkSync(path.join(outside, 'moved-n0'), z.at('n0'));
+    for (let i = hs.length - 1; i > 5; i--) hs[i]!.close();
+    expect(fdOf(hs[5]!)).toBe(-1); // same (dev, ino), but /proc says outside: refused
+    expectVfsError(() => hs[5]!.entries(), ['ESYMLINK', 'EESCAPE']);
+    expectVfsError(() => vfs.openListedDirAt(hs[5]!, 'n5'), ['ESYMLINK', 'EESCAPE']);
+  });
+
+  test('a child moved to another parent: .. is another directory, so the evicted parent goes on by path', () => {
+    const names = nest(140);
+    fs.writeFileSync(z.at('n0/n1/n2/here.txt'), 'here\n');
+    fs.mkdirSync(z.at('other'));
+    const vfs = z.vfs();
+    const hs = chain(vfs, names);
+    expect(fdOf(hs[3]!)).toBe(-1);
+    fs.renameSync(z.at('n0/n1/n2/n3'), z.at('other/n3')); // hs[4]'s directory
+    for (let i = hs.length - 1; i > 3; i--) hs[i]!.close();
+    expect(fdOf(hs[3]!)).toBe(-1);
+    expect(hs[3]!.entries().map((e) => e.name)).toEqual(['here.txt']); // /n0/n1/n2 by path
+  });
+
+  test('a parent moved inside the zone while evicted is taken back, as a handle that kept its descriptor would follow it', () => {
+    const names = nest(140);
+    const vfs = z.vfs();
+    const hs = chain(vfs, names);
+    expect(fdOf(hs[3]!)).toBe(-1);
+    fs.renameSync(z.at('n0/n1/n2'), z.at('moved-n2'));
+    for (let i = hs.length - 1; i > 3; i--) hs[i]!.close();
+    expect(fdOf(hs[3]!)).toBeGreaterThanOrEqual(0);
+    expect(hs[3]!.entries().map((e) => e.name)).toEqual(['n3']); // the directory itself, now at /moved-n2
+  });
+
+  test('closing a handle whose parent was closed first gives no descriptor back to the closed parent', () => {
     const names = nest(135);
     const vfs = z.vfs();
-    const mine: DirHandle[] = [];
-    let h = vfs.openDir('/');
-    mine.push(h);
-    for (const n of names) { h = vfs.openDirAt(h, n); mine.push(h); }
-    expect(fdOf(h)).toBe(-1);
-    for (const x of mine.reverse()) { x.close(); x.close(); } // idempotent
-    const again = keep(vfs.openDir('n0'));
-    expect(fdOf(again)).toBeGreaterThanOrEqual(0);
+    const hs = chain(vfs, names);
+    expect(fdOf(hs[2]!)).toBe(-1);
+    hs[2]!.close();
+    for (let i = hs.length - 1; i > 2; i--) hs[i]!.close();
+    expect(fdOf(hs[2]!)).toBe(-1);
+    expect(fdOf(hs[1]!)).toBe(-1);
   });
 });
 
