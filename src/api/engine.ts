@@ -193,12 +193,9 @@ export class Engine implements HostEngine {
 }
 
 /**
- * Tools that read a file and write it back (append copies the old bytes into the new file, edit
- * rewrites it, create checks that it is absent): two of them on the same file at the same time
- * in two workers would each write what they read, and one's change would be lost. Their calls
- * on one file (zone root + normalised virtual path) run one after the other.
+ * Mutating tools that change only the file named by their `path` (zone root + normalised
+ * virtual path is the key of WriteOrder.file); the other mutating tools may change any file.
  */
-/** Mutating tools that change only the file named by their `path`; the others may change any file. */
 const ONE_FILE = new Set(['write', 'edit']);
 
 function closedEnvelope() {

@@ -52,6 +52,7 @@ export function serveRpc(nosh: Nosh, input: Readable, output: Writable, opts: Se
     gone = true;
     input.destroy();
   });
+  let stopped = false;
   const server = new RpcServer(nosh, (text) => { if (!gone) output.write(text + '\n'); }, opts.ready, opts.maxBatchChars ?? DEFAULT_MAX_BATCH, {
     maxInflight: opts.maxInflight ?? DEFAULT_MAX_INFLIGHT,
     maxHeldChars: opts.maxHeldChars ?? DEFAULT_MAX_HELD,
@@ -60,7 +61,6 @@ export function serveRpc(nosh: Nosh, input: Readable, output: Writable, opts: Se
     full: (full) => { if (full) input.pause(); else if (!stopped) input.resume(); },
   });
   output.on('drain', () => server.pump());
-  let stopped = false;
   const max = opts.maxLineBytes ?? DEFAULT_MAX;
   const lines = new LineSplitter(max, (line) => server.admit(line),
     () => server.send(errorResponse(null, RPC.INVALID_REQUEST, 'message too large', { max_bytes: max })));
