@@ -13,14 +13,19 @@ function outcome(line: string): string {
   }
 }
 
-function timed<T>(f: () => T, ms = 1000): T {
+
+const MB = 1024 * 1024;
+
+/**
+ * f's result, failing if it took over 10 s: only to tell a hang from a slow machine, for
+ * matching that a backtracking glob would never finish (these take milliseconds).
+ */
+function endsWithin<T>(f: () => T, ms = 10_000): T {
   const t = performance.now();
   const r = f();
   expect(performance.now() - t).toBeLessThan(ms);
   return r;
 }
-
-const MB = 1024 * 1024;
 
 describe('hostile input finishes fast and only throws NoshError', () => {
   it.each([
@@ -55,7 +60,9 @@ describe('hostile input finishes fast and only throws NoshError', () => {
     // the comment check read the last char of a growing string, flattening it each time
     ['500000 comments after a continuation', 'echo \\\n' + '#\n'.repeat(500_000), 'METACHAR_REJECTED'],
   ])('%s', (_name, line, expected) => {
-    expect(timed(() => outcome(line))).toBe(expected);
+    // No wall-clock bound (the host is shared and noisy): these take 1-110 ms; a parse
+    // quadratic in 1 MB would take minutes and fail by the test timeout.
+    expect(outcome(line)).toBe(expected);
   });
 
   // Big enough that a quadratic pass would take minutes (the test timeout fails it), too big
@@ -84,22 +91,20 @@ describe('hostile input finishes fast and only throws NoshError', () => {
     };
     const alphabet = ` \t\n\r'"\\$\`{},.;&|<>()#*?[]!^-~=@%+:/0aZ_\u00e9\u{1F600}\0`;
     const chars = [...alphabet];
-    timed(() => {
-      for (let i = 0; i < 5000; i++) {
-        let line = '';
-        const len = rnd(40);
-        for (let j = 0; j < len; j++) line += chars[rnd(chars.length)];
-        outcome(line);
-      }
-    }, 3000);
+    for (let i = 0; i < 5000; i++) {
+      let line = '';
+      const len = rnd(40);
+      for (let j = 0; j < len; j++) line += chars[rnd(chars.length)];
+      outcome(line);
+    }
   });
 
   it('expands a pathological glob pattern quickly', () => {
     const entries: DirEntryLite[] = Array.from({ length: 1000 }, (_, i) => ({ name: 'a'.repeat(200) + i, isDirectory: false }));
     const listDir = (): DirEntryLite[] => entries;
     const star = '*a'.repeat(5000) + 'b';
-    expect(timed(() => expandGlob({ value: star, glob: star }, '/', listDir), 3000)).toEqual([star]);
+    expect(endsWithin(() => expandGlob({ value: star, glob: star }, '/', listDir))).toEqual([star]);
     const brackets = '[ab]'.repeat(2000);
-    expect(timed(() => expandGlob({ value: brackets, glob: brackets }, '/', listDir), 3000)).toEqual([brackets]);
+    expect(endsWithin(() => expandGlob({ value: brackets, glob: brackets }, '/', listDir))).toEqual([brackets]);
   });
 });

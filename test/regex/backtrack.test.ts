@@ -31,7 +31,9 @@ describe('catastrophic patterns do not hang (V8 linear-time fallback stays usabl
       const subject = p.includes('\\w') ? 'a'.repeat(30) + '!' : text;
       const { result, ms } = timed(p, o, subject);
       expect(result).toBe(false);
-      expect(ms).toBeLessThan(500);
+      // Only a hang fails this: the linear engine takes about 2 ms here, a backtracking one
+      // minutes (2.4 s at 24 a's, doubling with each a).
+      expect(ms).toBeLessThan(10_000);
     });
   }
 });
