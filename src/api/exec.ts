@@ -44,6 +44,9 @@ export interface ExecData {
 }
 
 /** The limits a worker task carries, from the configured ones (the output cap may be lowered per call). */
+/** Longest command line, in UTF-8 bytes (Linux's ARG_MAX for a whole argv). */
+export const MAX_COMMAND_LINE = 2 * 1024 * 1024;
+
 export function taskLimits(l: LimitsConfig, maxOutputBytes = l.maxOutputBytes) {
   return { maxOutputBytes, maxResults: l.maxResults, maxBufferBytes: l.maxBufferBytes };
 }
@@ -56,6 +59,14 @@ export function buildTask(req: z.output<typeof ExecRequestSchema>, opts: z.outpu
     if (req.command !== undefined) throw new NoshError('INVALID_ARGUMENT', 'give either command or cmd/args, not both', 'Use command for a command line, cmd+args for literal argv.');
     stages = [{ argv: [req.cmd, ...req.args] }];
   } else if (req.command !== undefined) {
+    // The serving thread parses it: a hostile line of many MB cost up to a second of every caller's time.
+    if (req.command.length > MAX_COMMAND_LINE) {
+      const bytes = Buffer.byteLength(req.command);
+      if (bytes > MAX_COMMAND_LINE) {
+        throw new NoshError('INVALID_ARGUMENT', `the command line is ${bytes} bytes; the limit is ${MAX_COMMAND_LINE} (2 MiB, as the kernel's ARG_MAX)`,
+          'Pass long text on stdin, write it to a file with the write tool, or give the argument list as cmd + args.', { bytes, max_bytes: MAX_COMMAND_LINE });
+      }
+    }
     const parsed = parseCommandLine(req.command, { pipes: policy.pipes });
     if (parsed.stages.length === 0) throw new NoshError('MISSING_PARAMETER', 'the command line is empty', 'Give a command, e.g. ls -la.');
     stages = parsed.stages.map((words) => ({ words }));

@@ -20,6 +20,22 @@ afterAll(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
+describe('command line length', () => {
+  it('takes a line of 2 MiB and refuses a longer one before parsing it; the argv form has no such limit', async () => {
+    const word = 'x'.repeat(2 * 1024 * 1024 - 'echo '.length);
+    const ok = await nosh.exec({ command: `echo ${word}` }, { maxOutputBytes: 5_000_000 });
+    expect(ok.success && ok.data.stdout).toBe(word + '\n');
+    const long = await nosh.exec({ command: `echo ${word}é` });
+    expect(long.success).toBe(false);
+    if (long.success) return;
+    expect(long.error.code).toBe('INVALID_ARGUMENT');
+    expect(long.error.message).toBe('the command line is 2097154 bytes; the limit is 2097152 (2 MiB, as the kernel\'s ARG_MAX)');
+    expect(long.error.hint).toContain('stdin');
+    const argv = await nosh.exec({ cmd: 'echo', args: [word + 'yy'] }, { maxOutputBytes: 5_000_000 });
+    expect(argv.success && argv.data.stdout.length).toBe(word.length + 3);
+  });
+});
+
 describe('exec envelope', () => {
   it('returns stdout and exit code 0 for a command line', async () => {
     const res = await nosh.exec({ command: 'cat "a b.txt"' });
