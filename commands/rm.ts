@@ -1,6 +1,13 @@
 import { defineCommand, helpText, parseArgs, quoteName, UsageError, type CommandContext } from '../src/command/index.js';
 import { errnoOf, isDotOrDotDot, lastComponent, quoteAlways } from '../src/command/fileops.js';
-import { VfsError, strerror } from '../src/vfs/index.js';
+import { VfsError, listedOrClosed, strerror } from '../src/vfs/index.js';
+import type { DirHandle } from '../src/vfs/vfs.js';
+
+/** A child met by the walk: removed relative to its open directory (a path costs a lookup per level). */
+interface At {
+  dir: DirHandle;
+  name: string;
+}
 
 interface RmOptions {
   force: boolean;
@@ -135,9 +142,10 @@ function isEmptyDir(ctx: CommandContext, path: string): boolean {
   }
 }
 
-async function unlinkOne(ctx: CommandContext, path: string, o: RmOptions): Promise<boolean> {
+async function unlinkOne(ctx: CommandContext, path: string, o: RmOptions, at?: At): Promise<boolean> {
   try {
-    ctx.fs.unlink(path, ctx.cwd);
+    if (at) ctx.fs.unlinkAt(at.dir, at.name);
+    else ctx.fs.unlink(path, ctx.cwd);
   } catch (e) {
     const errno = errnoOf(e);
     return ignorable(o, errno) ? true : fail(ctx, path, errno);
@@ -159,10 +167,11 @@ function isLinkWithSlash(ctx: CommandContext, path: string): boolean {
   }
 }
 
-async function rmdirOne(ctx: CommandContext, path: string, o: RmOptions): Promise<boolean> {
+async function rmdirOne(ctx: CommandContext, path: string, o: RmOptions, at?: At): Promise<boolean> {
   try {
-    if (isLinkWithSlash(ctx, path)) throw new VfsError('ENOTDIR', path);
-    ctx.fs.rmdir(path, ctx.cwd);
+    if (at) ctx.fs.rmdirAt(at.dir, at.name);
+    else if (isLinkWithSlash(ctx, path)) throw new VfsError('ENOTDIR', path);
+    else ctx.fs.rmdir(path, ctx.cwd);
   } catch (e) {
     const errno = errnoOf(e);
     return ignorable(o, errno) ? true : fail(ctx, path, errno);
@@ -172,22 +181,27 @@ async function rmdirOne(ctx: CommandContext, path: string, o: RmOptions): Promis
 }
 
 /** Depth-first, contents before the directory itself, in readdir order (as fts does). */
-async function removeTree(ctx: CommandContext, dir: string, o: RmOptions): Promise<boolean> {
+async function removeTree(ctx: CommandContext, dir: string, o: RmOptions, at?: At): Promise<boolean> {
   if (ctx.signal.aborted) throw new VfsError('EINTR', dir);
-  let entries;
+  let listed;
   try {
-    entries = ctx.fs.readdir(dir, ctx.cwd);
+    listed = at ? listedOrClosed(ctx.fs.openListedDirAt(at.dir, at.name)) : ctx.fs.openListed(dir, ctx.cwd);
   } catch (e) {
     return fail(ctx, dir, errnoOf(e));
   }
   let ok = true;
-  for (const ent of entries) {
-    const child = childPath(dir, ent.name);
-    if (ent.type === 'dir') {
-      if (!(await removeTree(ctx, child, o))) ok = false;
-    } else if (!(await unlinkOne(ctx, child, o))) ok = false;
+  try {
+    for (const ent of listed.entries) {
+      const child = childPath(dir, ent.name);
+      const here = { dir: listed.dir, name: ent.name };
+      if (ent.type === 'dir') {
+        if (!(await removeTree(ctx, child, o, here))) ok = false;
+      } else if (!(await unlinkOne(ctx, child, o, here))) ok = false;
+    }
+  } finally {
+    listed.dir.close();
   }
   // A directory whose contents could not all be removed is left (GNU says nothing more).
   if (!ok) return false;
-  return rmdirOne(ctx, dir, o);
+  return rmdirOne(ctx, dir, o, at);
 }

@@ -74,7 +74,8 @@ export class Walker implements EvalContext {
   times(e: Entry): { atime: bigint; mtime: bigint; ctime: bigint } | null {
     if (e.ns !== undefined) return e.ns;
     try {
-      e.ns = this.ctx.fs.timesNs(e.path, this.ctx.cwd, this.followHere(e));
+      const follow = this.followHere(e);
+      e.ns = e.dir && !follow ? this.ctx.fs.timesNsAt(e.dir, e.name!) : this.ctx.fs.timesNs(e.path, this.ctx.cwd, follow);
     } catch {
       e.ns = null;
     }
@@ -137,7 +138,12 @@ export class Walker implements EvalContext {
       return false;
     }
     try {
-      if (this.typeOf(e) === 'dir') this.ctx.fs.rmdir(e.path, this.ctx.cwd);
+      // Met by the walk in an open directory: removed relative to it (a path costs a lookup per level).
+      const at = e.dir && e.name !== undefined && this.plan.follow === 'P' ? e.dir : null;
+      if (this.typeOf(e) === 'dir') {
+        if (at) this.ctx.fs.rmdirAt(at, e.name!);
+        else this.ctx.fs.rmdir(e.path, this.ctx.cwd);
+      } else if (at) this.ctx.fs.unlinkAt(at, e.name!);
       else this.ctx.fs.unlink(e.path, this.ctx.cwd);
       return true;
     } catch (err) {

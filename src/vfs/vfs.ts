@@ -384,6 +384,21 @@ export class Vfs {
     }
   }
 
+  /** timesNs of a child of an open directory (not followed), with lstatAt's name checks. */
+  timesNsAt(dir: DirHandle, name: string): { atime: bigint; mtime: bigint; ctime: bigint; birthtime: bigint } {
+    const d = this.own(dir);
+    if (d.fd < 0) return this.timesNs(this.childPath(d, name));
+    const { st, vpath } = this.childStat(d, name);
+    if (!st) throw new VfsError('ENOENT', vpath);
+    try {
+      const b = fs.lstatSync(`${PROC_FD}/${d.fd}/${name}`, { bigint: true });
+      if (b.ino !== BigInt(st.ino) || b.dev !== BigInt(st.dev)) throw new VfsError('EESCAPE', vpath);
+      return { atime: b.atimeNs, mtime: b.mtimeNs, ctime: b.ctimeNs, birthtime: b.birthtimeNs };
+    } catch (e) {
+      throw e instanceof VfsError ? e : fromNodeError(e, vpath);
+    }
+  }
+
   exists(path: string, cwd = '/'): boolean {
     try {
       return this.resolve(path, cwd).stat !== null;
@@ -913,6 +928,44 @@ export class Vfs {
       throw fromNodeError(e, path);
     }
     this.recordChange({ op: 'delete', path: r.vpath, delta: r.stat.isFile() && r.stat.nlink <= 1 ? -r.stat.size : 0 });
+  }
+
+  /**
+   * unlink of a child of an open directory (find -delete, rm -r): unlink's checks for one
+   * component, relative to the directory's descriptor, which must still be inside the root.
+   * A walk deep in a tree removes a file in a few syscalls where a path costs one per level.
+   */
+  unlinkAt(dir: DirHandle, name: string): void {
+    const d = this.own(dir);
+    if (d.fd < 0) return this.unlink(this.childPath(d, name));
+    this.assertDeletable(this.childPath(d, name));
+    const { st, vpath } = this.childStat(d, name);
+    if (!st) throw new VfsError('ENOENT', vpath);
+    if (st.isDirectory()) throw new VfsError('EISDIR', vpath);
+    this.checkFdInside(d.fd, d.vpath);
+    try {
+      fs.unlinkSync(`${PROC_FD}/${d.fd}/${name}`);
+    } catch (e) {
+      throw fromNodeError(e, vpath);
+    }
+    this.recordChange({ op: 'delete', path: vpath, delta: st.isFile() && st.nlink <= 1 ? -st.size : 0 });
+  }
+
+  /** rmdir of a child of an open directory, as unlinkAt. */
+  rmdirAt(dir: DirHandle, name: string): void {
+    const d = this.own(dir);
+    if (d.fd < 0) return this.rmdir(this.childPath(d, name));
+    this.assertDeletable(this.childPath(d, name));
+    const { st, vpath } = this.childStat(d, name);
+    if (!st) throw new VfsError('ENOENT', vpath);
+    if (!st.isDirectory()) throw new VfsError('ENOTDIR', vpath);
+    this.checkFdInside(d.fd, d.vpath);
+    try {
+      fs.rmdirSync(`${PROC_FD}/${d.fd}/${name}`);
+    } catch (e) {
+      throw fromNodeError(e, vpath);
+    }
+    this.recordChange({ op: 'delete', path: vpath, delta: 0 });
   }
 
   /** rename(2) inside the zone; neither end may be the root. */

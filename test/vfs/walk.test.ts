@@ -912,3 +912,80 @@ describe('the fast walk: openListedDirAt / openListedFileAt / verifyDir', () => 
     expectVfsError(() => vfs.verifyDir(h), 'EINVAL');
   });
 });
+
+describe('removing through a walk: unlinkAt / rmdirAt / timesNsAt', () => {
+  test('a listed file and an emptied directory are removed, with their changes recorded', () => {
+    const vfs = z.vfs();
+    const h = keep(vfs.openDir('d'));
+    const sub = keep(vfs.openListedDirAt(h, 'sub'));
+    sub.entries();
+    const times = vfs.timesNsAt(sub, 'g.txt');
+    expect(times).toEqual(vfs.timesNs('d/sub/g.txt'));
+    vfs.unlinkAt(sub, 'g.txt');
+    sub.close();
+    vfs.rmdirAt(h, 'sub');
+    expect(fs.existsSync(z.at('d/sub'))).toBe(false);
+    expect(vfs.changes).toEqual([{ op: 'delete', path: '/d/sub/g.txt', delta: -9 }, { op: 'delete', path: '/d/sub', delta: 0 }]);
+  });
+
+  test('the checks of unlink and rmdir hold: names, kinds, read-only zones', () => {
+    fs.writeFileSync(z.at('d/.env'), 'SECRET=1\n');
+    fs.writeFileSync(z.at('d/run.sh'), 'echo\n');
+    fs.symlinkSync(path.join(outside, 'f.txt'), z.at('d/link.txt'));
+    const vfs = z.vfs({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, allowedExtensions: ['.txt'] });
+    const h = keep(vfs.openDir('d'));
+    h.entries();
+    expectVfsError(() => vfs.unlinkAt(h, '.env'), 'EBLOCKED');
+    expectVfsError(() => vfs.timesNsAt(h, '.env'), 'EBLOCKED');
+    expectVfsError(() => vfs.unlinkAt(h, 'run.sh'), 'EEXT');
+    expectVfsError(() => vfs.unlinkAt(h, 'sub'), 'EISDIR');
+    expectVfsError(() => vfs.rmdirAt(h, 'f.txt'), 'ENOTDIR');
+    expectVfsError(() => vfs.rmdirAt(h, 'sub'), 'ENOTEMPTY');
+    expectVfsError(() => vfs.unlinkAt(h, 'missing.txt'), 'ENOENT');
+    for (const bad of ['..', '.', 'a/b', 'a\0', '']) {
+      expectVfsError(() => vfs.unlinkAt(h, bad), ['EINVAL', 'ENOENT']);
+      expectVfsError(() => vfs.rmdirAt(h, bad), ['EINVAL', 'ENOENT']);
+    }
+    vfs.unlinkAt(h, 'link.txt'); // the link itself, never its target
+    expect(fs.readFileSync(path.join(outside, 'f.txt'), 'utf8')).toBe(SECRET);
+    expect(fs.existsSync(z.at('d/.env')) && fs.existsSync(z.at('d/run.sh')) && fs.existsSync(z.at('d/f.txt'))).toBe(true);
+
+    const ro = z.vfs({ readonly: true });
+    const hr = keep(ro.openDir('d'));
+    hr.entries();
+    expectVfsError(() => ro.unlinkAt(hr, 'f.txt'), 'EROFS');
+    expectVfsError(() => ro.unlinkAt(hr, 'missing.txt'), 'EROFS'); // as unlink: the zone first
+    const del = z.vfs({ readonly: true, allowDelete: true });
+    const hd = keep(del.openDir('d'));
+    hd.entries();
+    del.unlinkAt(hd, 'f.txt');
+    expect(fs.existsSync(z.at('d/f.txt'))).toBe(false);
+    assertOutsideUntouched();
+  });
+
+  test('a directory moved out of the zone after its listing: nothing is removed there', () => {
+    const vfs = z.vfs();
+    const h = keep(vfs.openDir('d'));
+    h.entries();
+    fs.renameSync(z.at('d'), path.join(outside, 'moved'));
+    expectVfsError(() => vfs.unlinkAt(h, 'f.txt'), 'EESCAPE');
+    fs.unlinkSync(path.join(outside, 'moved', 'sub', 'g.txt'));
+    expectVfsError(() => vfs.rmdirAt(h, 'sub'), 'EESCAPE');
+    expect(fs.existsSync(path.join(outside, 'moved', 'f.txt'))).toBe(true);
+    expect(fs.existsSync(path.join(outside, 'moved', 'sub'))).toBe(true);
+  });
+
+  test('an evicted handle removes by path, with the same checks', () => {
+    const vfs = z.vfs({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS });
+    fs.writeFileSync(z.at('d/.env'), 'SECRET=1\n');
+    const h = keep(vfs.openDir('d'));
+    h.entries();
+    for (let i = 0; i < 128; i++) keep(vfs.openDir('/'));
+    expect(fdOf(h)).toBe(-1);
+    expectVfsError(() => vfs.unlinkAt(h, '.env'), 'EBLOCKED');
+    expect(vfs.timesNsAt(h, 'f.txt')).toEqual(vfs.timesNs('d/f.txt'));
+    vfs.unlinkAt(h, 'f.txt');
+    expect(fs.existsSync(z.at('d/f.txt'))).toBe(false);
+    expectVfsError(() => vfs.unlinkAt(h, 'f.txt'), 'ENOENT');
+  });
+});
