@@ -50,6 +50,7 @@ export function serveRpc(nosh: Nosh, input: Readable, output: Writable, opts: Se
   let gone = false;
   output.on('error', () => {
     gone = true;
+    server.dropWaiting();
     input.destroy();
   });
   let stopped = false;
@@ -148,6 +149,12 @@ class RpcServer {
     if (this.waiting.length === 0) this.intake.full(false);
   }
 
+  /** The client is gone: messages still waiting are never started (their answers could not be sent). */
+  dropWaiting(): void {
+    this.waiting.length = 0;
+    this.settleIfIdle();
+  }
+
   private isFull(): boolean {
     return this.inflight >= this.intake.maxInflight || this.held + this.intake.backlog() >= this.intake.maxHeldChars;
   }
@@ -207,13 +214,17 @@ class RpcServer {
       this.inflight--;
       this.held -= chars;
       this.pump();
-      if (this.inflight === 0 && this.waiting.length === 0 && this.idle) {
-        const idle = this.idle;
-        this.idle = null;
-        idle();
-      }
+      this.settleIfIdle();
     };
     p.then(done, done);
+  }
+
+  private settleIfIdle(): void {
+    if (this.inflight === 0 && this.waiting.length === 0 && this.idle) {
+      const idle = this.idle;
+      this.idle = null;
+      idle();
+    }
   }
 
   /** One request or notification; null when nothing is to be answered. */

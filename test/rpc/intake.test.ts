@@ -112,4 +112,18 @@ describe('the server takes in what it can hold', () => {
     await done;
     expect(answers).toEqual([0, 1, 2, 3, 4]);
   });
+
+  it('a client gone (EPIPE) while messages wait: they are dropped and serve resolves once the running call ends', async () => {
+    const { nosh, calls } = fakeNosh();
+    const output = new PassThrough();
+    const { input, done } = start(nosh, { maxInflight: 1, ready: async () => {} }, output);
+    input.write([0, 1, 2].map((n) => req(n)).join(''));
+    await tick();
+    expect(calls).toHaveLength(1);
+    output.destroy(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    await tick();
+    calls[0]!.answer();
+    await done;
+    expect(calls).toHaveLength(1);
+  });
 });
