@@ -7,7 +7,17 @@ import {
   cmpTime, compareNames, fullTime, typeIndicator, groupName, humanSize, joinPath, lookupGroup, lookupUser, lsTime, modeString, mtimeOf, nowSpec, timeOfNs, userName, type TimeSpec,
 } from '../src/command/format.js';
 import { linkTargetStat, linkText } from '../src/command/listing.js';
-import { VfsError, type DirHandle } from '../src/vfs/index.js';
+import { VfsError, listedOrClosed, type DirHandle } from '../src/vfs/index.js';
+
+/** A directory still to list (ls -R): the directory it was found in stays open for it. */
+interface Pending {
+  name: string;
+  path: string;
+  cmdline: boolean;
+  /** Its name in `parent`. */
+  entry?: string;
+  parent?: { dir: DirHandle; children: number };
+}
 
 interface Entry {
   /** Name as displayed (operand as given, or the entry name inside a directory). */
@@ -157,12 +167,17 @@ class Lister {
       await this.printEntries(files, [...files, ...dirs]);
       if (dirs.length > 0) this.emit('\n');
     } else if (operands.length <= 1 && dirs.length === 1) printDirName = false;
-    const queue: { name: string; path: string; cmdline: boolean }[] = dirs.map((d) => ({ name: d.name, path: d.path, cmdline: true }));
-    while (queue.length > 0) {
-      const d = queue.shift()!;
-      const sub = await this.printDir(d.name, d.path, d.cmdline, printDirName);
-      queue.unshift(...sub);
-      printDirName = true;
+    const queue: Pending[] = dirs.map((d) => ({ name: d.name, path: d.path, cmdline: true }));
+    try {
+      while (queue.length > 0) {
+        const d = queue.shift()!;
+        const sub = await this.printDir(d, printDirName);
+        queue.unshift(...sub);
+        printDirName = true;
+      }
+    } finally {
+      // Stopped early (output limit, cancel): the directories kept open for the rest.
+      for (const d of queue) d.parent?.dir.close();
     }
     await this.flush();
     return this.status;
@@ -240,30 +255,44 @@ class Lister {
     list.sort(reverse ? (a, b) => cmp(b, a) : cmp);
   }
 
-  /** List one directory; returns its subdirectories to visit next (with -R). */
-  private async printDir(name: string, path: string, cmdline: boolean, printName: boolean): Promise<{ name: string; path: string; cmdline: boolean }[]> {
+  /**
+   * List one directory; returns its subdirectories to visit next (with -R). A subdirectory is
+   * opened through this one, which stays open until the last of them is (a path costs a
+   * lookup per level).
+   */
+  private async printDir(d: Pending, printName: boolean): Promise<Pending[]> {
     const { ctx } = this;
+    const { name, path, parent } = d;
     let dir: DirHandle;
     let names: string[];
+    let up: Stats | undefined;
     try {
-      const listed = ctx.fs.openListed(path, ctx.cwd);
+      // -a's '..' is the directory it was found in.
+      if (parent && this.cfg.hidden === 'all') up = parent.dir.stat;
+      const listed = parent ? listedOrClosed(ctx.fs.openListedDirAt(parent.dir, d.entry!)) : ctx.fs.openListed(path, ctx.cwd);
       dir = listed.dir;
-      names = listed.entries.map((d) => d.name);
+      names = listed.entries.map((e) => e.name);
     } catch (e) {
       if (!(e instanceof VfsError)) throw e;
       await this.warn(`cannot open directory ${quoteAlways(name)}: ${e.reason}`);
-      this.fail(cmdline ? 2 : 1);
+      this.fail(d.cmdline ? 2 : 1);
       return [];
-    }
-    try {
-      return await this.printListed(dir, names, name, path, printName);
     } finally {
-      dir.close();
+      if (parent && --parent.children === 0) parent.dir.close();
     }
+    let subs: Pending[] = [];
+    try {
+      subs = await this.printListed(dir, names, name, path, printName, up);
+    } finally {
+      const held = { dir, children: subs.length };
+      for (const sub of subs) sub.parent = held;
+      if (subs.length === 0) dir.close();
+    }
+    return subs;
   }
 
   /** The listing of an open directory: each entry's lstat taken through it (one step, not its whole path). */
-  private async printListed(dir: DirHandle, names: string[], name: string, path: string, printName: boolean): Promise<{ name: string; path: string; cmdline: boolean }[]> {
+  private async printListed(dir: DirHandle, names: string[], name: string, path: string, printName: boolean, up?: Stats): Promise<Pending[]> {
     const { ctx, cfg } = this;
     if (cfg.recursive || printName) {
       if (!this.first) this.emit('\n');
@@ -276,7 +305,7 @@ class Lister {
     for (const n of names) {
       const p = joinPath(path, n);
       try {
-        const st = n === '.' || n === '..' ? ctx.fs.lstat(p, ctx.cwd) : ctx.fs.lstatAt(dir, n);
+        const st = n === '.' ? dir.stat : n === '..' ? up ?? ctx.fs.lstat(p, ctx.cwd) : ctx.fs.lstatAt(dir, n);
         if (!st) throw new VfsError('ENOENT', p);
         entries.push(this.entry(n, p, st));
       } catch (e) {
@@ -295,7 +324,7 @@ class Lister {
     if (!cfg.recursive) return [];
     return entries
       .filter((e) => e.st.isDirectory() && e.name !== '.' && e.name !== '..')
-      .map((e) => ({ name: joinPath(name, e.name), path: e.path, cmdline: false }));
+      .map((e) => ({ name: joinPath(name, e.name), path: e.path, cmdline: false, entry: e.name }));
   }
 
   private async printEntries(list: Entry[], sizedBy: Entry[] = list): Promise<void> {

@@ -174,6 +174,48 @@ describe('ls', () => {
   });
 });
 
+describe('ls -R through open directories', () => {
+  /** d/d/.../d, 300 levels, each with f.txt: past the 128 directories a walk keeps open. */
+  function deep(levels: number): string {
+    const root = zone({});
+    let dir = root;
+    for (let i = 0; i < levels; i++) {
+      dir = path.join(dir, 'd');
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, 'f.txt'), 'x');
+    }
+    return root;
+  }
+
+  test('300 levels: the bytes GNU prints (each directory, then its subdirectory)', async () => {
+    const root = deep(300);
+    const blocks: string[] = [];
+    for (let i = 1; i <= 300; i++) blocks.push(`${Array(i).fill('d').join('/')}:\n${i < 300 ? 'd\n' : ''}f.txt\n`);
+    const r = await run(root, 'ls -R d', { maxOutputBytes: 5_000_000 });
+    expect(r.stdout.toString()).toBe(blocks.join('\n'));
+    expect(r.exitCode).toBe(0);
+  });
+
+  test('stopped by the output cap, it closes the directories it kept open', async () => {
+    // Each level has two subdirectories: the second waits, its directory open, while the
+    // first is listed; 100 KB of names deep down make ls write (and hit the cap) mid-walk.
+    const root = zone({});
+    let dir = root;
+    for (let i = 0; i < 50; i++) {
+      fs.mkdirSync(path.join(dir, 'b', 'x'), { recursive: true });
+      dir = path.join(dir, 'a');
+      fs.mkdirSync(dir);
+    }
+    for (let i = 0; i < 3000; i++) fs.writeFileSync(path.join(dir, `a-file-with-a-longer-name-${i}`), '');
+    const fds = () => fs.readdirSync('/proc/self/fd').length;
+    await run(root, 'ls -R a', { maxOutputBytes: 300 });
+    const before = fds();
+    const r = await run(root, 'ls -R a', { maxOutputBytes: 300 });
+    expect(r.truncated).toBe(true);
+    expect(fds()).toBe(before);
+  });
+});
+
 describe('stat', () => {
   test('default format: every field from the file itself', async () => {
     const root = zone({ 'a b': 'hello\n' });
