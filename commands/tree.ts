@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { defineCommand, helpText, ParsedOptions, type CommandContext, type CommandDef } from '../src/command/index.js';
 import { compareNames, joinPath, typeIndicator } from '../src/command/format.js';
 import { linkTargetStat, linkText } from '../src/command/listing.js';
-import { VfsError, type DirHandle } from '../src/vfs/index.js';
+import { VfsError, listedOrClosed, type DirEntry, type DirHandle } from '../src/vfs/index.js';
 
 /** Refusals that only nosh makes: tree prints its usual marker, and the reason on stderr. */
 const NOSH_ERRNOS = new Set(['EBLOCKED', 'ESYMLINK', 'EESCAPE', 'ESPECIAL', 'EEXT']);
@@ -307,15 +307,19 @@ class TreeWalker {
       return;
     }
     this.emit(shown + '\n');
-    const nodes = this.list(name);
-    if (nodes === null) {
+    const listed = this.list(() => ctx.fs.openListed(name, ctx.cwd), name);
+    if (listed === null) {
       this.emit(failed);
       this.status = 2;
       return;
     }
-    // tree 2.x counts the starting directory only when something is listed under it.
-    if (nodes.length > 0) this.dirs++;
-    await this.walk(nodes, name, 1, '');
+    try {
+      // tree 2.x counts the starting directory only when something is listed under it.
+      if (listed.nodes.length > 0) this.dirs++;
+      await this.walk(listed.nodes, listed.dir, name, 1, '');
+    } finally {
+      listed.dir.close();
+    }
   }
 
   /** tree's Ftype() with -F: '/' (not with -d, where everything is a directory), '=', '|', '@', '*'. */
@@ -325,12 +329,16 @@ class TreeWalker {
     return c === '/' && this.o.dirsOnly ? '' : c;
   }
 
-  private list(path: string): Node[] | null {
-    const { ctx, o } = this;
+  /**
+   * The entries of a directory `open` opens (and lists), sorted; null when it cannot be read.
+   * The caller closes `dir` once its subdirectories, opened through it, are done.
+   */
+  private list(open: () => { dir: DirHandle; entries: DirEntry[] }, path: string): { nodes: Node[]; dir: DirHandle } | null {
+    const { o } = this;
     let dir: DirHandle;
     let entries;
     try {
-      ({ dir, entries } = ctx.fs.openListed(path, ctx.cwd));
+      ({ dir, entries } = open());
     } catch (e) {
       if (!(e instanceof VfsError)) throw e;
       return null;
@@ -341,11 +349,12 @@ class TreeWalker {
         const node = this.node(dir, d.name, path);
         if (node) nodes.push(node);
       }
-    } finally {
+    } catch (e) {
       dir.close();
+      throw e;
     }
     nodes.sort((a, b) => (o.dirsFirst && a.isDir !== b.isDir ? (a.isDir ? -1 : 1) : compareNames(a.name, b.name)));
-    return nodes;
+    return { nodes, dir };
   }
 
   /** One entry of an open directory (its lstat taken through the directory), or null when left out. */
@@ -373,8 +382,8 @@ class TreeWalker {
     return node;
   }
 
-  private async walk(nodes: Node[], shownPath: string, depth: number, indent: string): Promise<void> {
-    const { o } = this;
+  private async walk(nodes: Node[], dir: DirHandle, shownPath: string, depth: number, indent: string): Promise<void> {
+    const { ctx, o } = this;
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i]!;
       const last = i === nodes.length - 1;
@@ -386,11 +395,21 @@ class TreeWalker {
       } else line += this.indicator(n.st.mode);
       if (n.isDir) this.dirs++;
       else this.files++;
-      const children = n.isDir && !n.st.isSymbolicLink() && depth < o.maxDepth ? this.list(n.path) : [];
+      // A subdirectory is opened through this directory (a path costs a lookup per level).
+      const children = n.isDir && !n.st.isSymbolicLink() && depth < o.maxDepth
+        ? this.list(() => listedOrClosed(ctx.fs.openListedDirAt(dir, n.name)), n.path) : undefined;
       if (children === null) line += '  [error opening dir]';
       this.emit(line + '\n');
-      if (this.outLen > 65536) await this.flush();
-      if (children && children.length > 0) await this.walk(children, shown, depth + 1, indent + (last ? '    ' : '|   '));
+      if (!children) {
+        if (this.outLen > 65536) await this.flush();
+        continue;
+      }
+      try {
+        if (this.outLen > 65536) await this.flush();
+        if (children.nodes.length > 0) await this.walk(children.nodes, children.dir, shown, depth + 1, indent + (last ? '    ' : '|   '));
+      } finally {
+        children.dir.close();
+      }
     }
   }
 }

@@ -174,7 +174,7 @@ describe('ls', () => {
   });
 });
 
-describe('ls -R through open directories', () => {
+describe('ls -R and tree through open directories', () => {
   /** d/d/.../d, 300 levels, each with f.txt: past the 128 directories a walk keeps open. */
   function deep(levels: number): string {
     const root = zone({});
@@ -196,7 +196,24 @@ describe('ls -R through open directories', () => {
     expect(r.exitCode).toBe(0);
   });
 
-  test('stopped by the output cap, it closes the directories it kept open', async () => {
+  test('tree over 300 levels: the shape GNU tree prints (5 levels recorded from tree 2.1)', async () => {
+    // LC_ALL=C tree d over d/d/d/d/d, each with f.txt, printed:
+    // d / |-- d / |   |-- d / ... / |   |   |   |   `-- f.txt / ... / `-- f.txt, then "5 directories, 5 files".
+    const shape = (levels: number): string => {
+      const lines = ['d'];
+      for (let i = 1; i < levels; i++) lines.push('|   '.repeat(i - 1) + '|-- d');
+      for (let i = levels; i >= 1; i--) lines.push('|   '.repeat(i - 1) + '`-- f.txt');
+      return lines.join('\n') + `\n\n${levels} directories, ${levels} files\n`;
+    };
+    expect((await run(deep(5), 'tree d')).stdout.toString()).toBe([
+      'd', '|-- d', '|   |-- d', '|   |   |-- d', '|   |   |   |-- d', '|   |   |   |   `-- f.txt',
+      '|   |   |   `-- f.txt', '|   |   `-- f.txt', '|   `-- f.txt', '`-- f.txt', '', '5 directories, 5 files', ''].join('\n'));
+    expect(shape(5)).toBe((await run(deep(5), 'tree d')).stdout.toString());
+    const r = await run(deep(300), 'tree d', { maxOutputBytes: 5_000_000 });
+    expect(r.stdout.toString()).toBe(shape(300));
+  });
+
+  test('ls -R or tree stopped by the output cap closes the directories it kept open', async () => {
     // Each level has two subdirectories: the second waits, its directory open, while the
     // first is listed; 100 KB of names deep down make ls write (and hit the cap) mid-walk.
     const root = zone({});
@@ -212,6 +229,9 @@ describe('ls -R through open directories', () => {
     const before = fds();
     const r = await run(root, 'ls -R a', { maxOutputBytes: 300 });
     expect(r.truncated).toBe(true);
+    expect(fds()).toBe(before);
+    const t = await run(root, 'tree a', { maxOutputBytes: 300 });
+    expect(t.truncated).toBe(true);
     expect(fds()).toBe(before);
   });
 });
