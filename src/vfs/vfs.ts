@@ -936,36 +936,29 @@ export class Vfs {
    * A walk deep in a tree removes a file in a few syscalls where a path costs one per level.
    */
   unlinkAt(dir: DirHandle, name: string): void {
-    const d = this.own(dir);
-    if (d.fd < 0) return this.unlink(this.childPath(d, name));
-    this.assertDeletable(this.childPath(d, name));
-    const { st, vpath } = this.childStat(d, name);
-    if (!st) throw new VfsError('ENOENT', vpath);
-    if (st.isDirectory()) throw new VfsError('EISDIR', vpath);
-    this.checkFdInside(d.fd, d.vpath);
-    try {
-      fs.unlinkSync(`${PROC_FD}/${d.fd}/${name}`);
-    } catch (e) {
-      throw fromNodeError(e, vpath);
-    }
-    this.recordChange({ op: 'delete', path: vpath, delta: st.isFile() && st.nlink <= 1 ? -st.size : 0 });
+    this.removeAt(dir, name, false);
   }
 
   /** rmdir of a child of an open directory, as unlinkAt. */
   rmdirAt(dir: DirHandle, name: string): void {
+    this.removeAt(dir, name, true);
+  }
+
+  private removeAt(dir: DirHandle, name: string, isDir: boolean): void {
     const d = this.own(dir);
-    if (d.fd < 0) return this.rmdir(this.childPath(d, name));
+    if (d.fd < 0) return isDir ? this.rmdir(this.childPath(d, name)) : this.unlink(this.childPath(d, name));
     this.assertDeletable(this.childPath(d, name));
     const { st, vpath } = this.childStat(d, name);
     if (!st) throw new VfsError('ENOENT', vpath);
-    if (!st.isDirectory()) throw new VfsError('ENOTDIR', vpath);
+    if (st.isDirectory() !== isDir) throw new VfsError(isDir ? 'ENOTDIR' : 'EISDIR', vpath);
     this.checkFdInside(d.fd, d.vpath);
     try {
-      fs.rmdirSync(`${PROC_FD}/${d.fd}/${name}`);
+      if (isDir) fs.rmdirSync(`${PROC_FD}/${d.fd}/${name}`);
+      else fs.unlinkSync(`${PROC_FD}/${d.fd}/${name}`);
     } catch (e) {
       throw fromNodeError(e, vpath);
     }
-    this.recordChange({ op: 'delete', path: vpath, delta: 0 });
+    this.recordChange({ op: 'delete', path: vpath, delta: !isDir && st.isFile() && st.nlink <= 1 ? -st.size : 0 });
   }
 
   /** rename(2) inside the zone; neither end may be the root. */
