@@ -43,10 +43,10 @@ export interface ExecData {
   stdout_file?: string;
 }
 
-/** The limits a worker task carries, from the configured ones (the output cap may be lowered per call). */
 /** Longest command line, in UTF-8 bytes (Linux's ARG_MAX for a whole argv). */
 export const MAX_COMMAND_LINE = 2 * 1024 * 1024;
 
+/** The limits a worker task carries, from the configured ones (the output cap may be lowered per call). */
 export function taskLimits(l: LimitsConfig, maxOutputBytes = l.maxOutputBytes) {
   return { maxOutputBytes, maxResults: l.maxResults, maxBufferBytes: l.maxBufferBytes };
 }
