@@ -88,6 +88,7 @@ export class Engine implements HostEngine {
 
   async exec(rawReq: ExecRequest, rawOpts: ExecOptions & CallOptions = {}): Promise<Envelope<ExecData>> {
     if (this.closed) return closedEnvelope();
+    this.pool.prewake();
     try {
       const { signal, ...rest } = rawOpts;
       checkParamsSize(rawReq);
@@ -113,6 +114,7 @@ export class Engine implements HostEngine {
   /** Call any registry method by name with JSON params (what RPC and MCP use). */
   async call(method: string, params: unknown, opts: CallOptions = {}): Promise<Envelope<unknown>> {
     if (this.closed) return closedEnvelope();
+    this.pool.prewake();
     try {
       checkParamsSize(params);
       if (method === 'exec') {

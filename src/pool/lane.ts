@@ -126,6 +126,15 @@ const waitAsync = (Atomics as unknown as {
   waitAsync(a: Int32Array, index: number, value: number, timeoutMs?: number): { async: false; value: string } | { async: true; value: Promise<string> };
 }).waitAsync;
 
+/** How long a worker woken ahead of a request watches for it (WorkerPool.prewake), µs. */
+const PREWAKE_WATCH_US = 100;
+
+/** Watch flags[counter] for up to `us` while it is `seen`. */
+function watchFor(flags: Int32Array, counter: number, seen: number, us: number): void {
+  const end = performance.now() + us / 1000;
+  while (Atomics.load(flags, counter) === seen && performance.now() < end) { /* watch */ }
+}
+
 /** Worker side: serve requests until the main thread sets STOP. */
 export async function serveLane(channel: LaneChannel, handle: (request: TaskRequest) => Promise<TaskResponse>): Promise<void> {
   const flags = new Int32Array(channel.flags);
@@ -142,6 +151,9 @@ export async function serveLane(channel: LaneChannel, handle: (request: TaskRequ
         return;
       }
       Atomics.wait(flags, REQUESTS, seen);
+      // Woken with no request yet: a call is coming (WorkerPool.prewake) and its task is
+      // being built. Watch for it rather than sleep again.
+      if (Atomics.load(flags, STOP) === 0) watchFor(flags, REQUESTS, seen, PREWAKE_WATCH_US);
     }
     seen++;
     const task = receiveTask(box, sent);

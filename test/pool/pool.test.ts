@@ -251,3 +251,23 @@ describe('close', () => {
     }
   });
 });
+
+describe('prewake', () => {
+  it('a lane woken ahead of a request runs each request once, and one woken for nothing goes back to sleep', async () => {
+    const pool = new WorkerPool({ threads: 2 });
+    try {
+      const task = (n: number) => ({ root, policy: defaultPolicy(), cwd: '/', stages: [{ argv: ['echo', String(n)] }], limits: { maxOutputBytes: 1e6, maxResults: 1000, maxBufferBytes: 1e8 } }) as unknown as TaskRequest;
+      for (let n = 0; n < 200; n++) {
+        if (n % 3 === 0) pool.prewake();
+        if (n % 7 === 0) await new Promise((r) => setTimeout(r, 1)); // the worker gives up watching and sleeps
+        pool.prewake();
+        const res = await pool.run(task(n), 10_000);
+        expect(res).toMatchObject({ ok: true, result: { stdout: Buffer.from(`${n}\n`) } });
+      }
+      // Woken for nothing, close still ends the lanes.
+      pool.prewake();
+    } finally {
+      await pool.close();
+    }
+  });
+});
