@@ -143,15 +143,18 @@ const restores: (() => void)[] = [];
 afterEach(() => { for (const r of restores.splice(0)) r(); });
 
 /**
- * Run `before` just before the next call of node:fs's `name` (then unhook): a swap at the
- * worst moment. syncBuiltinESMExports makes the ESM import in src/ see the hook.
+ * Run `before` just before the next call of node:fs's `name` whose first argument matches
+ * `when` (then unhook): a swap at the worst moment. syncBuiltinESMExports makes the ESM import
+ * in src/ see the hook.
  */
-export function hookOnce(name: string, before: (...args: unknown[]) => void): void {
+export function hookOnce(name: string, before: (...args: unknown[]) => void, when: (arg0: unknown) => boolean = () => true): void {
   const orig = cfs[name]!;
   const restore = () => { cfs[name] = orig; syncBuiltinESMExports(); };
   cfs[name] = function hooked(this: unknown, ...args: unknown[]) {
-    restore();
-    before(...args);
+    if (when(args[0])) {
+      restore();
+      before(...args);
+    }
     return orig.apply(this, args);
   };
   syncBuiltinESMExports();

@@ -8,7 +8,6 @@
 // fallback past 128 open directories, and followSymlinks. child_process is set-up only.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { createRequire, syncBuiltinESMExports } from 'node:module';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
@@ -16,31 +15,12 @@ import type { DirHandle, Vfs } from '../../src/vfs/vfs.js';
 import { DEFAULT_BLOCKED_PATTERNS } from '../../src/vfs/index.js';
 import { setMemoryBudget } from '../../src/pool/memory.js';
 import { NoshError } from '../../src/errors.js';
-import { CANARY, SECRET, expectVfsError, guardLeaks, makeZone, record, withinMs, type Zone } from './fixture.js';
+import { CANARY, SECRET, expectVfsError, guardLeaks, hookOnce, makeZone, record, withinMs, type Zone } from './fixture.js';
 
 guardLeaks();
 
-const cfs = createRequire(import.meta.url)('node:fs') as Record<string, (...a: unknown[]) => unknown>;
-const restores: (() => void)[] = [];
-
-/** Run `before` just before the next call of fs[name] whose first argument matches (then unhook). */
-function hookOnce(name: string, before: (...args: unknown[]) => void, when: (arg0: unknown) => boolean = () => true): void {
-  const orig = cfs[name]!;
-  const restore = () => { cfs[name] = orig; syncBuiltinESMExports(); };
-  cfs[name] = function hooked(this: unknown, ...args: unknown[]) {
-    if (when(args[0])) {
-      restore();
-      before(...args);
-    }
-    return orig.apply(this, args);
-  };
-  syncBuiltinESMExports();
-  restores.push(restore);
-}
-
 const handles: DirHandle[] = [];
 afterEach(() => {
-  for (const r of restores.splice(0)) r();
   for (const h of handles.splice(0)) h.close();
 });
 /** Remember a handle so it is closed even when the test fails (the open-dir count is per worker). */
