@@ -59,7 +59,7 @@ export class Engine implements HostEngine {
   private readonly pool: WorkerPool;
   private closed = false;
   /** The order of the calls that change files, per zone (see WriteOrder). */
-  private readonly writes = new WriteOrder();
+  readonly writes = new WriteOrder();
 
   /** `pool`: one already started for this config's threads and memoryMb (the CLI starts it before loading the engine). */
   constructor(readonly config: ResolvedConfig, groupProvider?: GroupProvider, private readonly afterWrite?: AfterWrite, pool?: WorkerPool) {

@@ -9,6 +9,7 @@ import { validateFileName } from '../zones/transfer.js';
 import type { Zone } from '../zones/workspace.js';
 import type { CancelSignal } from '../pool/index.js';
 import type { MethodInfo } from './methods.js';
+import type { WriteOrder } from './write-order.js';
 
 /** What host methods may use of the engine (kept small so this file does not own the engine). */
 export interface HostEngine {
@@ -16,6 +17,8 @@ export interface HostEngine {
   readonly workspace: import('../zones/workspace.js').Workspace;
   zoneOf(req: { zone?: string; context?: Context }): Zone | Promise<Zone>;
   runZoneTool(zone: Zone, name: string, args: unknown, o?: ZoneToolOptions): Promise<{ data: unknown; message: string }>;
+  /** The order of the calls that change a zone: host methods that write take their place in it. */
+  readonly writes: Pick<WriteOrder, 'whole' | 'file'>;
 }
 
 export interface ZoneToolOptions {
@@ -149,10 +152,14 @@ export const HOST_METHODS: HostMethod[] = [
       if (!roleMayWrite(ctx.role)) {
         throw new NoshError('ZONE_READONLY', `import: the ${ctx.role} role is read-only`, 'Import with a developer context (or none).');
       }
-      const zone = await engine.zoneOf({ zone: 'uploads', context: ctx });
+      // No await for a zone already known: calls take their place in the write order in the
+      // order they come only if none of them waits for a turn of the event loop before it.
+      const known = engine.zoneOf({ zone: 'uploads', context: ctx });
+      const zone = known instanceof Promise ? await known : known;
       const writable = { ...zone, policy: { ...zone.policy, readonly: false } };
       const b64 = (args.content_base64 as string | undefined) ?? Buffer.from(String(args.content), 'utf8').toString('base64');
-      return engine.runZoneTool(writable, '_import', { name, content_base64: b64 }, { context: args.context as Context });
+      return engine.writes.file(zone.root, `/${name}`, () =>
+        engine.runZoneTool(writable, '_import', { name, content_base64: b64 }, { context: args.context as Context }));
     },
   },
   {
@@ -176,11 +183,15 @@ export const HOST_METHODS: HostMethod[] = [
         throw new NoshError('INVALID_ARGUMENT', `no transfer from ${args.from} to ${args.to}`,
           `Possible: ${BRIDGES.map((b) => `${b.from}->${b.to}`).join(', ')}.`);
       }
-      const src = await engine.zoneOf({ zone: String(args.from), context: ctx });
-      const dst = await engine.zoneOf({ zone: String(args.to), context: ctx });
+      // As import: no await for zones already known, so that the transfer keeps its place.
+      const srcKnown = engine.zoneOf({ zone: String(args.from), context: ctx });
+      const dstKnown = engine.zoneOf({ zone: String(args.to), context: ctx });
+      const src = srcKnown instanceof Promise ? await srcKnown : srcKnown;
+      const dst = dstKnown instanceof Promise ? await dstKnown : dstKnown;
       if (dst.policy.readonly) throw new NoshError('ZONE_READONLY', `${dst.name} is read-only for you`, '');
       if (bridge.move && src.policy.readonly && !src.policy.allowDelete) throw new NoshError('ZONE_READONLY', `${src.name} is read-only for you`, '');
-      const out = await engine.runZoneTool(src, '_transfer', { path: args.path, dest: args.dest, move: bridge.move }, { peer: dst, context: ctx });
+      const out = await engine.writes.whole([src.root, dst.root], () =>
+        engine.runZoneTool(src, '_transfer', { path: args.path, dest: args.dest, move: bridge.move }, { peer: dst, context: ctx }));
       if (dst.kind === 'group') recordOwnership(dst, out.data as { to: string }, engine.workspace.userOf(ctx), (args.mode as string) ?? 'owner');
       return out;
     },

@@ -7,9 +7,9 @@ import type { TaskRequest } from '../exec/index.js';
  * mode: each reads the old text, writes a temp file, renames it over) lose the first one's
  * change: the second rename wins. So, per zone:
  * - a call that may change any file (a command line with a mutating command, stdout_file,
- *   copy / move / delete / mkdir) runs after every writer that came before it, and every
- *   writer that comes after it waits for it;
- * - a call that changes one named file (write, edit) waits for the last such zone-wide call
+ *   copy / move / delete / mkdir, a transfer in both its zones) runs after every writer that
+ *   came before it, and every writer that comes after it waits for it;
+ * - a call that changes one named file (write, edit, import) waits for the last such zone-wide call
  *   and for earlier calls on the same file, and runs beside writers of other files.
  * Reads never wait. A call waits for the end of what it follows, success or failure; one
  * that hangs holds the zone's writers until its timeout stops it.
@@ -17,30 +17,44 @@ import type { TaskRequest } from '../exec/index.js';
 export class WriteOrder {
   private readonly zones = new Map<string, ZoneWriters>();
 
-  /** Run a call that may change anything in the zone `zone` (its root). */
-  whole<T>(zone: string, run: () => Promise<T>): Promise<T> {
-    const z = this.writers(zone);
-    const after = [...z.sinceWhole];
-    if (z.lastWhole) after.push(z.lastWhole);
-    const done = this.track(zone, z, after.length === 0 ? run() : Promise.all(after).then(run));
-    z.lastWhole = done.settled;
-    z.sinceWhole.clear();
-    z.files.clear(); // a later call on a file waits for this one, which waits for them
-    return done.result;
+  /**
+   * Run a call that may change anything in the zone `zone` (its root), or in each of several
+   * zones (a transfer changes two). It takes its place in every zone at once, so two calls
+   * over the same zones in opposite order cannot wait for each other.
+   */
+  whole<T>(zone: string | readonly string[], run: () => Promise<T>): Promise<T> {
+    const names = typeof zone === 'string' ? [zone] : [...new Set(zone)];
+    const zones = names.map((name) => this.writers(name));
+    const after: Promise<void>[] = [];
+    for (const z of zones) {
+      after.push(...z.sinceWhole);
+      if (z.lastWhole) after.push(z.lastWhole);
+    }
+    const result = after.length === 0 ? run() : Promise.all(after).then(run);
+    const settled = result.then(noop, noop);
+    for (const [i, z] of zones.entries()) {
+      this.track(names[i]!, z, settled);
+      z.lastWhole = settled;
+      z.sinceWhole.clear();
+      z.files.clear(); // a later call on a file waits for this one, which waits for them
+    }
+    return result;
   }
 
   /** Run a call that changes only the file `path` (normalized, virtual) of the zone `zone`. */
   file<T>(zone: string, path: string, run: () => Promise<T>): Promise<T> {
     const z = this.writers(zone);
     const before = z.files.get(path) ?? z.lastWhole;
-    const done = this.track(zone, z, before ? before.then(run) : run());
-    z.files.set(path, done.settled);
-    z.sinceWhole.add(done.settled);
-    void done.settled.then(() => {
-      z.sinceWhole.delete(done.settled);
-      if (z.files.get(path) === done.settled) z.files.delete(path);
+    const result = before ? before.then(run) : run();
+    const settled = result.then(noop, noop);
+    this.track(zone, z, settled);
+    z.files.set(path, settled);
+    z.sinceWhole.add(settled);
+    void settled.then(() => {
+      z.sinceWhole.delete(settled);
+      if (z.files.get(path) === settled) z.files.delete(path);
     });
-    return done.result;
+    return result;
   }
 
   /** Calls of the zone `zone` queued or running (diagnostics, tests). */
@@ -54,14 +68,12 @@ export class WriteOrder {
     return z;
   }
 
-  /** Count the call while it is queued or running; forget the zone once none is. */
-  private track<T>(zone: string, z: ZoneWriters, result: Promise<T>): { result: Promise<T>; settled: Promise<void> } {
+  /** Count a call while it is queued or running (until `settled`); forget the zone once none is. */
+  private track(zone: string, z: ZoneWriters, settled: Promise<void>): void {
     z.pending++;
-    const settled = result.then(noop, noop);
     void settled.then(() => {
       if (--z.pending === 0 && this.zones.get(zone) === z) this.zones.delete(zone);
     });
-    return { result, settled };
   }
 }
 

@@ -82,6 +82,43 @@ describe('WriteOrder', () => {
     await Promise.all(ps);
   });
 
+  it('a call over two zones waits for both and holds both', async () => {
+    const o = new WriteOrder();
+    const log: string[] = [];
+    const [a, f, t, b, c] = ['a', 'f', 't', 'b', 'c'].map((n) => gate(log, n));
+    const ps = [o.whole('z1', a!.run), o.file('z2', '/f', f!.run), o.whole(['z1', 'z2'], t!.run), o.file('z2', '/g', b!.run), o.whole('z1', c!.run)];
+    await tick();
+    expect(log).toEqual(['start a', 'start f']);
+    a!.release();
+    await tick();
+    expect(log).toEqual(['start a', 'start f', 'end a']);
+    f!.release();
+    await tick();
+    expect(log).toEqual(['start a', 'start f', 'end a', 'end f', 'start t']);
+    t!.release();
+    await tick();
+    expect(log.slice(5)).toEqual(['end t', 'start b', 'start c']);
+    b!.release();
+    c!.release();
+    await Promise.all(ps);
+    await tick();
+    expect(o.pending('z1') + o.pending('z2')).toBe(0);
+  });
+
+  it('two calls over the same zones in opposite order run one after the other, not into a deadlock', async () => {
+    const o = new WriteOrder();
+    const log: string[] = [];
+    const [ab, ba] = ['ab', 'ba'].map((n) => gate(log, n));
+    const ps = [o.whole(['z1', 'z2'], ab!.run), o.whole(['z2', 'z1'], ba!.run)];
+    await tick();
+    expect(log).toEqual(['start ab']);
+    ab!.release();
+    await tick();
+    expect(log).toEqual(['start ab', 'end ab', 'start ba']);
+    ba!.release();
+    expect(await Promise.all(ps)).toEqual(['ab', 'ba']);
+  });
+
   it('a failed call reaches its caller and the next call runs', async () => {
     const o = new WriteOrder();
     const log: string[] = [];
