@@ -629,7 +629,8 @@ export function compileProgram(chunks: ScriptChunk[], opts: CompileOptions): Pro
       cmds[j.index]!.jump = cmds.length;
       continue;
     }
-    const l = labels.find((x) => x.name === j.name);
+    // A label defined twice: GNU jumps to the last definition (its label list is newest first).
+    const l = labels.findLast((x) => x.name === j.name);
     if (!l) throw new SedError(`can't find label for jump to \`${j.name}'`, 4);
     cmds[j.index]!.jump = l.index;
   }
