@@ -181,11 +181,27 @@ export class Engine implements HostEngine {
     return { data: res.tool!.data, message: res.tool!.message };
   }
 
-  /** After-write work in the main thread: the hook where versioned zones will commit. */
+  /**
+   * After-write work in the main thread: the hook where versioned zones will commit. It is
+   * bounded by the call timeout: a hook that never ends would otherwise hold every later
+   * writer of the zone (they wait for this call) and the caller forever.
+   */
   private async written(zone: Zone, context: Context | undefined, changes: Change[]): Promise<void> {
     if (!this.afterWrite || changes.length === 0) return;
     const user = zone.kind === 'root' || zone.kind === 'mount' ? context?.user : this.workspace.userOf(context ?? {});
-    await this.afterWrite({ zone: zone.name, kind: zone.kind, versioned: zone.versioned, user, changes });
+    const hook = Promise.resolve(this.afterWrite({ zone: zone.name, kind: zone.kind, versioned: zone.versioned, user, changes }));
+    const ms = this.config.limits.timeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new NoshError('TIMEOUT',
+        `the change was made, but the after-write step (the commit of a versioned zone) did not finish within ${ms} ms`,
+        'The files are changed: read them before retrying, and tell the operator if this repeats.')), ms);
+    });
+    try {
+      await Promise.race([hook, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async close(): Promise<void> {

@@ -35,4 +35,23 @@ describe('afterWrite hook (where versioned zones will commit)', () => {
     expect(events.map((e) => e.zone).sort()).toEqual(['documents']);
     expect(events[0]!.changes[0]).toMatchObject({ op: 'write', path: '/x.txt', delta: 1 });
   });
+
+  it('a hook that never ends is bounded by the call timeout, and the zone\'s later writers go on', async () => {
+    let calls = 0;
+    const nosh = await createNosh({ base, threads: 2, limits: { timeoutMs: 300 } }, { afterWrite: () => { calls++; return new Promise(() => {}); } });
+    const ctx = { user: 'dave' };
+    const first = await nosh.call('write', { zone: 'storage', context: ctx, path: 'h.txt', content: 'one\n' });
+    const [second, third] = await Promise.all([
+      nosh.call('write', { zone: 'storage', context: ctx, path: 'h.txt', content: 'two\n' }),
+      nosh.exec({ zone: 'storage', context: ctx, command: 'touch t.txt' }),
+    ]);
+    const read = await nosh.call('read', { zone: 'storage', context: ctx, path: 'h.txt' });
+    await nosh.close();
+    for (const r of [first, second, third]) {
+      expect(r.success).toBe(false);
+      if (!r.success) expect(r.error.code).toBe('TIMEOUT');
+    }
+    expect(calls).toBe(3);
+    expect(read.success && (read.data as { content: string }).content).toBe('two\n');
+  }, 20_000);
 });
