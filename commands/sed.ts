@@ -15,6 +15,7 @@ const FLAGS: FlagSpec[] = [
   { key: 'E', short: 'r', help: 'same as -E' },
   { key: 's', short: 's', long: 'separate', help: 'consider files as separate rather than as a single, continuous long stream' },
   { key: 'sandbox', long: 'sandbox', help: 'operate in sandbox mode (disable e/r/w commands)' },
+  { key: 'binary', short: 'b', long: 'binary', help: 'open files in binary mode (CR+LFs are not processed specially; as GNU sed on POSIX systems, where this is always so)' },
   { key: 'u', short: 'u', long: 'unbuffered', help: 'load minimal amounts of data from the input files and flush the output buffers more often (accepted; nosh streams anyway)' },
   { key: 'z', short: 'z', long: 'null-data', help: 'separate lines by NUL characters' },
 ];
