@@ -9,7 +9,7 @@
 // known ones. A difference it finds becomes a case in test/gnu/cases/ (recorded from GNU).
 // The generators leave out what nosh refuses or does differently on purpose (README, "Known
 // deviations"): sed's e and w, --posix; find -L/-H (symlinks are not followed), -readable,
-// -nouser, the `,` operator (GNU's optimizer reorders it); ls through a symlinked directory or
+// -nouser, -user, -group, %F, %Z, the `,` operator (GNU's optimizer reorders it); ls through a symlinked directory or
 // at `..` of the zone root (the root itself).
 // Known remaining differences: sed -E with `$` or `^` inside a pattern meeting an embedded
 // newline (GNU's matcher treats them as line anchors in some positions and not in others).
@@ -118,7 +118,10 @@ const find = {
       () => ['-path', pick(['*/sub/*', './d1*', '*e*', 'd1/*', '*.txt'])],
       () => ['-type', pick(['f', 'd', 'l', 'f,d', 'x'])],
       () => ['-size', pick(['0', '-1k', '+1k', '1', '+2', '-3c', '6c', '+0', '1M'])],
-      () => ['-empty'], () => ['-prune'], () => ['-print'], () => ['-print0'], () => ['-quit'], () => ['-true'], () => ['-false'],
+      () => ['-empty'], () => ['-prune'], () => ['-print'], () => ['-print0'], () => ['-quit'], () => ['-true'], () => ['-false'], () => ['-ls'],
+      () => ['-printf', pick(['%i %n %U:%G %u:%g\n', '%b %S %D\n', '%TT %Tk %T+\n', '%-10y%5m%%\n', '%.3p %5.2f\n'])],
+      () => ['-inum', '1'], () => ['-samefile', pick(['a.txt', 'ln'])],
+      () => ['-newer' + pick(['mm', 'mc', 'am']), 'a.txt'], () => ['-xtype', pick(['f', 'l', 'd'])], () => ['-mtime', pick(['+1', '-1', '0'])],
       () => ['-printf', pick(['%p\\n', '%f %d %y\\n', '%h|%P|%H\\n', '%s %m %M\\n', '%-6f|%5s\\n', '%l\\n', '%Y %k\\n', '[%10p]\\n', '%%%c\\n', '%t\\n', '%TY-%Tm-%Td\\n', '\\t%f\\0'])],
       () => ['-regex', pick(['.*\\.txt', '\\./d.*', '.*/[a-z]\\.md'])],
       () => ['-perm', pick(['644', '-600', '/111', '755', 'u=rw'])],
