@@ -3,7 +3,7 @@
 // LC_ALL=C TZ=UTC) and by nosh (in-process, from dist/: run `npx tsc -p .` first); every
 // difference in stdout bytes or exit code is printed as JSON (argv, stdin, both results).
 //
-//   node test/gnu/fuzz-diff.mjs sed|find|ls [seed] [cases]
+//   node test/gnu/fuzz-diff.mjs sed|find|ls|grep [seed] [cases]
 //
 // Not part of `npm test`: it needs the GNU tools and finds new cases rather than checking
 // known ones. A difference it finds becomes a case in test/gnu/cases/ (recorded from GNU).
@@ -175,8 +175,29 @@ const ls = {
   },
 };
 
-const spec = { sed, find, ls }[tool];
-if (!spec) throw new Error(`usage: fuzz-diff.mjs sed|find|ls [seed] [cases]`);
+const grep = {
+  files: {
+    'a.txt': 'alpha\nbeta gamma\nAlpha beta\n\ndelta-alpha\nalphabet\n', 'b.md': 'x\ny alpha\nz\n', 'c.bin': 'bin\0alpha\n',
+    'd/e.txt': 'beta\nalpha\n', 'd/f.log': 'gamma', 'd/s/g.txt': 'one alpha two alpha\n', 'nonl': 'alpha',
+  },
+  setup(w) { stampTimes(w); },
+  gen() {
+    const pattern = pick(['alpha', 'beta', '^a', 'a$', 'al.ha', '[ab]', 'a*', '\\<alpha\\>', 'alpha\\|beta', '\\(al\\)\\1', 'x', '', 'gamma$', '^$', 'l+', 'ph?a', '(a|b)c', '[[:upper:]]', '\\w+', '-']);
+    const flags = [];
+    for (let i = rnd(4); i > 0; i--) {
+      flags.push(...pick(['-i', '-v', '-w', '-x', '-c', '-l', '-L', '-n', '-b', '-h', '-H', '-o', '-q', '-s', '-E', '-F', '-A1', '-B1', '-C1', '-2',
+        '-m1', '-m 2', '-z', '--null', '-T', '-a', '-I', '--label=L', '--include=*.txt', '--exclude=*.md', '--exclude-dir=s', '-r', '-e alpha', '-y',
+        '--no-group-separator', '--group-separator=XX', '--line-buffered', '-U', '--binary-files=text', '--binary-files=without-match', '-ob', '-nA1']).split(' '));
+    }
+    const operands = pick(['a.txt', 'a.txt b.md', 'd', 'c.bin', 'nonl', 'nosuch a.txt', '-', '.', 'a.txt -', 'd/e.txt d/f.log']).split(' ');
+    const stdin = pick(['', 'alpha\n', 'beta\nalpha beta\n', 'x']);
+    return { argv: ['grep', ...flags, '--', pattern, ...operands], stdin };
+  },
+  normalize: (out, argv) => (argv.includes('-r') || argv.includes('.') || argv.includes('d') ? out.split('\n').sort().join('\n') : out),
+};
+
+const spec = { sed, find, ls, grep }[tool];
+if (!spec) throw new Error(`usage: fuzz-diff.mjs sed|find|ls|grep [seed] [cases]`);
 const { root, w } = fixture(spec.files);
 spec.setup(w);
 const policy = defaultPolicy({});
@@ -202,6 +223,7 @@ for (let k = 0; k < cases; k++) {
   if (g.status === null) continue; // GNU looped (a jump backwards): nothing to compare
   const gnu = { exit: g.status, stdout: g.stdout.toString('latin1'), stderr: g.stderr.toString('latin1') };
   const mine = await ours(argv, stdin);
+  if (process.env.SHOW_ALL && k < 3) console.log(JSON.stringify({ argv, gnu }));
   if (gnu.exit !== mine.exit || normalize(gnu.stdout, argv) !== normalize(mine.stdout, argv)) {
     differ++;
     console.log(JSON.stringify({ argv, stdin, gnu, nosh: mine }));
