@@ -1,12 +1,14 @@
 import type { Stats } from 'node:fs';
 import { defineCommand, type CommandContext, type CommandDef } from '../src/command/index.js';
-import { walkOptions } from '../src/command/options.js';
-import { gnuQuote } from '../src/command/gnu-number.js';
+import { UsageError, walkOptions } from '../src/command/options.js';
+import { argmatch } from '../src/command/text-lines.js';
 import { quoteAlways } from '../src/command/fileops.js';
+import { filevercmp } from '../src/command/filevercmp.js';
 import {
-  cmpTime, compareNames, fullTime, typeIndicator, groupName, humanSize, joinPath, lookupGroup, lookupUser, lsTime, modeString, mtimeOf, nowSpec, timeOfNs, userName, type TimeSpec,
+  cmpTime, compareNames, fullTime, typeIndicator, groupName, humanSize, joinPath, lookupGroup, lookupUser, lsTime, modeString, nowSpec, timeOf, timeOfNs, userName, type TimeSpec,
 } from '../src/command/format.js';
 import { linkTargetStat, linkText } from '../src/command/listing.js';
+import { compileGlob } from '../src/find/fnmatch.js';
 import { VfsError, listedOrClosed, type DirHandle } from '../src/vfs/index.js';
 
 /** A directory still to list (ls -R): the directory it was found in stays open for it. */
@@ -28,12 +30,14 @@ interface Entry {
   /** For symlinks in long format: target text and the target's stat (null when dangling). */
   link?: string | null;
   linkSt?: Stats | null;
-  /** The modification time to the nanosecond (for --full-time and -t; Stats holds a rounded double). */
-  mtime: TimeSpec;
+  /** The time shown and sorted on (-c, -u, --time; else mtime), exact to the nanosecond where it matters. */
+  time: TimeSpec;
 }
 
-type SortKey = 'name' | 'size' | 'time' | 'ext';
+type SortKey = 'name' | 'size' | 'time' | 'ext' | 'version' | 'width';
 type Indicator = 'none' | 'slash' | 'classify';
+type TimeField = 'mtime' | 'atime' | 'ctime';
+type NameTest = (name: string) => boolean;
 
 interface Config {
   long: boolean;
@@ -46,33 +50,70 @@ interface Config {
   reverse: boolean;
   indicator: Indicator;
   derefCmdlineDirs: boolean;
+  timeField: TimeField;
+  dirsFirst: boolean;
+  inode: boolean;
+  owner: boolean;
+  group: boolean;
+  numeric: boolean;
+  /** -I/--ignore (always) and --hide (only without -a/-A): entries read from a directory. */
+  ignore: NameTest[];
+  hide: NameTest[];
 }
 
-const CLASSIFY_WHEN: [string, 'always' | 'never'][] = [
-  ['always', 'always'], ['yes', 'always'], ['force', 'always'],
-  ['never', 'never'], ['no', 'never'], ['none', 'never'],
-  ['auto', 'never'], ['tty', 'never'], ['if-tty', 'never'],
-];
+/**
+ * GNU's argmatch tables for the option values ls checks while parsing (word, meaning).
+ * auto/tty/if-tty mean 'never' here (nosh output is never a terminal) but stay a group of
+ * their own, as GNU lists and matches them.
+ */
+const WHEN = ['always', 'yes', 'force', 'never', 'no', 'none', 'auto', 'tty', 'if-tty'];
+const WHEN_VALUES = ['always', 'always', 'always', 'never', 'never', 'never', 'auto', 'auto', 'auto'];
+const ARG_TABLES: Record<string, { option: string; words: string[]; values?: string[] }> = {
+  F: { option: '--classify', words: WHEN, values: WHEN_VALUES },
+  color: { option: '--color', words: WHEN, values: WHEN_VALUES },
+  // coreutils 9.1 has no 'name' (nor 'mtime' for --time): GNU rejects them too.
+  sort: { option: '--sort', words: ['none', 'time', 'size', 'extension', 'version', 'width'] },
+  time: {
+    option: '--time',
+    words: ['atime', 'access', 'use', 'ctime', 'status', 'birth', 'creation'],
+    values: ['atime', 'atime', 'atime', 'ctime', 'ctime', 'birth', 'birth'],
+  },
+};
+const SORT_OF: Record<string, SortKey> = { S: 'size', t: 'time', X: 'ext', v: 'version', time: 'time', size: 'size', extension: 'ext', version: 'version', width: 'width' };
 
 const def: CommandDef = defineCommand({
   name: 'ls',
-  summary: 'List information about the FILEs (the current directory by default). Entries are sorted alphabetically (C locale) unless -S, -t or -X is given.',
+  summary: 'List information about the FILEs (the current directory by default). Entries are sorted alphabetically (C locale) unless -S, -t, -v, -X or --sort is given.',
   usage: '[FILE]...',
   mutates: false,
   flags: [
     { key: 'a', short: 'a', long: 'all', help: 'do not ignore entries starting with .' },
     { key: 'A', short: 'A', long: 'almost-all', help: 'do not list implied . and ..' },
+    { key: 'c', short: 'c', help: 'with -lt: sort by, and show, ctime (time of last change of file status information); with -l: show ctime and sort by name; otherwise: sort by ctime, newest first' },
+    { key: 'color', long: 'color', kind: 'optional', arg: 'WHEN', value: 'always', help: "WHEN is 'never' or 'auto' (nosh output is never colored); --color alone means always, which is refused" },
     { key: 'F', short: 'F', help: 'append indicator (one of */=@|) to entries' },
     { key: 'F', long: 'classify', kind: 'optional', arg: 'WHEN', value: 'always', help: 'append indicator (one of */=@|) to entries WHEN (always, never, auto); never and auto leave an earlier -F or -p in force' },
     { key: 'd', short: 'd', long: 'directory', help: 'list directories themselves, not their contents' },
     { key: 'fulltime', long: 'full-time', help: 'like -l --time-style=full-iso' },
+    { key: 'g', short: 'g', help: 'like -l, but do not list owner' },
+    { key: 'gdf', long: 'group-directories-first', help: 'group directories (and symlinks to them) before files; each group is sorted as asked' },
+    { key: 'G', short: 'G', long: 'no-group', help: 'in a long listing, do not print group names' },
     { key: 'h', short: 'h', long: 'human-readable', help: 'with -l, print sizes like 1K 234M 2G etc.' },
+    { key: 'hide', long: 'hide', kind: 'string', arg: 'PATTERN', help: 'do not list implied entries matching shell PATTERN (overridden by -a or -A)' },
+    { key: 'i', short: 'i', long: 'inode', help: 'print the index number of each file' },
+    { key: 'I', short: 'I', long: 'ignore', kind: 'string', arg: 'PATTERN', help: 'do not list implied entries matching shell PATTERN (repeatable)' },
     { key: 'l', short: 'l', help: 'use a long listing format' },
+    { key: 'n', short: 'n', long: 'numeric-uid-gid', help: 'like -l, but list numeric user and group IDs' },
+    { key: 'o', short: 'o', help: 'like -l, but do not list group information' },
     { key: 'p', short: 'p', help: 'append / indicator to directories' },
     { key: 'r', short: 'r', long: 'reverse', help: 'reverse order while sorting' },
     { key: 'R', short: 'R', long: 'recursive', help: 'list subdirectories recursively' },
     { key: 'S', short: 'S', help: 'sort by file size, largest first' },
-    { key: 't', short: 't', help: 'sort by modification time, newest first' },
+    { key: 'sort', long: 'sort', kind: 'string', arg: 'WORD', help: 'sort by WORD instead of name: size (-S), time (-t), version (-v), extension (-X), width; none (-U) is not offered' },
+    { key: 't', short: 't', help: 'sort by time (modification time unless -c, -u or --time), newest first' },
+    { key: 'time', long: 'time', kind: 'string', arg: 'WORD', help: 'show (with -l) and sort by (with -t, or without -l) WORD: atime, access, use (-u); ctime, status (-c); birth is not offered' },
+    { key: 'u', short: 'u', help: 'with -lt: sort by, and show, access time; with -l: show access time and sort by name; otherwise: sort by access time, newest first' },
+    { key: 'v', short: 'v', help: 'natural sort of (version) numbers within text' },
     { key: 'X', short: 'X', help: 'sort alphabetically by entry extension' },
     { key: '1', short: '1', help: 'list one file per line' },
   ],
@@ -82,38 +123,52 @@ const def: CommandDef = defineCommand({
     'dereference-command-line-symlink-to-dir hide ignore indicator-style dereference literal quote-name quoting-style recursive ' +
     'format show-control-chars sort tabsize time time-style zero color hyperlink block-size context author help version'
   ).split(' '),
-  // GNU checks a --classify value when getopt reaches it: a bad one is reported before any
-  // later option problem, so the words after it are dropped (ls has no option taking the next word).
+  // GNU checks --classify, --color, --sort and --time values when getopt reaches them: a bad
+  // one is reported before any later option problem, so the words after it are dropped.
   preprocess(args) {
     for (let i = 0; i < args.length && args[i] !== '--'; i++) {
-      for (const o of walkOptions(def, [args[i]!])) {
+      let items = [...walkOptions(def, [args[i]!])];
+      // -I PATTERN / --hide PATTERN: the value is the next word.
+      if (items.some((o) => 'rest' in o) && i + 1 < args.length) items = [...walkOptions(def, [args[i]!, args[++i]!])];
+      for (const o of items) {
         if ('rest' in o) return args;
-        if ('key' in o && o.key === 'F' && o.value !== 'true' && classifyWhen(o.value).when === undefined) return args.slice(0, i + 1);
+        if ('key' in o && argError(o)) return args.slice(0, i + 1);
       }
     }
     return args;
   },
   async run(ctx) {
     const o = ctx.opts;
-    // As in GNU, -1 never overrides -l (whatever the order).
-    const long = o.has('l') || o.has('fulltime');
-    // GNU: -p sets '/', -F and --classify=always set classify; --classify=never/auto change nothing.
-    let indicator: Indicator = 'none';
-    for (const { key, value } of o.order) {
-      if (key === 'p') indicator = 'slash';
-      if (key !== 'F') continue;
-      const { when, ambiguous } = value === 'true' ? { when: 'always', ambiguous: false } : classifyWhen(value);
-      if (when === undefined) {
-        await ctx.stderr.write(
-          `ls: ${ambiguous ? 'ambiguous' : 'invalid'} argument ${gnuQuote(value)} for '--classify'\nValid arguments are:\n` +
-            "  - 'always', 'yes', 'force'\n  - 'never', 'no', 'none'\n  - 'auto', 'tty', 'if-tty'\n" +
-            "Try 'ls --help' for more information.\n",
-        );
+    for (const opt of o.order) {
+      const message = argError(opt);
+      if (message) {
+        // GNU's argmatch_die: usage (EXIT_FAILURE), so 1 where other usage errors give 2.
+        await ctx.stderr.write(`ls: ${message}\nTry 'ls --help' for more information.\n`);
         return 1;
       }
-      if (when === 'always') indicator = 'classify';
     }
-    const sortFlag = o.lastOf('S', 't', 'X');
+    // GNU: -p sets '/', -F and --classify=always set classify; --classify=never/auto change nothing.
+    let indicator: Indicator = 'none';
+    let timeField: TimeField = 'mtime';
+    let explicitTime = false;
+    let sortOpt: SortKey | undefined;
+    for (const { key, value, flag } of o.order) {
+      const word = hasWord(key, flag) ? argWord(key, value) : value;
+      const given = `--${key}=${value}${word === value ? '' : ` (${word})`}`;
+      if (key === 'p') indicator = 'slash';
+      else if (key === 'F' && (flag === '-F' || word === 'always')) indicator = 'classify';
+      else if (key === 'color' && word === 'always') {
+        throw new UsageError(`${given} is not supported: nosh never colors its output; use --color=never`);
+      } else if (key === 'c' || key === 'u' || key === 'time') {
+        if (word === 'birth') throw new UsageError(`${given} is not supported: nosh does not show birth (creation) times; use --time=ctime or --time=atime`);
+        timeField = key === 'c' ? 'ctime' : key === 'u' ? 'atime' : (word as TimeField);
+        explicitTime = true;
+      } else if (key === 'sort' && word === 'none') {
+        throw new UsageError(`${given} is not supported: nosh has no directory order (ls -U is not offered); leave --sort out to sort by name`);
+      } else if (key === 'S' || key === 't' || key === 'X' || key === 'v' || key === 'sort') sortOpt = SORT_OF[key === 'sort' ? word : key];
+    }
+    // -n, -g and -o imply -l; as in GNU, -1 never overrides it (whatever the order).
+    const long = ['l', 'n', 'g', 'o', 'fulltime'].some((k) => o.has(k));
     const cfg: Config = {
       long,
       fullTime: o.has('fulltime'),
@@ -121,22 +176,62 @@ const def: CommandDef = defineCommand({
       hidden: o.lastOf('a', 'A') === 'a' ? 'all' : o.has('A') ? 'almost' : 'default',
       immediateDirs: o.has('d'),
       recursive: o.has('R') && !o.has('d'),
-      sort: sortFlag === 'S' ? 'size' : sortFlag === 't' ? 'time' : sortFlag === 'X' ? 'ext' : 'name',
+      // GNU: -c, -u or --time without -l (and without a sort option) sort by that time.
+      sort: sortOpt ?? (!long && explicitTime ? 'time' : 'name'),
       reverse: o.has('r'),
       indicator,
       derefCmdlineDirs: !(o.has('d') || long || indicator === 'classify'),
+      timeField,
+      dirsFirst: o.has('gdf'),
+      inode: o.has('i'),
+      owner: !o.has('g'),
+      group: !(o.has('o') || o.has('G')),
+      numeric: o.has('n'),
+      ignore: o.all('I').map(periodGlob),
+      hide: o.all('hide').map(periodGlob),
     };
     return new Lister(ctx, cfg).run();
   },
 });
 export default def;
 
-/** GNU argmatch: an exact word, or a prefix whose words all mean the same (else ambiguous). */
-function classifyWhen(value: string): { when?: 'always' | 'never'; ambiguous: boolean } {
-  const exact = CLASSIFY_WHEN.find(([k]) => k === value);
-  if (exact) return { when: exact[1], ambiguous: false };
-  const hits = new Set(CLASSIFY_WHEN.filter(([k]) => k.startsWith(value)).map(([, v]) => v));
-  return hits.size === 1 ? { when: [...hits][0], ambiguous: false } : { ambiguous: hits.size > 1 };
+/** The meaning of an option value in ARG_TABLES (GNU argmatch: a word or an unambiguous prefix). */
+function argWord(key: string, value: string): string {
+  const t = ARG_TABLES[key]!;
+  return argmatch(value, t.words, t.option, t.values);
+}
+
+/** Whether the option takes a word from ARG_TABLES (-F is --classify without one). */
+function hasWord(key: string, flag: string): boolean {
+  return ARG_TABLES[key] !== undefined && flag !== '-F';
+}
+
+/** GNU's "invalid/ambiguous argument" message for a bad option value, else undefined. */
+function argError({ key, value, flag }: { key: string; value: string; flag: string }): string | undefined {
+  if (!hasWord(key, flag)) return undefined;
+  try {
+    argWord(key, value);
+    return undefined;
+  } catch (e) {
+    if (e instanceof UsageError) return e.message;
+    throw e;
+  }
+}
+
+/**
+ * fnmatch(PATTERN, name, FNM_PERIOD) as GNU ls -I/--hide call it: a leading '.' of the name
+ * is matched only by a literal '.' (or '\.'), never by '*', '?' or a bracket expression.
+ */
+function periodGlob(pattern: string): NameTest {
+  const bytes = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
+  const p = bytes(pattern);
+  const whole = compileGlob(p, false);
+  const lead = p.startsWith('.') ? 1 : p.startsWith('\\.') ? 2 : 0;
+  const afterDot = lead > 0 ? compileGlob(p.slice(lead), false) : null;
+  return (name) => {
+    const n = bytes(name);
+    return n.startsWith('.') ? afterDot !== null && afterDot.test(n.slice(1)) : whole.test(n);
+  };
 }
 
 class Lister {
@@ -144,7 +239,7 @@ class Lister {
   private out: string[] = [];
   private outLen = 0;
   private first = true;
-  private readonly now = nowSpec();
+  private now = nowSpec();
 
   constructor(private readonly ctx: CommandContext, private readonly cfg: Config) {}
 
@@ -223,36 +318,44 @@ class Lister {
   }
 
   private entry(name: string, path: string, st: Stats, followed = false): Entry {
-    const e: Entry = { name, path, st, mtime: this.exactMtime(path, st, followed) };
-    if (st.isSymbolicLink() && this.cfg.long) {
-      e.link = linkText(this.ctx.fs, path, this.ctx.cwd);
+    const { cfg } = this;
+    const e: Entry = { name, path, st, time: this.exactTime(path, st, followed) };
+    // GNU reads a symlink's target for -l, and for --group-directories-first (a link to a directory goes first).
+    if (st.isSymbolicLink() && (cfg.long || cfg.dirsFirst)) {
+      if (cfg.long) e.link = linkText(this.ctx.fs, path, this.ctx.cwd);
       e.linkSt = linkTargetStat(this.ctx.fs, path, this.ctx.cwd);
     }
     return e;
   }
 
   /** Read again with nanoseconds only where they show (--full-time) or order entries (-t). */
-  private exactMtime(path: string, st: Stats, followed: boolean): TimeSpec {
+  private exactTime(path: string, st: Stats, followed: boolean): TimeSpec {
+    const field = this.cfg.timeField;
+    const ms = st[`${field}Ms`];
     if (this.cfg.fullTime || this.cfg.sort === 'time') {
       try {
-        const ns = timeOfNs(this.ctx.fs.timesNs(path, this.ctx.cwd, followed).mtime);
-        if (Math.abs(ns.sec * 1000 + ns.nsec / 1e6 - st.mtimeMs) < 1) return ns;
+        const ns = timeOfNs(this.ctx.fs.timesNs(path, this.ctx.cwd, followed)[field]);
+        if (Math.abs(ns.sec * 1000 + ns.nsec / 1e6 - ms) < 1) return ns;
       } catch {
         /* gone or replaced meanwhile: the rounded time */
       }
     }
-    return mtimeOf(st);
+    return timeOf(ms);
   }
 
   private sort(list: Entry[]): void {
-    const { sort, reverse } = this.cfg;
+    const { sort, reverse, dirsFirst } = this.cfg;
     const byName = (a: Entry, b: Entry) => compareNames(a.name, b.name);
     let cmp: (a: Entry, b: Entry) => number;
     if (sort === 'size') cmp = (a, b) => (b.st.size - a.st.size) || byName(a, b);
-    else if (sort === 'time') cmp = (a, b) => cmpTime(b.mtime, a.mtime) || byName(a, b);
+    else if (sort === 'time') cmp = (a, b) => cmpTime(b.time, a.time) || byName(a, b);
     else if (sort === 'ext') cmp = (a, b) => compareNames(extension(a.name), extension(b.name)) || byName(a, b);
+    else if (sort === 'version') cmp = (a, b) => filevercmp(Buffer.from(a.name), Buffer.from(b.name)) || byName(a, b);
+    else if (sort === 'width') cmp = (a, b) => (nameWidth(a.name) - nameWidth(b.name)) || byName(a, b);
     else cmp = byName;
-    list.sort(reverse ? (a, b) => cmp(b, a) : cmp);
+    const ordered = reverse ? (a: Entry, b: Entry) => cmp(b, a) : cmp;
+    // GNU's dirfirst_check: the directory test stays outside -r.
+    list.sort(dirsFirst ? (a, b) => (Number(isLinkedDir(b)) - Number(isLinkedDir(a))) || ordered(a, b) : ordered);
   }
 
   /**
@@ -301,6 +404,9 @@ class Lister {
     }
     if (cfg.hidden === 'all') names.push('.', '..');
     else if (cfg.hidden === 'default') names = names.filter((n) => !n.startsWith('.'));
+    // GNU file_ignored: --hide only when neither -a nor -A is given; -I always (even '.' and '..').
+    const hide = cfg.hidden === 'default' ? cfg.hide : [];
+    if (cfg.ignore.length + hide.length > 0) names = names.filter((n) => !cfg.ignore.some((m) => m(n)) && !hide.some((m) => m(n)));
     const entries: Entry[] = [];
     for (const n of names) {
       const p = joinPath(path, n);
@@ -329,33 +435,42 @@ class Lister {
 
   private async printEntries(list: Entry[], sizedBy: Entry[] = list): Promise<void> {
     const { cfg } = this;
+    // -i: the inode numbers right-aligned to the widest of the listing (GNU's "%*s ").
+    let inodeWidth = 0;
+    if (cfg.inode) for (const e of sizedBy) inodeWidth = Math.max(inodeWidth, String(e.st.ino).length);
+    const inode = (e: Entry) => (cfg.inode ? String(e.st.ino).padStart(inodeWidth) + ' ' : '');
     if (!cfg.long) {
       for (const e of list) {
-        this.emit(e.name + typeIndicator(e.st.mode, cfg.indicator) + '\n');
+        this.emit(inode(e) + e.name + typeIndicator(e.st.mode, cfg.indicator) + '\n');
         if (this.outLen > 65536) await this.flush();
       }
       return;
     }
+    // -n: numbers, right-aligned as GNU prints an id it has no name for.
+    const id = (n: number, lookup: (n: number) => string | undefined, name: (n: number) => string) =>
+      cfg.numeric ? { text: String(n), name: undefined } : { text: name(n), name: lookup(n) };
     const row = (e: Entry) => ({
       e,
       nlink: String(e.st.nlink),
-      owner: userName(e.st.uid),
-      group: groupName(e.st.gid),
+      owner: id(e.st.uid, lookupUser, userName),
+      group: id(e.st.gid, lookupGroup, groupName),
       size: cfg.human ? humanSize(e.st.size) : String(e.st.size),
     });
     const rows = list.map(row);
     const w = { nlink: 0, owner: 0, group: 0, size: 0 };
     for (const r of sizedBy === list ? rows : sizedBy.map(row)) {
       w.nlink = Math.max(w.nlink, r.nlink.length);
-      w.owner = Math.max(w.owner, r.owner.length);
-      w.group = Math.max(w.group, r.group.length);
+      w.owner = Math.max(w.owner, r.owner.text.length);
+      w.group = Math.max(w.group, r.group.text.length);
       w.size = Math.max(w.size, r.size.length);
     }
     for (const r of rows) {
       const { e } = r;
-      const t = e.mtime;
-      const when = cfg.fullTime ? fullTime(t) : lsTime(t, this.now);
-      let line = `${modeString(e.st.mode)} ${r.nlink.padStart(w.nlink)} ${idColumn(r.owner, lookupUser(e.st.uid), w.owner)} ${idColumn(r.group, lookupGroup(e.st.gid), w.group)} ${r.size.padStart(w.size)} ${when} ${e.name}`;
+      const when = cfg.fullTime ? fullTime(e.time) : lsTime(e.time, this.clock(e.time));
+      let line = `${inode(e)}${modeString(e.st.mode)} ${r.nlink.padStart(w.nlink)} `;
+      if (cfg.owner) line += idColumn(r.owner.text, r.owner.name, w.owner) + ' ';
+      if (cfg.group) line += idColumn(r.group.text, r.group.name, w.group) + ' ';
+      line += `${r.size.padStart(w.size)} ${when} ${e.name}`;
       if (e.st.isSymbolicLink()) {
         if (e.link != null) {
           line += ` -> ${e.link}`;
@@ -365,6 +480,16 @@ class Lister {
       this.emit(line + '\n');
       if (this.outLen > 65536) await this.flush();
     }
+  }
+
+  /**
+   * GNU reads the clock again when a time looks to be in the future (a file changed since ls
+   * started, as a ctime often is). Date.now() drops the microseconds: a time within the current
+   * millisecond is already past.
+   */
+  private clock(t: TimeSpec): TimeSpec {
+    if (cmpTime(this.now, t) < 0) this.now = timeOf(Date.now() + 0.999999);
+    return this.now;
   }
 
   private emit(s: string): void {
@@ -389,4 +514,16 @@ function idColumn(text: string, name: string | undefined, width: number): string
 function extension(name: string): string {
   const i = name.lastIndexOf('.');
   return i < 0 ? '' : name.slice(i);
+}
+
+/** GNU --group-directories-first: a directory, or a symlink whose target is one. */
+function isLinkedDir(e: Entry): boolean {
+  return e.st.isDirectory() || (e.st.isSymbolicLink() && e.linkSt != null && e.linkSt.isDirectory());
+}
+
+/** --sort=width: GNU's width of the name in the C locale, one column per printable ASCII byte. */
+function nameWidth(name: string): number {
+  let n = 0;
+  for (const b of Buffer.from(name)) if (b >= 0x20 && b < 0x7f) n++;
+  return n;
 }
