@@ -3,7 +3,7 @@
 // LC_ALL=C TZ=UTC) and by nosh (in-process, from dist/: run `npx tsc -p .` first); every
 // difference in stdout bytes or exit code is printed as JSON (argv, stdin, both results).
 //
-//   node test/gnu/fuzz-diff.mjs sed|find|ls|grep [seed] [cases]
+//   node test/gnu/fuzz-diff.mjs sed|find|ls|grep|tree [seed] [cases]
 //
 // Not part of `npm test`: it needs the GNU tools and finds new cases rather than checking
 // known ones. A difference it finds becomes a case in test/gnu/cases/ (recorded from GNU).
@@ -168,7 +168,9 @@ const ls = {
     const flags = [];
     for (let i = rnd(4); i > 0; i--) {
       flags.push(...pick(['-l', '-a', '-A', '-R', '-r', '-t', '-S', '-1', '-d', '-F', '-p', '-h', '-X', '--full-time', '--classify',
-        '--classify=never', '-lh', '-la', '-ltr', '-1R', '-lS', '-ld', '-lR', '-laR']).split(' '));
+        '--classify=never', '-lh', '-la', '-ltr', '-1R', '-lS', '-ld', '-lR', '-laR', '-i', '-n', '-g', '-o', '-G', '-v', '-u', '-lu',
+        '--group-directories-first', '-I *.txt', '--ignore=d*', '--hide=*.md', '--color=never', '--sort=size', '--sort=version',
+        '--sort=extension', '--sort=width', '--time=atime', '-ltu']).split(' '));
     }
     const operands = pick(['', '.', 'd1', 'a.txt', 'ln', 'dangling', 'nosuch', 'emptydir', 'd1 d2', 'b.md a.txt d3', '.dot', 'd1/sub']);
     return { argv: ['ls', ...flags, ...operands.split(' ').filter(Boolean)] };
@@ -196,8 +198,23 @@ const grep = {
   normalize: (out, argv) => (argv.includes('-r') || argv.includes('.') || argv.includes('d') ? out.split('\n').sort().join('\n') : out),
 };
 
-const spec = { sed, find, ls, grep }[tool];
-if (!spec) throw new Error(`usage: fuzz-diff.mjs sed|find|ls|grep [seed] [cases]`);
+const tree = {
+  files: ls.files,
+  setup: ls.setup,
+  gen() {
+    const flags = [];
+    for (let i = rnd(4); i > 0; i--) {
+      flags.push(...pick(['-a', '-d', '-f', '-F', '-L 1', '-L 2', '-P *.txt', '-I d*', '--ignore-case', '--matchdirs', '--prune', '--noreport',
+        '-s', '-h', '--si', '-p', '-u', '-g', '-D', '-i', '-n', '-r', '-t', '-v', '--dirsfirst', '--filesfirst', '--sort=size',
+        '--sort=version', '--filelimit 3', '--inodes', '--charset=utf-8', '--timefmt=%Y-%m-%d']).split(' '));
+    }
+    const operands = pick(['', '.', 'd1', 'd1 d2', 'nosuch', 'a.txt', 'emptydir']);
+    return { argv: ['tree', ...flags, ...operands.split(' ').filter(Boolean)] };
+  },
+};
+
+const spec = { sed, find, ls, grep, tree }[tool];
+if (!spec) throw new Error(`usage: fuzz-diff.mjs sed|find|ls|grep|tree [seed] [cases]`);
 const { root, w } = fixture(spec.files);
 spec.setup(w);
 const policy = defaultPolicy({});
