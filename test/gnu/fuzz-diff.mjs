@@ -3,14 +3,14 @@
 // LC_ALL=C TZ=UTC) and by nosh (in-process, from dist/: run `npx tsc -p .` first); every
 // difference in stdout bytes or exit code is printed as JSON (argv, stdin, both results).
 //
-//   node test/gnu/fuzz-diff.mjs sed|find|ls|grep|tree [seed] [cases]
+//   node test/gnu/fuzz-diff.mjs sed|find|ls|grep|tree|mutating [seed] [cases]
 //
 // Not part of `npm test`: it needs the GNU tools and finds new cases rather than checking
 // known ones. A difference it finds becomes a case in test/gnu/cases/ (recorded from GNU).
 // The generators leave out what nosh refuses or does differently on purpose (README, "Known
 // deviations"): sed's e and w, --posix; find -L/-H (symlinks are not followed), -readable,
 // -nouser, -user, -group, %F, %Z, the `,` operator (GNU's optimizer reorders it); ls through a symlinked directory or
-// at `..` of the zone root (the root itself).
+// at `..` of the zone root (the root itself); cp/mv -u, -b, --backup, -S; cp -l (no hard links); rm -i (no terminal to ask).
 // Known remaining differences: sed -E with `$` or `^` inside a pattern meeting an embedded
 // newline (GNU's matcher treats them as line anchors in some positions and not in others).
 import { spawnSync } from 'node:child_process';
@@ -213,9 +213,37 @@ const tree = {
   },
 };
 
-const spec = { sed, find, ls, grep, tree }[tool];
-if (!spec) throw new Error(`usage: fuzz-diff.mjs sed|find|ls|grep|tree [seed] [cases]`);
-const { root, w } = fixture(spec.files);
+/**
+ * Commands that change files: each case runs on a fresh copy of the fixture for each side,
+ * and the trees after it are compared too (paths, types, modes, contents; not times).
+ */
+const mutating = {
+  files: { 'a.txt': 'A\n', 'b.txt': 'B\n', 'd1/c.txt': 'C\n', 'd1/sub/e.txt': 'E\n', 'd2/': null, 'd3/a.txt': 'old\n', 'empty/': null },
+  fresh: true,
+  setup(w) { fs.chmodSync(path.join(w, 'b.txt'), 0o600); stampTimes(w); },
+  gen() {
+    const one = () => pick(['a.txt', 'b.txt', 'd1', 'd2', 'd3', 'empty', 'd1/c.txt', 'd1/sub', 'nosuch', 'new', 'new/x', 'd2/a.txt', '.', 'd3/a.txt']);
+    const c = pick(['cp', 'mv', 'rm', 'mkdir', 'rmdir', 'touch']);
+    const flags = {
+      cp: ['-r', '-R', '-n', '-f', '-p', '-v', '-T', '-a', '--no-clobber', '-t d2'],
+      mv: ['-n', '-f', '-v', '-T', '-t d2', '--no-target-directory'],
+      rm: ['-r', '-f', '-v', '-d', '-rf', '-R', '--dir'],
+      mkdir: ['-p', '-v', '-m 700', '-pv', '-m a=rx'],
+      rmdir: ['-p', '-v', '--ignore-fail-on-non-empty'],
+      touch: ['-c', '-a', '-m', '-r a.txt', '-d 2020-01-01', '-t 202001010000', '--no-create'],
+    }[c];
+    const f = [];
+    for (let i = rnd(3); i > 0; i--) f.push(...pick(flags).split(' '));
+    return { argv: [c, ...f, ...Array.from({ length: 1 + rnd(3) }, one)] };
+  },
+  // rm -r walks in name order, GNU in directory order (a known deviation).
+  normalize: (out, argv) => (argv[0] === 'rm' ? out.split('\n').sort().join('\n') : out),
+};
+
+const spec = { sed, find, ls, grep, tree, mutating }[tool];
+if (!spec) throw new Error(`usage: fuzz-diff.mjs sed|find|ls|grep|tree|mutating [seed] [cases]`);
+const { snapshotTree } = await import(path.join(repo, 'test/gnu/tree.mjs'));
+let { root, w } = fixture(spec.files);
 spec.setup(w);
 const policy = defaultPolicy({});
 const normalize = spec.normalize ?? ((out) => out);
@@ -234,14 +262,24 @@ const cases = Number(casesArg);
 let differ = 0;
 for (let k = 0; k < cases; k++) {
   const { argv, stdin } = spec.gen();
+  const again = () => {
+    fs.rmSync(root, { recursive: true, force: true });
+    ({ root, w } = fixture(spec.files));
+    spec.setup(w);
+  };
+  if (spec.fresh) again();
   const g = spawnSync(argv[0], argv.slice(1), {
     cwd: w, timeout: 3000, input: Buffer.from(stdin ?? '', 'latin1'), env: { PATH: process.env.PATH, LC_ALL: 'C', TZ: 'UTC' },
   });
   if (g.status === null) continue; // GNU looped (a jump backwards): nothing to compare
   const gnu = { exit: g.status, stdout: g.stdout.toString('latin1'), stderr: g.stderr.toString('latin1') };
+  if (spec.fresh) {
+    gnu.tree = snapshotTree(w).join('\n');
+    again();
+  }
   const mine = await ours(argv, stdin);
-  if (process.env.SHOW_ALL && k < 3) console.log(JSON.stringify({ argv, gnu }));
-  if (gnu.exit !== mine.exit || normalize(gnu.stdout, argv) !== normalize(mine.stdout, argv)) {
+  if (spec.fresh) mine.tree = snapshotTree(w).join('\n');
+  if (gnu.exit !== mine.exit || normalize(gnu.stdout, argv) !== normalize(mine.stdout, argv) || gnu.tree !== mine.tree) {
     differ++;
     console.log(JSON.stringify({ argv, stdin, gnu, nosh: mine }));
   }
