@@ -13,7 +13,7 @@ import { normalizeVirtual } from '../vfs/paths.js';
 import { ExecOptionsSchema, ExecRequestSchema, buildTask, taskLimits, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
 import { ExecParams, ZoneParams, checkParamsSize } from './params.js';
 import type { MethodInfo } from './methods.js';
-import { WriteOrder, mayMutate } from './write-order.js';
+import { WriteOrder, mayMutate, orderKey } from './write-order.js';
 import type { HostEngine, ZoneToolOptions } from './host.js';
 import type { Role } from '../zones/context.js';
 
@@ -104,7 +104,7 @@ export class Engine implements HostEngine {
         return res;
       };
       // A reading command line (most calls) goes straight to the pool: no wrapper on the hot path.
-      const res = await (mayMutate(task) ? this.writes.whole(zone.root, run) : this.pool.run(task, timeoutMs, signal));
+      const res = await (mayMutate(task) ? this.writes.whole(orderKey(zone).root, run) : this.pool.run(task, timeoutMs, signal));
       return toEnvelope(res, opts, task.limits.maxOutputBytes);
     } catch (e) {
       return envelopeOfError(e);
@@ -138,9 +138,10 @@ export class Engine implements HostEngine {
         const zoneOrPromise = this.zoneOf({ zone: zone as string | undefined, context: ctx });
         const z0 = zoneOrPromise instanceof Promise ? await zoneOrPromise : zoneOrPromise;
         const run = () => this.runZoneTool(z0, method, parsed, { context: ctx, cwd: cwd as string | undefined, signal: opts.signal });
+        const key = orderKey(z0);
         const out = await (!tool.mutates ? run()
-          : ONE_FILE.has(method) ? this.writes.file(z0.root, normalizeVirtual((parsed as { path: string }).path, (cwd as string | undefined) ?? '/'), run)
-          : this.writes.whole(z0.root, run));
+          : ONE_FILE.has(method) ? this.writes.file(key.root, key.prefix + normalizeVirtual((parsed as { path: string }).path, (cwd as string | undefined) ?? '/'), run)
+          : this.writes.whole(key.root, run));
         return ok(out.data, out.message);
       }
       const host = hostMethods.find((m) => m.name === method);

@@ -9,7 +9,7 @@ import { validateFileName } from '../zones/transfer.js';
 import type { Zone } from '../zones/workspace.js';
 import type { CancelSignal } from '../pool/index.js';
 import type { MethodInfo } from './methods.js';
-import type { WriteOrder } from './write-order.js';
+import { orderKey, type WriteOrder } from './write-order.js';
 
 /** What host methods may use of the engine (kept small so this file does not own the engine). */
 export interface HostEngine {
@@ -158,7 +158,8 @@ export const HOST_METHODS: HostMethod[] = [
       const zone = known instanceof Promise ? await known : known;
       const writable = { ...zone, policy: { ...zone.policy, readonly: false } };
       const b64 = (args.content_base64 as string | undefined) ?? Buffer.from(String(args.content), 'utf8').toString('base64');
-      return engine.writes.file(zone.root, `/${name}`, () =>
+      const key = orderKey(zone);
+      return engine.writes.file(key.root, `${key.prefix}/${name}`, () =>
         engine.runZoneTool(writable, '_import', { name, content_base64: b64 }, { context: args.context as Context }));
     },
   },
@@ -190,7 +191,7 @@ export const HOST_METHODS: HostMethod[] = [
       const dst = dstKnown instanceof Promise ? await dstKnown : dstKnown;
       if (dst.policy.readonly) throw new NoshError('ZONE_READONLY', `${dst.name} is read-only for you`, '');
       if (bridge.move && src.policy.readonly && !src.policy.allowDelete) throw new NoshError('ZONE_READONLY', `${src.name} is read-only for you`, '');
-      const out = await engine.writes.whole([src.root, dst.root], () =>
+      const out = await engine.writes.whole([orderKey(src).root, orderKey(dst).root], () =>
         engine.runZoneTool(src, '_transfer', { path: args.path, dest: args.dest, move: bridge.move }, { peer: dst, context: ctx }));
       if (dst.kind === 'group') recordOwnership(dst, out.data as { to: string }, engine.workspace.userOf(ctx), (args.mode as string) ?? 'owner');
       return out;

@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { hasCommand, loadCommand, loadedCommand } from '../command/registry.js';
 import type { TaskRequest } from '../exec/index.js';
 
@@ -75,6 +76,15 @@ export class WriteOrder {
       if (--z.pending === 0 && this.zones.get(zone) === z) this.zones.delete(zone);
     });
   }
+}
+
+/**
+ * Where a zone's writers are ordered, and the prefix of its paths there: the output zone is
+ * the folder output/ of storage, so a write through one must wait for a write of the same
+ * file through the other. Every other zone is a folder of its own.
+ */
+export function orderKey(zone: { kind: string; root: string }): { root: string; prefix: string } {
+  return zone.kind === 'output' ? { root: path.dirname(zone.root), prefix: '/' + path.basename(zone.root) } : { root: zone.root, prefix: '' };
 }
 
 interface ZoneWriters {

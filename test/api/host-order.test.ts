@@ -62,4 +62,19 @@ describe('host methods in the write order', () => {
       expect(await text('uploads', name)).toBe('second\n');
     }
   }, 120_000);
+
+  it('the output zone is the folder output/ of storage: writes through either are ordered together', async () => {
+    for (let round = 0; round < 8; round++) {
+      const path = `o${round}.txt`;
+      expect((await nosh.call('write', { zone: 'output', context: ctx, path, content: `a\n${big}\n` })).success).toBe(true);
+      const rs = await Promise.all([
+        nosh.exec({ zone: 'storage', context: ctx, command: `sed -i 1s/a/A/ output/${path}` }),
+        nosh.call('edit', { zone: 'output', context: ctx, path, edits: [{ old_text: 'A\n', new_text: 'B\n' }] }),
+        nosh.call('write', { zone: 'output', context: ctx, path, content: 'end\n', mode: 'append' }),
+      ]);
+      expect(rs.map((r) => r.success)).toEqual([true, true, true]);
+      const text = await nosh.call('exec', { zone: 'storage', context: ctx, command: `sed -n '1p;$p' output/${path}` });
+      expect(text.success && (text.data as { stdout: string }).stdout.slice(0, 40)).toBe('B\nend\n');
+    }
+  }, 120_000);
 });
