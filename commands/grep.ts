@@ -30,6 +30,7 @@ const FLAGS: FlagSpec[] = [
   { key: 'matcher', short: 'E', long: 'extended-regexp', value: 'E', help: 'PATTERNS are extended regular expressions' },
   { key: 'matcher', short: 'F', long: 'fixed-strings', value: 'F', help: 'PATTERNS are strings' },
   { key: 'matcher', short: 'G', long: 'basic-regexp', value: 'G', help: 'PATTERNS are basic regular expressions' },
+  { key: 'matcher', short: 'P', long: 'perl-regexp', value: 'P', help: 'PATTERNS are Perl regular expressions (a subset of PCRE; nosh refuses the rest)' },
   { key: 'e', short: 'e', long: 'regexp', kind: 'string', arg: 'PATTERNS', help: 'use PATTERNS for matching' },
   { key: 'f', short: 'f', long: 'file', kind: 'string', arg: 'FILE', help: 'take PATTERNS from FILE' },
   { key: 'case', short: 'i', long: 'ignore-case', value: 'i', help: 'ignore case distinctions in patterns and data' },
@@ -1319,7 +1320,9 @@ async function grep(ctx: CommandContext): Promise<number> {
   const invertKeys = patterns.length === 0 ? !o.invert : o.invert;
   const plainKeys = patterns.length === 0 || (!opts.has('x') && !opts.has('w'));
   if ((maxCount === 0 || (emptyKeys && invertKeys && plainKeys)) && o.list !== 'L') return 1;
-  const dialect: RegexDialect = matcher === 'E' ? 'extended' : matcher === 'F' ? 'fixed' : 'basic';
+  // GNU 3.8's pcresearch.c refuses a newline in the (joined) patterns
+  if (matcher === 'P' && patterns.length > 1) throw new Fatal('the -P option only supports a single pattern');
+  const dialect: RegexDialect = matcher === 'E' ? 'extended' : matcher === 'F' ? 'fixed' : matcher === 'P' ? 'perl' : 'basic';
   const warnings: string[] = [];
   const m = buildMatcher(patterns, dialect, { i: opts.get('case') === 'i', w: opts.has('w'), x: opts.has('x'), z: o.z }, (w) => warnings.push(w));
   for (const w of warnings) await ctx.stderr.write(`grep: ${w}\n`);

@@ -1,6 +1,6 @@
 /**
- * The one place where POSIX regexes (GNU BRE/ERE dialects, fixed strings) become
- * JavaScript RegExps. Used by grep, sed, awk and find.
+ * The one place where POSIX regexes (GNU BRE/ERE dialects, fixed strings) and grep -P's
+ * PCRE subset (perl.ts) become JavaScript RegExps. Used by grep, sed, awk and find.
  *
  * Text model: C locale, bytes. Callers pass patterns and match against "byte
  * strings" (latin1-decoded buffers: one char = one byte 0..255). The generated
@@ -15,11 +15,13 @@
 import { emit } from './emit.js';
 import { parseRegex, RegexSyntaxError } from './parse.js';
 import { literalChar } from './brackets.js';
+import { translatePerl } from './perl.js';
 
 export { RegexSyntaxError } from './parse.js';
 export { MSG as REGEX_ERROR_MESSAGES } from './parse.js';
 
-export type RegexDialect = 'basic' | 'extended' | 'fixed';
+/** 'perl': grep -P, a subset of PCRE2 (see perl.ts); unsupported constructs are refused. */
+export type RegexDialect = 'basic' | 'extended' | 'fixed' | 'perl';
 
 export interface RegexOptions {
   dialect: RegexDialect;
@@ -82,6 +84,10 @@ export function translateRegex(pattern: string, opts: RegexOptions): TranslatedR
       hasBackrefs: false,
       usesLookaround: false,
     };
+  }
+  if (opts.dialect === 'perl') {
+    const t = translatePerl(pattern, { ignoreCase, newline, multiline });
+    return { ...t, warnings: [] };
   }
   const parsed = parseRegex(pattern, {
     extended: opts.dialect === 'extended',

@@ -192,3 +192,57 @@ describe('grep: misc', () => {
     }
   });
 });
+
+describe('grep -P: PCRE constructs nosh refuses (GNU accepts them)', () => {
+  // [pattern, -i, message]: exit 2, nothing on stdout, the message after "grep: "
+  const table: Array<[string, boolean, string]> = [
+    ["a++", false, "-P: nosh does not support the possessive quantifier '++'; use the greedy '+' (it may give back characters)"],
+    ["a*+", false, "-P: nosh does not support the possessive quantifier '*+'; use the greedy '*' (it may give back characters)"],
+    ["a{2}+", false, "-P: nosh does not support the possessive quantifier '{2}+'; use the greedy '{2}' (it may give back characters)"],
+    ["(?>a|ab)c", false, "-P: nosh does not support atomic groups (?>...); use a non-capturing group (?:...) (it may backtrack)"],
+    ["foo\\Kbar", false, "-P: nosh does not support \\K; use a lookbehind (?<=...) for the part before it"],
+    ["x(?R)?y", false, "-P: nosh does not support recursion and subroutine calls ((?R), (?N), (?&name)); repeat the pattern explicitly"],
+    ["(a)(?1)", false, "-P: nosh does not support recursion and subroutine calls ((?R), (?N), (?&name)); repeat the pattern explicitly"],
+    ["(?<n>a)(?&n)", false, "-P: nosh does not support recursion and subroutine calls ((?R), (?N), (?&name)); repeat the pattern explicitly"],
+    ["(a)?(?(1)b|c)", false, "-P: nosh does not support conditional groups (?(...)...); use alternation"],
+    ["(?x) a", false, "-P: nosh does not support the inline option 'x' in '(?x...'; only (?i), (?s) and (?m) (and their - forms) are supported"],
+    ["(?U)a*", false, "-P: nosh does not support the inline option 'U' in '(?U...'; only (?i), (?s) and (?m) (and their - forms) are supported"],
+    ["\\p{L}", false, "-P: nosh does not support \\p{...} (Unicode properties); use a class such as [[:alpha:]] or [^[:alpha:]]"],
+    ["\\X", false, "-P: nosh does not support \\X; use . (bytes: no Unicode clusters under LC_ALL=C)"],
+    ["\\C", false, "-P: nosh does not support \\C; use ."],
+    ["(*UCP)a", false, "-P: nosh does not support backtracking control verbs (*...); remove the verb"],
+    ["\\Ga", false, "-P: nosh does not support \\G; anchor with ^ instead"],
+    ["a{,3}", false, "-P: nosh does not support the '{,N}' quantifier; write '{0,N}' (or '\\{' for a literal brace)"],
+    ["\\R", false, "-P: nosh does not support \\R; use (?:\\r\\n|[\\n\\v\\f\\r\\x85])"],
+    ["(?=a)x*a", false, "-P: nosh does not support a leading lookahead on a literal character followed by a variable-length repeat (GNU grep 3.8 with PCRE2 10.42 misses some of its matches); rewrite the pattern without the leading lookahead"],
+    ["(?|(a)|(b))", false, "-P: nosh does not support branch reset groups (?|...); use (?:...) and number the groups as written"],
+    ["(?=a)*", false, "-P: nosh does not support a quantifier on a lookaround assertion; drop the quantifier or make the assertion optional with (?:...|)"],
+    ["(a)?\\1", false, "-P: nosh does not support the back-reference \\1 where group 1 may be unset (PCRE then fails, JavaScript matches empty); make sure the group always matches before the reference"],
+    ["(a)|\\1", false, "-P: nosh does not support the back-reference \\1 where group 1 may be unset (PCRE then fails, JavaScript matches empty); make sure the group always matches before the reference"],
+    ["\\1(a)", false, "-P: nosh does not support the back-reference \\1 where group 1 may be unset (PCRE then fails, JavaScript matches empty); make sure the group always matches before the reference"],
+    ["(a\\1)", false, "-P: nosh does not support the back-reference \\1 where group 1 may be unset (PCRE then fails, JavaScript matches empty); make sure the group always matches before the reference"],
+    ["(.)\\1", true, "-P: nosh does not support a caseless back-reference to a group that can match bytes 0xC0-0xFE; drop -i/(?i) or write the case variants in the group explicitly"],
+    ["\\x", false, "-P: nosh does not support '\\x' without hex digits; write \\x00 for a NUL byte"],
+    ["\\12", false, "-P: nosh does not support the escape '\\12...'; write \\g{N} for a back-reference or \\xHH for a byte"],
+    ["(?<=(a)\\1)b", false, "-P: nosh does not support back-references inside a lookbehind; move the reference out of the lookbehind"],
+    ["[\\Qa\\E]", false, "-P: nosh does not support \\Q...\\E inside [...]; escape the characters one by one"],
+    ["\\o{101}", false, "-P: nosh does not support \\o{...}; write the byte as \\xHH"],
+    ["(?^)a", false, "-P: nosh does not support the inline option '^' in '(?^...'; only (?i), (?s) and (?m) (and their - forms) are supported"],
+    ["\\g<1>(a)", false, "-P: nosh does not support subroutine calls \\g<...>; repeat the group's pattern, or use \\g{N} for a back-reference"],
+  ];
+  for (const [pattern, icase, message] of table) {
+    it(`grep -P${icase ? 'i' : ''} '${pattern}'`, async () => {
+      const root = zone({ 'a.txt': 'aab foo bar\n' });
+      const out = await runArgv(root, ['grep', icase ? '-Pi' : '-P', '-e', pattern, 'a.txt']);
+      expect([out.exitCode, out.stdout.toString(), out.stderr]).toEqual([2, '', `grep: ${message}\n`]);
+    });
+  }
+
+  it('accepts a case-sensitive back-reference after (?-i), and a caseless one to an ASCII-only group', async () => {
+    const root = zone({ 'a.txt': 'aA\naa\nxX\n' });
+    const cs = await runArgv(root, ['grep', '-P', '(?i)(a)(?-i)\\1', 'a.txt']);
+    expect([cs.exitCode, cs.stdout.toString()]).toEqual([0, 'aa\n']);
+    const ci = await runArgv(root, ['grep', '-iP', '(\\w)\\1', 'a.txt']);
+    expect([ci.exitCode, ci.stdout.toString()]).toEqual([0, 'aA\naa\nxX\n']);
+  });
+});
