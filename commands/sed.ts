@@ -15,6 +15,9 @@ const FLAGS: FlagSpec[] = [
   { key: 'E', short: 'r', help: 'same as -E' },
   { key: 's', short: 's', long: 'separate', help: 'consider files as separate rather than as a single, continuous long stream' },
   { key: 'sandbox', long: 'sandbox', help: 'operate in sandbox mode (disable e/r/w commands)' },
+  { key: 'refused', long: 'posix', value: '--posix is not supported: nosh keeps the GNU extensions on; run the script without it', help: 'refused: nosh keeps the GNU extensions on' },
+  { key: 'refused', long: 'debug', value: '--debug is not supported: nosh prints no execution trace; run the script without it', help: 'refused: nosh prints no execution trace' },
+  { key: 'refused', long: 'follow-symlinks', value: '--follow-symlinks is not supported: sed -i never edits through a symbolic link; name the file it points to', help: 'refused: sed -i never edits through a symbolic link' },
   { key: 'binary', short: 'b', long: 'binary', help: 'open files in binary mode (CR+LFs are not processed specially; as GNU sed on POSIX systems, where this is always so)' },
   { key: 'u', short: 'u', long: 'unbuffered', help: 'load minimal amounts of data from the input files and flush the output buffers more often (accepted; nosh streams anyway)' },
   { key: 'z', short: 'z', long: 'null-data', help: 'separate lines by NUL characters' },
@@ -53,6 +56,9 @@ const def: CommandDef = defineCommand({
   flags: FLAGS,
   async run(ctx) {
     const o = ctx.opts;
+    // GNU options nosh does not offer: a usage error that says why (not "unrecognized").
+    const refused = o.order.find((e) => e.key === 'refused');
+    if (refused) throw new UsageError(refused.value);
     const operands = [...ctx.operands];
     const chunks: ScriptChunk[] = [];
     for (const e of o.order) {

@@ -48,6 +48,20 @@ describe('sed: e is refused, nothing runs', () => {
   });
 });
 
+describe('sed: GNU options nosh does not offer', () => {
+  it('--posix, --debug and --follow-symlinks are usage errors that say why', async () => {
+    const root = zone({ 'a.txt': 'a\n' });
+    for (const [flag, why] of [
+      ['--posix', '--posix is not supported: nosh keeps the GNU extensions on; run the script without it'],
+      ['--debug', '--debug is not supported: nosh prints no execution trace; run the script without it'],
+      ['--follow-symlinks', '--follow-symlinks is not supported: sed -i never edits through a symbolic link; name the file it points to'],
+    ]) {
+      const out = await runArgv(root, ['sed', '-n', flag!, 'p', 'a.txt']);
+      expect([out.exitCode, out.stdout.toString(), out.stderr]).toEqual([1, '', `sed: ${why}\nTry 'sed --help' for more information.\n`]);
+    }
+  });
+});
+
 describe('sed: files go through the virtual root', () => {
   it("w /../../x stays inside the zone", async () => {
     const root = zone({ 'a.txt': 'hello\n' });
