@@ -1,7 +1,8 @@
 import type { Stats } from 'node:fs';
 import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
 import {
-  OperandError, UMASK, errnoOf, isDotOrDotDot, lastComponent, planTargets, quoteAlways, reasonOf, sameFile,
+  NO_BACKUP_CONTROL, OperandError, UMASK, backupName, backupOptions, destNotOlder, errnoOf, isDotOrDotDot, lastComponent,
+  planTargets, quoteAlways, reasonOf, sameFile, sourceIsDstBackup, type BackupOptions,
 } from '../src/command/fileops.js';
 import { VfsError, type AtomicWriter } from '../src/vfs/index.js';
 
@@ -13,6 +14,9 @@ interface CpOptions {
   noClobber: boolean;
   force: boolean;
   verbose: boolean;
+  /** -u: a file is copied only over an older one. */
+  update: boolean;
+  backup: BackupOptions;
 }
 
 /** A file met by name: GNU's F_triple (name, device, inode). */
@@ -42,17 +46,23 @@ export default defineCommand({
   usageStatus: 1,
   flags: [
     { key: 'a', short: 'a', long: 'archive', help: 'same as -rp here (symbolic links are skipped, hard links copied as separate files)' },
+    { key: 'backup', long: 'backup', kind: 'optional', arg: 'CONTROL', value: NO_BACKUP_CONTROL, help: 'make a backup of each existing destination file (renamed aside)' },
+    { key: 'backup', short: 'b', value: NO_BACKUP_CONTROL, help: 'like --backup but does not accept an argument' },
     { key: 'f', short: 'f', long: 'force', help: 'if an existing destination file cannot be written (several hard links), remove it and try again' },
     { key: 'n', short: 'n', long: 'no-clobber', help: 'do not overwrite an existing file' },
     { key: 'p', short: 'p', help: 'preserve mode and timestamps' },
     { key: 'r', short: 'r', long: 'recursive', help: 'copy directories recursively' },
     { key: 'r', short: 'R', help: 'same as -r' },
+    { key: 'S', short: 'S', long: 'suffix', kind: 'string', arg: 'SUFFIX', help: "override the usual backup suffix ('~')" },
     { key: 't', short: 't', long: 'target-directory', kind: 'string', arg: 'DIRECTORY', help: 'copy all SOURCE arguments into DIRECTORY' },
     { key: 'T', short: 'T', long: 'no-target-directory', help: 'treat DEST as a normal file' },
+    { key: 'u', short: 'u', long: 'update', help: 'copy only when the SOURCE file is newer than the destination file or when the destination file is missing' },
     { key: 'v', short: 'v', long: 'verbose', help: 'explain what is being done' },
   ],
   notes: 'nosh never creates symbolic links: with -r a symbolic link met is skipped with a warning (exit 1);\n'
-    + 'without -r a symbolic link SOURCE is followed only when the zone policy allows it.',
+    + 'without -r a symbolic link SOURCE is followed only when the zone policy allows it.\n'
+    + 'CONTROL: none/off, numbered/t, existing/nil (the default), simple/never. A backup is the\n'
+    + 'existing destination renamed to NAME~ or NAME.~N~ beside it.',
   async run(ctx) {
     const o: CpOptions = {
       recursive: ctx.opts.has('r') || ctx.opts.has('a'),
@@ -61,9 +71,13 @@ export default defineCommand({
       noClobber: ctx.opts.has('n'),
       force: ctx.opts.has('f'),
       verbose: ctx.opts.has('v'),
+      update: ctx.opts.has('u'),
+      backup: { type: 'none', suffix: '~' },
     };
     let pairs;
     try {
+      // GNU dies on a second -t while parsing; its backup checks come after, then the operands.
+      if (ctx.opts.count('t') <= 1) o.backup = backupOptions(ctx.opts, o.noClobber);
       pairs = destinations(ctx);
     } catch (e) {
       if (!(e instanceof OperandError)) throw e;
@@ -75,6 +89,15 @@ export default defineCommand({
     let ok = true;
     for (const { src, dst, noName } of pairs) {
       r.top = { src, dst, madeDir: false, intoSelf: false, noName: noName ?? false };
+      if (noName === undefined && isForcedSelfBackup(ctx, o, src, dst)) {
+        // GNU's special case: 'cp --force --backup FILE FILE' is 'cp --force FILE FILE~'.
+        const saved = o.backup;
+        const to = backupName(ctx.fs, ctx.cwd, dst, o.backup);
+        r.o = { ...o, backup: { type: 'none', suffix: saved.suffix } };
+        r.top.dst = to;
+        if (!(await copyTop(r, src, to))) ok = false;
+        continue;
+      }
       if (!(await copyTop(r, src, dst))) ok = false;
     }
     return ok ? 0 : 1;
@@ -95,6 +118,16 @@ function destinations(ctx: CommandContext): { src: string; dst: string; noName?:
     const base = lastComponent(src).replace(/\/+$/, '');
     return { src, dst: fileNameConcat(target, base === '..' ? '.' : base), noName: base === '' };
   });
+}
+
+/** 'cp --force --backup FILE FILE' (the same string, an existing regular file; not into a directory). */
+function isForcedSelfBackup(ctx: CommandContext, o: CpOptions, src: string, dst: string): boolean {
+  if (!o.force || o.backup.type === 'none' || src !== dst) return false;
+  try {
+    return ctx.fs.stat(dst, ctx.cwd).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** gnulib file_name_concat: DIR's trailing slashes dropped, one '/' before NAME. */
@@ -156,8 +189,10 @@ async function copyEntry(r: CopyRun, src: string, dst: string, st: Stats, comman
     await ctx.warn(`cannot copy special file ${quoteAlways(src)}: ${new VfsError('ESPECIAL', src).reason}`);
     return false;
   }
+  const backups = o.backup.type !== 'none';
   if (commandLine && r.sources && !isDir) {
-    if (seen(r, r.sources, src, st)) {
+    // With backups a SOURCE named twice is copied twice (the first copy is backed up).
+    if (!backups && seen(r, r.sources, src, st)) {
       await ctx.warn(`warning: source file ${quoteAlways(src)} specified more than once`);
       return true;
     }
@@ -166,8 +201,8 @@ async function copyEntry(r: CopyRun, src: string, dst: string, st: Stats, comman
   let dstStat: Stats | null;
   try {
     // A file is copied through a symbolic link DEST (if the policy follows links); a
-    // directory meets the link itself, as GNU's lstat.
-    dstStat = ctx.fs.resolve(dst, ctx.cwd, { followFinal: !isDir && ctx.fs.policy.followSymlinks }).stat;
+    // directory meets the link itself, as GNU's lstat; so does a backup (the link is renamed).
+    dstStat = ctx.fs.resolve(dst, ctx.cwd, { followFinal: !isDir && !backups && ctx.fs.policy.followSymlinks }).stat;
     if (dstStat && /\/$/.test(dst) && !dstStat.isDirectory()) throw new VfsError('ENOTDIR', dst);
   } catch (e) {
     // A missing parent is reported when the copy is created.
@@ -177,25 +212,45 @@ async function copyEntry(r: CopyRun, src: string, dst: string, st: Stats, comman
       return false;
     }
   }
+  let backup: string | null = null;
   if (dstStat) {
-    // -n never compares: an existing file is left alone, a directory merged.
-    if (!o.noClobber && sameFile(dstStat, st)) {
+    // -n never compares: an existing file is left alone, a directory merged. With backups
+    // another name of the same file is fine (it is renamed aside), the same name is not.
+    if (!o.noClobber && sameFile(dstStat, st) && !(backups && !sameName(ctx, src, dst))) {
       await ctx.warn(`${quoteAlways(src)} and ${quoteAlways(dst)} are the same file`);
       return false;
     }
+    // -u: a destination at least as new is left alone (a directory is always merged).
+    if (o.update && !isDir && destNotOlder(ctx.fs, ctx.cwd, src, st, dst, dstStat, !o.recursive, !backups)) return true;
     if (o.noClobber && !isDir) return true;
     if (!dstStat.isDirectory()) {
       if (isDir) {
         await ctx.warn(`cannot overwrite non-directory ${quoteAlways(dst)} with directory ${quoteAlways(src)}`);
         return false;
       }
-      if (commandLine && r.dests && seen(r, r.dests, dst, dstStat)) {
+      if (commandLine && r.dests && o.backup.type !== 'numbered' && seen(r, r.dests, dst, dstStat)) {
         await ctx.warn(`will not overwrite just-created ${quoteAlways(dst)} with ${quoteAlways(src)}`);
         return false;
       }
     } else if (!isDir) {
       await ctx.warn(`cannot overwrite directory ${quoteAlways(dst)} with non-directory`);
       return false;
+    }
+    // A file about to be replaced is renamed aside first (GNU's backup_file_rename); a
+    // directory being merged into is not.
+    if (backups && !isDotOrDotDot(lastComponent(src)) && !dstStat.isDirectory()) {
+      if (o.backup.type !== 'numbered' && sourceIsDstBackup(ctx.fs, ctx.cwd, src, st, dst, o.backup.suffix)) {
+        await ctx.warn(`backing up ${quoteAlways(dst)} might destroy source;  ${quoteAlways(src)} not copied`);
+        return false;
+      }
+      try {
+        backup = backupName(ctx.fs, ctx.cwd, dst, o.backup);
+        ctx.fs.rename(dst, backup, ctx.cwd);
+      } catch (e) {
+        await ctx.warn(`cannot backup ${quoteAlways(dst)}: ${reasonOf(e)}`);
+        return false;
+      }
+      dstStat = null;
     }
   }
   if (dstStat && o.links && !isDir && dstStat.nlink > 1) {
@@ -236,8 +291,17 @@ async function copyEntry(r: CopyRun, src: string, dst: string, st: Stats, comman
     if (!ok && earlier === undefined && commandLine && !ctx.fs.exists(dst, ctx.cwd)) r.copied.delete(id);
   } else {
     // GNU announces a file before copying it (the copy may still fail).
-    if (o.verbose) await ctx.stdout.write(`${quoteAlways(src)} -> ${quoteAlways(dst)}\n`);
+    if (o.verbose) await ctx.stdout.write(`${quoteAlways(src)} -> ${quoteAlways(dst)}${backup ? ` (backup: ${quoteAlways(backup)})` : ''}\n`);
     ok = await copyFile(r, src, dst, st, dstStat);
+    if (!ok && backup) {
+      // GNU's un_backup: the backup is renamed back when the copy failed.
+      try {
+        ctx.fs.rename(backup, dst, ctx.cwd);
+        if (o.verbose) await ctx.stdout.write(`${quoteAlways(backup)} -> ${quoteAlways(dst)} (unbackup)\n`);
+      } catch (e) {
+        await ctx.warn(`cannot un-backup ${quoteAlways(dst)}: ${reasonOf(e)}`);
+      }
+    }
   }
   if (commandLine && r.dests) {
     try {

@@ -1,11 +1,17 @@
 import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
-import { OperandError, errnoOf, isDotOrDotDot, lastComponent, planTargets, quoteAlways, sameFile } from '../src/command/fileops.js';
+import {
+  NO_BACKUP_CONTROL, OperandError, backupName, backupOptions, destNotOlder, errnoOf, isDotOrDotDot, lastComponent, planTargets,
+  quoteAlways, sameFile, sourceIsDstBackup, type BackupOptions,
+} from '../src/command/fileops.js';
 import { VfsError } from '../src/vfs/index.js';
 import type { Stats } from 'node:fs';
 
 interface MvOptions {
   noClobber: boolean;
   verbose: boolean;
+  /** -u: a file is moved only over an older one. */
+  update: boolean;
+  backup: BackupOptions;
 }
 
 /** What GNU mv remembers across the SOURCE operands of one command. */
@@ -23,18 +29,28 @@ export default defineCommand({
   mutates: true,
   usageStatus: 1,
   flags: [
+    { key: 'backup', long: 'backup', kind: 'optional', arg: 'CONTROL', value: NO_BACKUP_CONTROL, help: 'make a backup of each existing destination file (renamed aside)' },
+    { key: 'backup', short: 'b', value: NO_BACKUP_CONTROL, help: 'like --backup but does not accept an argument' },
     { key: 'f', short: 'f', long: 'force', help: 'do not prompt before overwriting' },
     { key: 'n', short: 'n', long: 'no-clobber', help: 'do not overwrite an existing file' },
+    { key: 'S', short: 'S', long: 'suffix', kind: 'string', arg: 'SUFFIX', help: "override the usual backup suffix ('~')" },
     { key: 't', short: 't', long: 'target-directory', kind: 'string', arg: 'DIRECTORY', help: 'move all SOURCE arguments into DIRECTORY' },
     { key: 'T', short: 'T', long: 'no-target-directory', help: 'treat DEST as a normal file' },
+    { key: 'u', short: 'u', long: 'update', help: 'move only when the SOURCE file is newer than the destination file or when the destination file is missing' },
     { key: 'v', short: 'v', long: 'verbose', help: 'explain what is being done' },
   ],
-  notes: 'Not supported: -i (nosh never prompts), -b, -u.',
+  notes: 'Not supported: -i (nosh never prompts).\n'
+    + 'CONTROL: none/off, numbered/t, existing/nil (the default), simple/never. A backup is the\n'
+    + 'existing destination renamed to NAME~ or NAME.~N~ beside it.',
   async run(ctx) {
     // -f and -n: the one given last wins, as in GNU mv.
-    const o: MvOptions = { noClobber: ctx.opts.lastOf('f', 'n') === 'n', verbose: ctx.opts.has('v') };
+    const o: MvOptions = {
+      noClobber: ctx.opts.lastOf('f', 'n') === 'n', verbose: ctx.opts.has('v'), update: ctx.opts.has('u'), backup: { type: 'none', suffix: '~' },
+    };
     let pairs;
     try {
+      // GNU dies on a second -t while parsing; its backup checks come after, then the operands.
+      if (ctx.opts.count('t') <= 1) o.backup = backupOptions(ctx.opts, o.noClobber);
       pairs = planTargets(ctx, UsageError).pairs;
     } catch (e) {
       if (!(e instanceof OperandError)) throw e;
@@ -69,6 +85,8 @@ async function moveOne(ctx: CommandContext, src: string, dst: string, o: MvOptio
     await ctx.warn(`cannot move ${q(src)} to ${q(dst)}: No such file or directory`);
     return false;
   }
+  const backups = o.backup.type !== 'none';
+  let backup: string | null = null;
   let err = renameErrno(ctx, src, dst, true);
   // -n: the destination exists, nothing more is looked at.
   if (err === 'EEXIST' && o.noClobber) return true;
@@ -93,23 +111,39 @@ async function moveOne(ctx: CommandContext, src: string, dst: string, o: MvOptio
       }
     }
     if (d) {
-      if (!o.noClobber && !sameFileOk(ctx, src, s!, dst, d)) {
+      if (!o.noClobber && !(backups ? entryOf(ctx, src) !== entryOf(ctx, dst) : sameFileOk(ctx, src, s!, dst, d))) {
         await ctx.warn(`${q(src)} and ${q(dst)} are the same file`);
         return false;
       }
+      // -u: a destination at least as new is left alone (and the source stays).
+      if (o.update && !s!.isDirectory() && destNotOlder(ctx.fs, ctx.cwd, src, s!, dst, d, false, false)) return true;
       if (o.noClobber) return true;
+      // With backups a directory may replace a file and a file a directory: DEST is renamed aside.
       if (!d.isDirectory()) {
-        if (s!.isDirectory()) {
+        if (s!.isDirectory() && !backups) {
           await ctx.warn(`cannot overwrite non-directory ${q(dst)} with directory ${q(src)}`);
           return false;
         }
-        if (state.created.has(devIno(d))) {
+        if (o.backup.type !== 'numbered' && state.created.has(devIno(d))) {
           await ctx.warn(`will not overwrite just-created ${q(dst)} with ${q(src)}`);
           return false;
         }
-      } else if (!s!.isDirectory()) {
+      } else if (!s!.isDirectory() && !backups) {
         await ctx.warn(`cannot overwrite directory ${q(dst)} with non-directory`);
         return false;
+      }
+      if (backups && !isDotOrDotDot(lastComponent(src))) {
+        if (o.backup.type !== 'numbered' && sourceIsDstBackup(ctx.fs, ctx.cwd, src, s!, dst, o.backup.suffix)) {
+          await ctx.warn(`backing up ${q(dst)} might destroy source;  ${q(src)} not moved`);
+          return false;
+        }
+        try {
+          backup = backupName(ctx.fs, ctx.cwd, dst, o.backup);
+          ctx.fs.rename(dst, backup, ctx.cwd);
+        } catch (e) {
+          await ctx.warn(`cannot backup ${q(dst)}: ${reasonOf(e)}`);
+          return false;
+        }
       }
     }
   }
@@ -129,7 +163,7 @@ async function moveOne(ctx: CommandContext, src: string, dst: string, o: MvOptio
       return false;
     }
   }
-  if (err === 'EEXIST') err = renameErrno(ctx, src, dst, false);
+  if (err === 'EEXIST' || backup !== null) err = renameErrno(ctx, src, dst, false);
   if (err === 'EINVAL') {
     await ctx.warn(`cannot move ${q(src)} to a subdirectory of itself, ${q(dst)}`);
     return false;
@@ -147,7 +181,7 @@ async function moveOne(ctx: CommandContext, src: string, dst: string, o: MvOptio
     if (s) state.dirs.delete(devIno(s));
     return false;
   }
-  if (o.verbose) await ctx.stdout.write(`renamed ${q(src)} -> ${q(dst)}\n`);
+  if (o.verbose) await ctx.stdout.write(`renamed ${q(src)} -> ${q(dst)}${backup ? ` (backup: ${q(backup)})` : ''}\n`);
   if (!last && s) state.created.add(devIno(s));
   return true;
 }

@@ -6,6 +6,7 @@
 import { VfsError } from '../vfs/index.js';
 import { quoteAlways } from './quote.js';
 import { UsageError } from './options.js';
+import { argmatch } from './text-lines.js';
 import type { CommandContext } from './types.js';
 
 /** quoteaf(), GNU's shell-escape-always quoting (see quote.ts). */
@@ -265,4 +266,121 @@ function VfsErrorText(errno: string): string {
 /** Same file on disk (device and inode)? */
 export function sameFile(a: { dev: number; ino: number }, b: { dev: number; ino: number }): boolean {
   return a.dev === b.dev && a.ino === b.ino;
+}
+
+// ---- cp / mv backups and --update ---------------------------------------------------------
+
+/** GNU's backup_type: 'none' also when no backup was asked for. */
+export type BackupType = 'none' | 'simple' | 'numbered' | 'existing';
+
+export interface BackupOptions {
+  type: BackupType;
+  /** The simple backup suffix ('~' unless -S gives a usable one). */
+  suffix: string;
+}
+
+/**
+ * The value -b and a bare --backup store: no CONTROL given (argv never holds a NUL byte, so
+ * no argument can be mistaken for it). The flags of cp and mv declare it as their `value`.
+ */
+export const NO_BACKUP_CONTROL = '\0';
+
+const BACKUP_ARGS = ['none', 'off', 'simple', 'never', 'existing', 'nil', 'numbered', 't'];
+const BACKUP_TYPES: BackupType[] = ['none', 'none', 'simple', 'simple', 'existing', 'existing', 'numbered', 'numbered'];
+
+/**
+ * cp and mv -b, --backup[=CONTROL], -S SUFFIX (-S implies a backup), checked as GNU's main
+ * does after parsing its options: -n with a backup is a usage error, then CONTROL goes through
+ * argmatch (the last --backup=CONTROL counts; an empty one, or none, is VERSION_CONTROL's
+ * default, 'existing', since nosh has no environment). A SUFFIX that is empty or holds a '/'
+ * before another name is replaced by '~' (gnulib set_simple_backup_suffix).
+ */
+export function backupOptions(
+  opts: { has(k: string): boolean; get(k: string): string | undefined; all(k: string): string[] },
+  noClobber: boolean,
+): BackupOptions {
+  if (!opts.has('backup') && !opts.has('S')) return { type: 'none', suffix: '~' };
+  if (noClobber) throw new UsageError('options --backup and --no-clobber are mutually exclusive');
+  const control = opts.all('backup').filter((v) => v !== NO_BACKUP_CONTROL).pop();
+  const type = control ? argmatch(control, BACKUP_ARGS, 'backup type', BACKUP_TYPES) as BackupType : 'existing';
+  const s = opts.get('S');
+  return { type, suffix: s && lastComponent(s) === s ? s : '~' };
+}
+
+/**
+ * The name a backup of `path` takes (gnulib find_backup_file_name): its directory as written,
+ * its last component without trailing slashes, then SUFFIX, or '.~N~' with N one more than
+ * the highest NAME.~N~ in that directory (numbered; existing when there is one).
+ */
+export function backupName(
+  fs: { readdir(p: string, cwd: string): { name: string }[] },
+  cwd: string,
+  path: string,
+  b: BackupOptions,
+): string {
+  const last = lastComponent(path);
+  const dir = path.slice(0, path.length - last.length);
+  const base = last.replace(/\/+$/, '');
+  if (b.type !== 'simple') {
+    let max: bigint | null = null;
+    let names: { name: string }[] = [];
+    try {
+      names = fs.readdir(dir === '' ? '.' : dir, cwd);
+    } catch {
+      // An unreadable directory holds no numbered backup that can be seen.
+    }
+    const prefix = `${base}.~`;
+    for (const { name } of names) {
+      if (!name.startsWith(prefix)) continue;
+      const m = /^([1-9][0-9]*)~$/.exec(name.slice(prefix.length));
+      if (!m) continue;
+      const n = BigInt(m[1]!);
+      if (max === null || n > max) max = n;
+    }
+    if (max !== null || b.type === 'numbered') return `${dir}${base}.~${(max ?? 0n) + 1n}~`;
+  }
+  return `${dir}${base}${b.suffix}`;
+}
+
+/**
+ * GNU copy.c source_is_dst_backup: is SOURCE the simple backup DEST would be renamed to
+ * (its last component is DEST's plus the suffix, and that name is the source file)?
+ */
+export function sourceIsDstBackup(
+  fs: { stat(p: string, cwd: string): { dev: number; ino: number } },
+  cwd: string,
+  src: string,
+  srcStat: { dev: number; ino: number },
+  dst: string,
+  suffix: string,
+): boolean {
+  const srcBase = lastComponent(src);
+  const dstBase = lastComponent(dst);
+  if (srcBase !== dstBase + suffix) return false;
+  try {
+    return sameFile(fs.stat(dst.slice(0, dst.length - dstBase.length) + srcBase, cwd), srcStat);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * -u: is DEST at least as new as SOURCE (modification times to the nanosecond, as GNU's
+ * utimecmp)? Then nothing is copied or moved.
+ */
+export function destNotOlder(
+  fs: { timesNs(p: string, cwd: string, follow?: boolean): { mtime: bigint } },
+  cwd: string,
+  src: string,
+  srcStat: { mtimeMs: number },
+  dst: string,
+  dstStat: { mtimeMs: number },
+  followSrc: boolean,
+  followDst: boolean,
+): boolean {
+  try {
+    return fs.timesNs(dst, cwd, followDst).mtime >= fs.timesNs(src, cwd, followSrc).mtime;
+  } catch {
+    return dstStat.mtimeMs >= srcStat.mtimeMs;
+  }
 }

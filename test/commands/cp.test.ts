@@ -164,4 +164,40 @@ describe('cp', () => {
     expect(r.error?.code).toBe('ZONE_READONLY');
     expect(fs.existsSync(z.at('b'))).toBe(false);
   });
+
+  test('-b renames a hard-linked destination aside: the other name keeps the old bytes', async () => {
+    const z = zone({ a: 'new\n', b: 'old\n' });
+    fs.linkSync(z.at('b'), z.at('b2'));
+    const r = await run(z.root, 'cp -bv a b');
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.toString()).toBe("'a' -> 'b' (backup: 'b~')\n");
+    expect(fs.readFileSync(z.at('b'), 'utf8')).toBe('new\n');
+    expect(fs.statSync(z.at('b')).nlink).toBe(1);
+    expect(fs.readFileSync(z.at('b~'), 'utf8')).toBe('old\n');
+    expect(fs.readFileSync(z.at('b2'), 'utf8')).toBe('old\n');
+    expect(leftovers(z.root)).toEqual([]);
+  });
+
+  test('a hard-linked file in the way of the backup name is never replaced', async () => {
+    const z = zone({ a: 'new\n', b: 'old\n', 'b~': 'keep\n' });
+    fs.linkSync(z.at('b~'), z.at('other'));
+    const r = await run(z.root, 'cp -b a b');
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe("cp: cannot backup 'b': Permission denied (file has several hard links; not written through)\n");
+    expect(fs.readFileSync(z.at('b'), 'utf8')).toBe('old\n');
+    expect(fs.readFileSync(z.at('b~'), 'utf8')).toBe('keep\n');
+  });
+
+  test('-b is refused in a read-only zone like the copy itself', async () => {
+    const z = zone({ a: 'new\n', b: 'old\n' });
+    const r = await run(z.root, 'cp -b a b', { policy: { readonly: true } });
+    expect(r.error?.code).toBe('ZONE_READONLY');
+    expect(fs.readdirSync(z.root).sort()).toEqual(['a', 'b']);
+  });
+
+  test('numbered backups count past 9 and keep arbitrary precision', async () => {
+    const z = zone({ a: 'new\n', b: 'old\n', 'b.~99999999999999999999~': 'x' });
+    const r = await run(z.root, 'cp -bv a b');
+    expect(r.stdout.toString()).toBe("'a' -> 'b' (backup: 'b.~100000000000000000000~')\n");
+  });
 });

@@ -51,4 +51,32 @@ describe('mv', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toBe("mv: invalid option -- 'i'\nTry 'mv --help' for more information.\n");
   });
+
+  test('-b moves a hard-linked destination aside instead of refusing', async () => {
+    const z = zone({ a: 'new\n', b: 'old\n' });
+    fs.linkSync(z.at('b'), z.at('b2'));
+    const r = await run(z.root, 'mv -bv a b');
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.toString()).toBe("renamed 'a' -> 'b' (backup: 'b~')\n");
+    expect(fs.readFileSync(z.at('b'), 'utf8')).toBe('new\n');
+    expect(fs.readFileSync(z.at('b~'), 'utf8')).toBe('old\n');
+    expect(fs.readFileSync(z.at('b2'), 'utf8')).toBe('old\n');
+  });
+
+  test('a hard-linked file in the way of the backup name is never replaced', async () => {
+    const z = zone({ a: 'new\n', b: 'old\n', 'b~': 'keep\n' });
+    fs.linkSync(z.at('b~'), z.at('other'));
+    const r = await run(z.root, 'mv -b a b');
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe("mv: cannot backup 'b': Permission denied (file has several hard links; not written through)\n");
+    expect(fs.readFileSync(z.at('a'), 'utf8')).toBe('new\n');
+    expect(fs.readFileSync(z.at('b'), 'utf8')).toBe('old\n');
+  });
+
+  test('-b is refused in a read-only zone', async () => {
+    const z = zone({ a: 'new\n', b: 'old\n' });
+    const r = await run(z.root, 'mv -b a b', { policy: { readonly: true, allowDelete: true } });
+    expect(r.error?.code).toBe('ZONE_READONLY');
+    expect(fs.readdirSync(z.root).sort()).toEqual(['a', 'b']);
+  });
 });

@@ -10,7 +10,7 @@
 // The generators leave out what nosh refuses or does differently on purpose (README, "Known
 // deviations"): sed's e and w, --posix; find -L/-H (symlinks are not followed), -readable,
 // -nouser, -user, -group, %F, %Z, the `,` operator (GNU's optimizer reorders it); ls through a symlinked directory or
-// at `..` of the zone root (the root itself); cp/mv -u, -b, --backup, -S; cp -l (no hard links); rm -i (no terminal to ask).
+// at `..` of the zone root (the root itself); cp -l (no hard links); rm -i (no terminal to ask).
 // Known remaining differences: sed -E with `$` or `^` inside a pattern meeting an embedded
 // newline (GNU's matcher treats them as line anchors in some positions and not in others).
 import { spawnSync } from 'node:child_process';
@@ -225,8 +225,8 @@ const mutating = {
     const one = () => pick(['a.txt', 'b.txt', 'd1', 'd2', 'd3', 'empty', 'd1/c.txt', 'd1/sub', 'nosuch', 'new', 'new/x', 'd2/a.txt', '.', 'd3/a.txt']);
     const c = pick(['cp', 'mv', 'rm', 'mkdir', 'rmdir', 'touch']);
     const flags = {
-      cp: ['-r', '-R', '-n', '-f', '-p', '-v', '-T', '-a', '--no-clobber', '-t d2'],
-      mv: ['-n', '-f', '-v', '-T', '-t d2', '--no-target-directory'],
+      cp: ['-r', '-R', '-n', '-f', '-p', '-v', '-T', '-a', '--no-clobber', '-t d2', '-u', '-b', '--backup=numbered', '-S .bak'],
+      mv: ['-n', '-f', '-v', '-T', '-t d2', '--no-target-directory', '-u', '-b', '--backup=numbered', '-S .bak'],
       rm: ['-r', '-f', '-v', '-d', '-rf', '-R', '--dir'],
       mkdir: ['-p', '-v', '-m 700', '-pv', '-m a=rx'],
       rmdir: ['-p', '-v', '--ignore-fail-on-non-empty'],
