@@ -3,7 +3,7 @@
 // LC_ALL=C TZ=UTC) and by nosh (in-process, from dist/: run `npx tsc -p .` first); every
 // difference in stdout bytes or exit code is printed as JSON (argv, stdin, both results).
 //
-//   node test/gnu/fuzz-diff.mjs sed|find|ls|grep|tree|mutating [seed] [cases]
+//   node test/gnu/fuzz-diff.mjs sed|find|ls|grep|grepP|tree|mutating [seed] [cases]
 //
 // Not part of `npm test`: it needs the GNU tools and finds new cases rather than checking
 // known ones. A difference it finds becomes a case in test/gnu/cases/ (recorded from GNU).
@@ -198,6 +198,24 @@ const grep = {
   normalize: (out, argv) => (argv.includes('-r') || argv.includes('.') || argv.includes('d') ? out.split('\n').sort().join('\n') : out),
 };
 
+/** grep -P: the PCRE subset nosh runs (patterns it refuses are skipped: GNU accepts them). */
+const grepP = {
+  files: { 'a.txt': Buffer.from('alpha beta\nid=42 x\n\tTab\xa0nbsp\x85\nCAFE caf\xe9 CAF\xc9\nfoo.bar(1)\nabab aab\n\n', 'latin1') },
+  setup() {},
+  gen() {
+    const atoms = ['a', 'b', '\\d', '\\w', '\\s', '\\S', '\\b', '.', '[a-c]', '[^a ]', '[[:alpha:]]', '(a|b)', '(?:ab)', '(?<n>a)',
+      '\\1', '\\k<n>', '(?=a)', '(?!b)', '(?<=a)', '(?<!x)', '\\Q.(\\E', '^', '$', '\\h', '\\xe9', 'caf', 'id='];
+    const quant = ['', '', '*', '+', '?', '*?', '+?', '{2}', '{1,2}'];
+    let p = rnd(5) === 0 ? '(?i)' : '';
+    for (let i = 1 + rnd(4); i > 0; i--) p += pick(atoms) + pick(quant);
+    const flags = [];
+    for (let i = rnd(3); i > 0; i--) flags.push(pick(['-o', '-i', '-w', '-x', '-c', '-v', '-n', '-b', '-z']));
+    return { argv: ['grep', '-P', ...flags, '--', p, 'a.txt'] };
+  },
+  // A refusal of nosh's (a construct it does not run) is not a difference.
+  skip: (mine) => mine.exit === 2 && mine.stderr.includes('nosh does not support'),
+};
+
 const tree = {
   files: ls.files,
   setup: ls.setup,
@@ -240,8 +258,8 @@ const mutating = {
   normalize: (out, argv) => (argv[0] === 'rm' ? out.split('\n').sort().join('\n') : out),
 };
 
-const spec = { sed, find, ls, grep, tree, mutating }[tool];
-if (!spec) throw new Error(`usage: fuzz-diff.mjs sed|find|ls|grep|tree|mutating [seed] [cases]`);
+const spec = { sed, find, ls, grep, grepP, tree, mutating }[tool];
+if (!spec) throw new Error(`usage: fuzz-diff.mjs sed|find|ls|grep|grepP|tree|mutating [seed] [cases]`);
 const { snapshotTree } = await import(path.join(repo, 'test/gnu/tree.mjs'));
 let { root, w } = fixture(spec.files);
 spec.setup(w);
@@ -279,6 +297,7 @@ for (let k = 0; k < cases; k++) {
   }
   const mine = await ours(argv, stdin);
   if (spec.fresh) mine.tree = snapshotTree(w).join('\n');
+  if (spec.skip?.(mine)) continue;
   if (gnu.exit !== mine.exit || normalize(gnu.stdout, argv) !== normalize(mine.stdout, argv) || gnu.tree !== mine.tree) {
     differ++;
     console.log(JSON.stringify({ argv, stdin, gnu, nosh: mine }));
