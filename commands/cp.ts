@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
 import {
   NO_BACKUP_CONTROL, OperandError, UMASK, backupName, backupOptions, destNotOlder, errnoOf, isDotOrDotDot, lastComponent,
-  planTargets, quoteAlways, reasonOf, sameFile, sourceIsDstBackup, type BackupOptions,
+  planTargets, quoteAlways, reasonOf, renameAside, sameFile, type BackupOptions,
 } from '../src/command/fileops.js';
 import { VfsError, type AtomicWriter } from '../src/vfs/index.js';
 
@@ -239,17 +239,8 @@ async function copyEntry(r: CopyRun, src: string, dst: string, st: Stats, comman
     // A file about to be replaced is renamed aside first (GNU's backup_file_rename); a
     // directory being merged into is not.
     if (backups && !isDotOrDotDot(lastComponent(src)) && !dstStat.isDirectory()) {
-      if (o.backup.type !== 'numbered' && sourceIsDstBackup(ctx.fs, ctx.cwd, src, st, dst, o.backup.suffix)) {
-        await ctx.warn(`backing up ${quoteAlways(dst)} might destroy source;  ${quoteAlways(src)} not copied`);
-        return false;
-      }
-      try {
-        backup = backupName(ctx.fs, ctx.cwd, dst, o.backup);
-        ctx.fs.rename(dst, backup, ctx.cwd);
-      } catch (e) {
-        await ctx.warn(`cannot backup ${quoteAlways(dst)}: ${reasonOf(e)}`);
-        return false;
-      }
+      backup = await renameAside(ctx, src, st, dst, o.backup, 'copied');
+      if (backup === null) return false;
       dstStat = null;
     }
   }

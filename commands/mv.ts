@@ -1,7 +1,7 @@
 import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
 import {
-  NO_BACKUP_CONTROL, OperandError, backupName, backupOptions, destNotOlder, errnoOf, isDotOrDotDot, lastComponent, planTargets,
-  quoteAlways, sameFile, sourceIsDstBackup, type BackupOptions,
+  NO_BACKUP_CONTROL, OperandError, backupOptions, destNotOlder, errnoOf, isDotOrDotDot, lastComponent, planTargets,
+  quoteAlways, renameAside, sameFile, type BackupOptions,
 } from '../src/command/fileops.js';
 import { VfsError } from '../src/vfs/index.js';
 import type { Stats } from 'node:fs';
@@ -133,17 +133,8 @@ async function moveOne(ctx: CommandContext, src: string, dst: string, o: MvOptio
         return false;
       }
       if (backups && !isDotOrDotDot(lastComponent(src))) {
-        if (o.backup.type !== 'numbered' && sourceIsDstBackup(ctx.fs, ctx.cwd, src, s!, dst, o.backup.suffix)) {
-          await ctx.warn(`backing up ${q(dst)} might destroy source;  ${q(src)} not moved`);
-          return false;
-        }
-        try {
-          backup = backupName(ctx.fs, ctx.cwd, dst, o.backup);
-          ctx.fs.rename(dst, backup, ctx.cwd);
-        } catch (e) {
-          await ctx.warn(`cannot backup ${q(dst)}: ${reasonOf(e)}`);
-          return false;
-        }
+        backup = await renameAside(ctx, src, s!, dst, o.backup, 'moved');
+        if (backup === null) return false;
       }
     }
   }

@@ -365,6 +365,27 @@ export function sourceIsDstBackup(
 }
 
 /**
+ * Rename DEST aside before SOURCE replaces it (GNU's backup_file_rename), as cp and mv do.
+ * Returns the backup's name, or null after warning why not (`verb`: "copied" or "moved").
+ */
+export async function renameAside(
+  ctx: CommandContext, src: string, srcStat: { dev: number; ino: number }, dst: string, b: BackupOptions, verb: string,
+): Promise<string | null> {
+  if (b.type !== 'numbered' && sourceIsDstBackup(ctx.fs, ctx.cwd, src, srcStat, dst, b.suffix)) {
+    await ctx.warn(`backing up ${quoteAlways(dst)} might destroy source;  ${quoteAlways(src)} not ${verb}`);
+    return null;
+  }
+  try {
+    const backup = backupName(ctx.fs, ctx.cwd, dst, b);
+    ctx.fs.rename(dst, backup, ctx.cwd);
+    return backup;
+  } catch (e) {
+    await ctx.warn(`cannot backup ${quoteAlways(dst)}: ${reasonOf(e)}`);
+    return null;
+  }
+}
+
+/**
  * -u: is DEST at least as new as SOURCE (modification times to the nanosecond, as GNU's
  * utimecmp)? Then nothing is copied or moved.
  */
