@@ -3,7 +3,11 @@
 // LC_ALL=C TZ=UTC) and by nosh (in-process, from dist/: run `npx tsc -p .` first); every
 // difference in stdout bytes or exit code is printed as JSON (argv, stdin, both results).
 //
-//   node test/gnu/fuzz-diff.mjs sed|find|ls|grep|grepP|tree|mutating [seed] [cases]
+//   node test/gnu/fuzz-diff.mjs sed|find|ls|grep|grepP|tree|mutating|NAME [seed] [cases]
+//
+// NAME: a generator in test/gnu/fuzz/NAME.mjs, whose default export is called with
+// { rnd, pick, stampTimes } and returns a spec like the ones below ({ files, setup, gen,
+// normalize?, skip?, fresh? }).
 //
 // Not part of `npm test`: it needs the GNU tools and finds new cases rather than checking
 // known ones. A difference it finds becomes a case in test/gnu/cases/ (recorded from GNU).
@@ -258,8 +262,13 @@ const mutating = {
   normalize: (out, argv) => (argv[0] === 'rm' ? out.split('\n').sort().join('\n') : out),
 };
 
-const spec = { sed, find, ls, grep, grepP, tree, mutating }[tool];
-if (!spec) throw new Error(`usage: fuzz-diff.mjs sed|find|ls|grep|grepP|tree|mutating [seed] [cases]`);
+const builtin = { sed, find, ls, grep, grepP, tree, mutating }[tool];
+const plugin = path.join(repo, 'test/gnu/fuzz', `${tool}.mjs`);
+const spec = builtin ?? (/^[\w-]+$/.test(tool) && fs.existsSync(plugin) ? (await import(plugin)).default({ rnd, pick, stampTimes }) : undefined);
+if (!spec) {
+  const more = fs.existsSync(path.dirname(plugin)) ? fs.readdirSync(path.dirname(plugin)).map((f) => f.replace(/\.mjs$/, '')) : [];
+  throw new Error(`usage: fuzz-diff.mjs ${['sed', 'find', 'ls', 'grep', 'grepP', 'tree', 'mutating', ...more].join('|')} [seed] [cases]`);
+}
 const { snapshotTree } = await import(path.join(repo, 'test/gnu/tree.mjs'));
 let { root, w } = fixture(spec.files);
 spec.setup(w);
