@@ -175,6 +175,7 @@ function preprocess(args: string[]): string[] {
     rest = args.slice(1);
   }
   const problem = firstOptionProblem(def, [...out, ...rest], (opt, v) => {
+    if (opt !== 'c' && opt !== 'n') return undefined;
     const r = parseUnits(opt, v);
     return 'error' in r ? r.error : undefined;
   });

@@ -20,6 +20,11 @@ const def: CommandDef = defineCommand({
     { key: 'z', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
     { key: 'follow', short: 'f', long: 'follow', kind: 'optional', arg: '{name|descriptor}', help: 'refused: nosh runs each command to completion; run tail again to see what was added' },
     { key: 'follow', short: 'F', help: 'refused, as -f' },
+    // Meaningful only with -f; GNU still checks their values and warns that two are ignored.
+    { key: 'max-unchanged-stats', long: 'max-unchanged-stats', kind: 'string', arg: 'N', help: 'with -f (refused): checked, then ignored' },
+    { key: 'pid', long: 'pid', kind: 'string', arg: 'PID', help: 'with -f (refused): checked, then ignored with a warning' },
+    { key: 'retry', long: 'retry', help: 'with -f (refused): ignored with a warning' },
+    { key: 's', short: 's', long: 'sleep-interval', kind: 'string', arg: 'N', help: 'with -f (refused): checked, then ignored' },
   ],
   notes: 'NUM may have a multiplier suffix: b 512, kB 1000, K 1024, MB 1000*1000, M 1024*1024, GB, G, T, P, E, Z, Y (also KiB, MiB...).',
   preprocess,
@@ -30,6 +35,8 @@ const def: CommandDef = defineCommand({
       await ctx.warn('following (-f, -F, --follow) is not supported: nosh runs each command to completion; run tail again to see what was added');
       return 1;
     }
+    if (ctx.opts.has('retry')) await ctx.warn('warning: --retry ignored; --retry is useful only when following');
+    if (Number(ctx.opts.get('pid') ?? 0) !== 0) await ctx.warn('warning: PID ignored; --pid=PID is useful only when following');
     let unit: 'lines' | 'bytes' = 'lines';
     let count = 10;
     let fromStart = false;
@@ -175,6 +182,18 @@ function preprocess(args: string[]): string[] {
   const ob = obsolete(args);
   if (ob) return ob;
   const problem = firstOptionProblem(def, args, (opt, v) => {
+    if (opt === 's') return validSeconds(v) ? undefined : `invalid number of seconds: ${gnuQuote(v)}`;
+    if (opt === 'pid') {
+      const r = parseCount(v, 'invalid PID', '');
+      // Above PID_T_MAX is EOVERFLOW too (xdectoumax's range check).
+      if ('value' in r && r.value > 2 ** 31 - 1) return `invalid PID: ${gnuQuote(v)}: Value too large for defined data type`;
+      return 'error' in r ? r.error : undefined;
+    }
+    if (opt === 'max-unchanged-stats') {
+      const r = parseCount(v, 'invalid maximum number of unchanged stats between opens', '');
+      return 'error' in r ? r.error : undefined;
+    }
+    if (opt !== 'c' && opt !== 'n') return undefined;
     const r = parseUnits(opt, v);
     return 'error' in r ? r.error : undefined;
   });
@@ -182,6 +201,24 @@ function preprocess(args: string[]): string[] {
     return argvError('digit' in problem ? `option used in invalid context -- ${problem.digit}` : problem.message, false);
   }
   return args;
+}
+
+/**
+ * -s: xstrtod with C strtod's syntax (blanks first; decimal or hex, inf, nan), the whole
+ * string, no overflow, and not negative (nan is not >= 0).
+ */
+function validSeconds(v: string): boolean {
+  const t = v.replace(/^[ \t\n\v\f\r]+/, '');
+  let x: number;
+  const hex = /^([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?(?:[pP]([+-]?[0-9]+))?$/.exec(t);
+  if (/^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/.test(t)) x = Number(t);
+  else if (hex && (hex[2]! + (hex[3] ?? '')).length > 0) {
+    const m = Number(BigInt('0x' + hex[2]! + (hex[3] ?? '')));
+    x = m === 0 ? 0 : m * 2 ** (Number(hex[4] ?? 0) - 4 * (hex[3] ?? '').length);
+    if (hex[1] === '-') x = -x;
+  } else if (/^[+-]?inf(inity)?$/i.test(t)) return !t.startsWith('-');
+  else return false;
+  return Number.isFinite(x) && x >= 0;
 }
 
 /** The count of -n or -c (VALUE may start with '+': from the start, or '-', which changes nothing). */

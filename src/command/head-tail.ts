@@ -34,9 +34,9 @@ export async function reportArgvError(ctx: CommandContext): Promise<number | und
 
 /**
  * The first problem GNU reports while getopt is still walking argv (walkOptions, from the
- * command's declared flags): a short option that is a digit, or a -c/-n value `badValue`
- * rejects (GNU checks each value as getopt hands it over). Undefined where getopt itself
- * fails first, or when there is none.
+ * command's declared flags): a short option that is a digit, or an option value `badValue`
+ * rejects (GNU checks each value as getopt hands it over; `badValue` sees every option and
+ * picks the ones it checks). Undefined where getopt itself fails first, or when there is none.
  */
 export function firstOptionProblem(
   def: CommandDef, args: string[], badValue: (opt: string, value: string) => string | undefined,
@@ -46,10 +46,8 @@ export function firstOptionProblem(
     if (!('key' in o)) continue;
     if (o.key === 'help') return undefined;
     if (o.key === '#') return { digit: o.value };
-    if (o.key === 'c' || o.key === 'n') {
-      const message = badValue(o.key, o.value);
-      if (message !== undefined) return { message };
-    }
+    const message = badValue(o.key, o.value);
+    if (message !== undefined) return { message };
   }
   return undefined;
 }
