@@ -164,8 +164,9 @@ function printableChar(c: number): string {
   return c >= 32 && c < 127 ? String.fromCharCode(c) : '\\' + c.toString(8).padStart(3, '0');
 }
 
+/** tr.c make_printable_str: note that a backslash stays one backslash (quote() may double it). */
 function printableStr(bytes: number[]): string {
-  const named: Record<number, string> = { 92: '\\\\', 7: '\\a', 8: '\\b', 12: '\\f', 10: '\\n', 13: '\\r', 9: '\\t', 11: '\\v' };
+  const named: Record<number, string> = { 92: '\\', 7: '\\a', 8: '\\b', 12: '\\f', 10: '\\n', 13: '\\r', 9: '\\t', 11: '\\v' };
   return bytes.map((c) => named[c] ?? printableChar(c)).join('');
 }
 
