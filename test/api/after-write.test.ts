@@ -38,8 +38,12 @@ describe('afterWrite hook (where versioned zones will commit)', () => {
 
   it('a hook that never ends is bounded by the call timeout, and the zone\'s later writers go on', async () => {
     let calls = 0;
-    const nosh = await createNosh({ base, threads: 2, limits: { timeoutMs: 300 } }, { afterWrite: () => { calls++; return new Promise(() => {}); } });
+    // The timeout is long enough for the writes themselves on a loaded machine (300 ms was not
+    // always: a write that times out never reaches the hook), and the workers are started first.
+    const nosh = await createNosh({ base, threads: 2, limits: { timeoutMs: 1500 } }, { afterWrite: () => { calls++; return new Promise(() => {}); } });
     const ctx = { user: 'dave' };
+    const warm = () => nosh.exec({ zone: 'storage', context: ctx, command: 'true' }, { timeoutMs: 30_000 });
+    expect((await Promise.all([warm(), warm()])).map((r) => r.success)).toEqual([true, true]);
     const first = await nosh.call('write', { zone: 'storage', context: ctx, path: 'h.txt', content: 'one\n' });
     const [second, third] = await Promise.all([
       nosh.call('write', { zone: 'storage', context: ctx, path: 'h.txt', content: 'two\n' }),
