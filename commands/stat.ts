@@ -215,7 +215,7 @@ function directiveValue(ctx: CommandContext, key: string, spec: Spec, s: Subject
         // GNU reuses the format it rewrote for the name: when exactly one flag other than '-'
         // was dropped from it, the target's printf format ends in "ss" (a stray 's').
         const dropped = spec.flags.replace(/-/g, '').length;
-        v += ' -> ' + str(spec, q(linkText(ctx.fs, s.name, ctx.cwd) ?? '')) + (dropped === 1 ? 's' : '');
+        v += ' -> ' + str(spec, q(linkText(ctx.fs, s.name, ctx.cwd) ?? '')) + (dropped === 1 && !tooBig(spec) ? 's' : '');
       }
       return v;
     }
@@ -263,8 +263,17 @@ function hasBirth(st: Stats): boolean {
   return st.birthtimeMs !== 0;
 }
 
+/**
+ * A width or precision past INT_MAX makes glibc's printf fail (EOVERFLOW) before it prints
+ * anything, and GNU stat does not check: the directive prints nothing.
+ */
+function tooBig(spec: Spec): boolean {
+  return (spec.width ?? 0) > 0x7fffffff || (spec.precision ?? 0) > 0x7fffffff;
+}
+
 /** printf %s with '-', width and precision. */
 function str(spec: Spec, v: string): string {
+  if (tooBig(spec)) return '';
   if (spec.precision !== null) v = v.slice(0, spec.precision);
   return pad(v, spec);
 }
@@ -284,6 +293,7 @@ function pad(v: string, spec: Spec, zeroOk = false): string {
 
 /** printf %jd / %ju / %jo / %jx with flags, width and precision. */
 function int(spec: Spec, n: number, signed: boolean, radix: 10 | 8 | 16 = 10): string {
+  if (tooBig(spec)) return '';
   const neg = n < 0;
   let digits = Math.abs(n).toString(radix);
   if (spec.precision !== null) digits = spec.precision === 0 && n === 0 ? '' : digits.padStart(spec.precision, '0');
