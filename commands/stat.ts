@@ -6,6 +6,7 @@ import {
   devMajor, devMinor, fileTypeName, fullTime, lookupGroup, lookupUser, modeString, timeOf, timeOfNs, type TimeSpec,
 } from '../src/command/format.js';
 import { linkText } from '../src/command/listing.js';
+import { argmatch } from '../src/command/text-lines.js';
 import { VfsError } from '../src/vfs/index.js';
 
 const DEFAULT_FORMAT =
@@ -31,12 +32,15 @@ export default defineCommand({
     { key: 'c', short: 'c', long: 'format', kind: 'string', arg: 'FORMAT', help: 'use the specified FORMAT instead of the default; output a newline after each use of FORMAT' },
     { key: 'printf', long: 'printf', kind: 'string', arg: 'FORMAT', help: 'like --format, but interpret backslash escapes, and do not output a mandatory trailing newline' },
     { key: 't', short: 't', long: 'terse', help: 'print the information in terse form' },
+    { key: 'cached', long: 'cached', kind: 'string', arg: 'MODE', help: 'specify how to use cached attributes: always, never or default (no effect here: attributes are read as the file system gives them)' },
   ],
   gnuLongOptions: ['dereference', 'file-system', 'format', 'printf', 'terse', 'cached', 'help', 'version'],
   notes:
     'Format sequences: %a %A %b %B %d %D %Hd %Ld %f %F %g %G %h %i %m %n %N %o %s %r %R %Hr %Lr %t %T %u %U %w %W %x %X %y %Y %z %Z ' +
     '(as GNU stat; %m is the zone root "/"; %C prints ? and fails, as GNU where files have no SELinux context).',
   async run(ctx) {
+    // Checked as GNU's getopt loop does, before the operands.
+    for (const mode of ctx.opts.all('cached')) argmatch(mode, ['default', 'never', 'always'], '--cached');
     if (ctx.operands.length === 0) throw new UsageError('missing operand');
     const o = ctx.opts;
     const deref = o.has('L');
