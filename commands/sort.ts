@@ -26,6 +26,12 @@ const def: CommandDef = defineCommand({
       return false;
     }
   },
+  // GNU's whole table, in its order: `--version` is not an abbreviation of --version-sort,
+  // and a prefix that also fits an option nosh lacks (`--r`: --random-sort) is ambiguous.
+  gnuLongOptions: ['ignore-leading-blanks', 'check', 'compress-program', 'debug', 'dictionary-order', 'ignore-case', 'files0-from',
+    'general-numeric-sort', 'ignore-nonprinting', 'key', 'merge', 'month-sort', 'numeric-sort', 'human-numeric-sort', 'version-sort',
+    'random-sort', 'random-source', 'sort', 'output', 'reverse', 'stable', 'batch-size', 'buffer-size', 'field-separator',
+    'temporary-directory', 'unique', 'zero-terminated', 'parallel', 'help', 'version'],
   flags: [
     { key: 'b', short: 'b', long: 'ignore-leading-blanks', help: 'ignore leading blanks' },
     { key: 'd', short: 'd', long: 'dictionary-order', help: 'consider only blanks and alphanumeric characters' },
