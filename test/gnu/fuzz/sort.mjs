@@ -45,7 +45,8 @@ export default function sortSpec({ rnd, pick }) {
       for (let i = rnd(5); i > 0; i--) {
         flags.push(pick([['-b'], ['-d'], ['-f'], ['-i'], ['-r'], ['-s'], ['-u'], ['-z'], ['-m'], ['-fu'], ['-rs'], ['-su'],
           ['-t', pick([':', ' ', '\t', ',', '\\0', 'a', 'x'])], ['--field-separator=:'], ['-k', keydef()], ['-k', keydef()], ['-k' + keydef()],
-          ['--key=' + keydef()], rnd(8) ? ['-k', keydef()] : pick([['-t', ''], ['-t', 'ab'], ['-t:', '-t,'], ['-k', '0'], ['-k', '1,2x'], ['-k', '1.'], ['-k', '1,0']])]));
+          ['--key=' + keydef()], [pick(['--rev', '--st', '--un', '--ig', '--ignore-c', '--dict', '--zero', '--version-s', '--mer', '--mo', '--nu'])],
+          rnd(8) ? ['-k', keydef()] : pick([['-t', ''], ['-t', 'ab'], ['-t:', '-t,'], ['-k', '0'], ['-k', '1,2x'], ['-k', '1.'], ['-k', '1,0']])]));
       }
       if (rnd(6) === 0) flags.push(pick([['-c'], ['-C'], ['-cu'], ['--check=quiet'], ['--check=diagnose-first'], ['--check=silent'], ['--check'], ['-c', '-C']]));
       for (let i = flags.length - 1; i > 0; i--) { const j = rnd(i + 1); [flags[i], flags[j]] = [flags[j], flags[i]]; }

@@ -24,7 +24,7 @@ export default function uniqSpec({ rnd, pick }) {
           ['--skip-fields=' + String(rnd(3))], ['--skip-chars=' + String(rnd(3))], ['--check-chars=' + String(rnd(3))],
           ['--all-repeated'], ['--all-repeated=' + pick(['none', 'prepend', 'separate', 'sep', 'x', ''])],
           ['--group'], ['--group=' + pick(['separate', 'prepend', 'append', 'both', 'b', 'x'])],
-          ['--count'], ['--repeated'], ['--unique'], ['--ignore-case'], ['--zero-terminated'], [`-${1 + rnd(2)}`]]));
+          [pick(['--c', '--rep', '--all', '--gr', '--sk', '--skip-c=1', '--ch=2', '--i', '--u', '--z', '--co'])], ['--count'], ['--repeated'], ['--unique'], ['--ignore-case'], ['--zero-terminated'], [`-${1 + rnd(2)}`]]));
       }
       const operands = pick([[], [], [], ['f1'], ['f2'], ['-'], ['e'], ['z'], ['zn'], ['nosuch'], ['f1', '-'], ['-', '-'], ['f1', 'out'],
         ['f1', 'f2', 'f1'], [`+${rnd(3)}`], ['f1', '--', '-']]);
