@@ -152,7 +152,8 @@ function findLong(flags: FlagSpec[], name: string, arg: string, gnuLong?: readon
     // getopt_long over GNU's whole table: an abbreviation may also match options nosh does not offer.
     const hits = gnuLong.includes(name) ? [name] : gnuLong.filter((l) => l.startsWith(name));
     const ours = hits.map((l) => flags.find((f) => f.long === l));
-    const distinct = new Set(ours.map((f) => (f ? f.key + '\0' + (f.value ?? '') : undefined)));
+    // Options nosh lacks count one each: GNU's table gives them different values.
+    const distinct = new Set(ours.map((f, k) => (f ? f.key + '\0' + (f.value ?? '') : `\0${hits[k]}`)));
     if (hits.length > 1 && distinct.size > 1) {
       throw new UsageError(`option '${arg}' is ambiguous; possibilities: ${hits.map((l) => `'--${l}'`).join(' ')}`);
     }
