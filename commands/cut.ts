@@ -97,7 +97,7 @@ export default def;
 function preprocess(args: string[]): string[] {
   let lists = 0;
   for (const o of walkOptions(def, args)) {
-    if ('rest' in o || ('key' in o && o.key === 'help')) break;
+    if ('rest' in o || ('key' in o && (o.key === 'help' || o.key === 'version'))) break;
     if (!('key' in o)) continue;
     if ((o.key === 'b' || o.key === 'c' || o.key === 'f') && lists++) return argvError('only one list may be specified', true);
     if (o.key === 'd' && Buffer.byteLength(o.value) > 1) return argvError('the delimiter must be a single character', true);

@@ -12,13 +12,14 @@
  * - Blocked files never appear (the Vfs hides them), so a directory holding only blocked
  *   files is -empty.
  */
-import { defineCommand, helpText } from '../src/command/index.js';
+import { defineCommand, helpText, versionText } from '../src/command/index.js';
 import { parseFind, findMutates, HelpRequest, VersionRequest } from '../src/find/parse.js';
 import { Walker } from '../src/find/eval.js';
 import { FindError } from '../src/find/types.js';
 
 const def = defineCommand({
   name: 'find',
+  reference: 'GNU findutils 4.9.0',
   summary: 'Search for files in a directory hierarchy (GNU findutils 4.9 expression language).',
   usage: '[-H] [-L] [-P] [-Olevel] [path...] [expression]',
   mutates: (args) => findMutates(args),
@@ -46,7 +47,7 @@ const def = defineCommand({
         return 0;
       }
       if (e instanceof VersionRequest) {
-        await ctx.stdout.write('find (nosh) compatible with GNU findutils 4.9.0\n');
+        await ctx.stdout.write(versionText(def));
         return 0;
       }
       if (e instanceof FindError) {

@@ -1164,6 +1164,7 @@ async function readGlobFile(ctx: CommandContext, file: string): Promise<string[]
 
 export default defineCommand({
   name: 'grep',
+  reference: 'GNU grep 3.8',
   aliases: ['egrep', 'fgrep'],
   summary: 'Search for PATTERNS in each FILE.',
   usage: 'PATTERNS [FILE]...',

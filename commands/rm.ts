@@ -1,4 +1,4 @@
-import { defineCommand, helpText, parseArgs, quoteName, UsageError, type CommandContext } from '../src/command/index.js';
+import { defineCommand, infoAsked, parseArgs, quoteName, UsageError, type CommandContext } from '../src/command/index.js';
 import { errnoOf, isDotOrDotDot, lastComponent, quoteAlways } from '../src/command/fileops.js';
 import { VfsError, listedOrClosed, strerror } from '../src/vfs/index.js';
 import type { DirHandle } from '../src/vfs/vfs.js';
@@ -43,8 +43,9 @@ const def = defineCommand({
       await ctx.stderr.write(`${leadingHyphenHint(ctx)}Try 'rm --help' for more information.\n`);
       return 1;
     }
-    if (parsed.opts.has('help')) {
-      await ctx.stdout.write(helpText(def));
+    const info = infoAsked(def, parsed.opts);
+    if (info !== undefined) {
+      await ctx.stdout.write(info);
       return 0;
     }
     const opts = parsed.opts;

@@ -1,5 +1,5 @@
 import type { Stats } from 'node:fs';
-import { defineCommand, helpText, ParsedOptions, type CommandContext, type CommandDef } from '../src/command/index.js';
+import { defineCommand, helpText, versionText, ParsedOptions, type CommandContext, type CommandDef } from '../src/command/index.js';
 import { compareNames, groupName, joinPath, modeString, typeIndicator, userName } from '../src/command/format.js';
 import { linkTargetStat, linkText } from '../src/command/listing.js';
 import { escapeName, patmatch, strverscmp, timefmtProblem, treeDate, treeSize } from '../src/command/treefmt.js';
@@ -78,6 +78,7 @@ class PatternTooComplex extends Error {
 
 const def: CommandDef = defineCommand({
   name: 'tree',
+  reference: 'tree 2.1.0',
   summary: 'List contents of directories in a tree-like format (tree 2.x, ASCII lines as under LC_ALL=C).',
   usage: '[directory ...]',
   mutates: false,
@@ -123,8 +124,8 @@ const def: CommandDef = defineCommand({
     'Not supported: -C (colour), -U and --sort=none (nosh has no directory order).',
   async run(ctx) {
     const parsed = parseTreeArgs(ctx.args);
-    if ('help' in parsed) {
-      await ctx.stdout.write(helpText(def));
+    if ('help' in parsed || 'version' in parsed) {
+      await ctx.stdout.write('help' in parsed ? helpText(def) : versionText(def));
       return 0;
     }
     if ('error' in parsed) {
@@ -199,6 +200,7 @@ export default def;
 type TreeArgs =
   | { opts: ParsedOptions; operands: string[]; maxDepth: number }
   | { help: true }
+  | { version: true }
   /** `stdout`: the part of the message tree prints there (its --sort list). */
   | { error: string; usage: boolean; stdout?: string };
 
@@ -224,6 +226,7 @@ function parseTreeArgs(args: string[]): TreeArgs {
     if (a[1] === '-') {
       if (a === '--') optf = false;
       else if (a === '--help') return { help: true };
+      else if (a === '--version') return { version: true };
       else {
         let f = def.flags.find((x) => x.long !== undefined && x.kind !== 'string' && a === `--${x.long}`);
         let value = 'true';

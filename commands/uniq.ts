@@ -266,6 +266,7 @@ function preprocess(args: string[]): string[] {
       }
       switch (o.key) {
         case 'help': return ['--help'];
+        case 'version': return ['--version'];
         case '#':
           if (fieldsFromF) fields = 0n;
           fieldsFromF = false;

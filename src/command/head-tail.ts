@@ -44,7 +44,7 @@ export function firstOptionProblem(
   for (const o of walkOptions(def, args, true)) {
     if ('rest' in o) return undefined;
     if (!('key' in o)) continue;
-    if (o.key === 'help') return undefined;
+    if (o.key === 'help' || o.key === 'version') return undefined;
     if (o.key === '#') return { digit: o.value };
     const message = badValue(o.key, o.value);
     if (message !== undefined) return { message };

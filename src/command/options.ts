@@ -34,10 +34,27 @@ export class ParsedOptions {
 }
 
 export const HELP_FLAG: FlagSpec = { key: 'help', long: 'help', help: 'display this help and exit' };
+export const VERSION_FLAG: FlagSpec = { key: 'version', long: 'version', help: 'output version information and exit' };
+
+/** The options getopt sees: the command's own, then --help and --version, as every GNU tool has. */
+export function allFlags(def: CommandDef): FlagSpec[] {
+  return [...def.flags, HELP_FLAG, VERSION_FLAG];
+}
+
+/** The text of --help or --version, whichever getopt met first, if either was given: printed instead of running. */
+export function infoAsked(def: CommandDef, opts: ParsedOptions): string | undefined {
+  const o = opts.order.find((x) => x.key === 'help' || x.key === 'version');
+  return o && (o.key === 'help' ? helpText(def) : versionText(def));
+}
+
+/** What --version prints: nosh's name for the tool and the one it reproduces. */
+export function versionText(def: CommandDef): string {
+  return `${def.name} (nosh) compatible with ${def.reference ?? 'GNU coreutils 9.1'}\n`;
+}
 
 /** getopt_long as GNU does it: bundling, attached values, '--', permutation, unambiguous long prefixes. */
 export function parseArgs(def: CommandDef, args: string[]): { opts: ParsedOptions; operands: string[] } {
-  const flags = [...def.flags, HELP_FLAG];
+  const flags = allFlags(def);
   const opts = new ParsedOptions();
   const operands: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -102,7 +119,7 @@ export type WalkItem =
  * short options too (uniq -N), yielded with key '#'.
  */
 export function* walkOptions(def: CommandDef, args: string[], digits = false): Generator<WalkItem> {
-  const flags = [...def.flags, HELP_FLAG];
+  const flags = allFlags(def);
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--') {
@@ -173,7 +190,7 @@ function findLong(flags: FlagSpec[], name: string, arg: string, gnuLong?: readon
 /** --help text generated from the declaration (never written by hand). */
 export function helpText(def: CommandDef): string {
   const lines = [`Usage: ${def.name} [OPTION]... ${def.usage}`.trimEnd(), def.summary, ''];
-  const rows = [...def.flags, HELP_FLAG].map((f) => {
+  const rows = allFlags(def).map((f) => {
     const names = [f.short ? `-${f.short}` : '', f.long ? `--${f.long}` : ''].filter(Boolean);
     let left = names.join(', ');
     if (f.kind === 'string') left += f.long ? `=${f.arg ?? 'VALUE'}` : ` ${f.arg ?? 'VALUE'}`;

@@ -83,6 +83,8 @@ export interface CommandDef {
   preprocess?: (args: string[]) => string[];
   /** Exit status of a usage error (bad flag, missing operand): 2 by default; most coreutils use 1. */
   usageStatus?: number;
+  /** The tool nosh reproduces, named by --version (default: GNU coreutils 9.1). */
+  reference?: string;
   /**
    * GNU's whole long-option table, in its order, when it has options nosh does not offer:
    * abbreviations resolve against it as getopt_long does (`ls --dir` is ambiguous with

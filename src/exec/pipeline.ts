@@ -1,7 +1,7 @@
 import { NoshError, readonlyError } from '../errors.js';
 import { Vfs, VfsError, type Change } from '../vfs/index.js';
 import {
-  BrokenPipe, CollectingOutput, OutputLimitReached, Pipe, UsageError, bufferInput, helpText, loadCommand, parseArgs,
+  BrokenPipe, CollectingOutput, OutputLimitReached, Pipe, UsageError, bufferInput, infoAsked, loadCommand, parseArgs,
   type CommandContext, type CommandDef, type Input, type Limits, type Output,
 } from '../command/index.js';
 
@@ -113,8 +113,9 @@ async function runStage(def: CommandDef | undefined, argv: string[], io: StageIo
   let ctx: CommandContext;
   try {
     const parsed = def.parse === 'raw' ? { opts: parseArgs({ ...def, flags: [] }, []).opts, operands: args } : parseArgs(def, args);
-    if (def.parse !== 'raw' && parsed.opts.has('help')) {
-      await io.stdout.write(helpText(def));
+    const info = def.parse === 'raw' ? undefined : infoAsked(def, parsed.opts);
+    if (info !== undefined) {
+      await io.stdout.write(info);
       return 0;
     }
     ctx = { name, args, opts: parsed.opts, operands: parsed.operands, fs: io.vfs, cwd: io.cwd, stdin: io.stdin,

@@ -1,0 +1,50 @@
+// --version: every command answers it (exit 0) with nosh's name for the tool and the one it
+// reproduces; the first of --help and --version wins, as getopt meets them. (The text is
+// nosh's own, so it is checked here and not against GNU; the abbreviations it makes ambiguous,
+// `cp --ve`, are GNU cases.)
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandNames } from '../../src/command/index.js';
+import { run as runRaw, tempDir } from '../helpers.js';
+
+let root: string;
+beforeAll(() => {
+  root = tempDir();
+  fs.writeFileSync(path.join(root, 'a'), 'x\n');
+});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+async function run(dir: string, line: string): Promise<{ stdout: string; exitCode: number }> {
+  const r = await runRaw(dir, line);
+  return { stdout: r.stdout.toString(), exitCode: r.exitCode };
+}
+
+const reference: Record<string, string> = {
+  grep: 'GNU grep 3.8', egrep: 'GNU grep 3.8', fgrep: 'GNU grep 3.8', sed: 'GNU sed 4.9', find: 'GNU findutils 4.9.0', tree: 'tree 2.1.0',
+};
+/** As bash's builtins, which the GNU cases run: they take --version as an operand or ignore it. */
+const builtins = new Set(['echo', 'true', 'false', 'pwd']);
+
+describe('--version', () => {
+  it('every command prints what it is compatible with, and exits 0', async () => {
+    const names = commandNames().filter((n) => !builtins.has(n));
+    expect(names.length).toBeGreaterThan(20);
+    for (const name of names) {
+      const r = await run(root, `${name} --version`);
+      const shown = name === 'egrep' || name === 'fgrep' ? 'grep' : name;
+      expect({ name, out: r.stdout, code: r.exitCode }).toEqual({ name, out: `${shown} (nosh) compatible with ${reference[name] ?? 'GNU coreutils 9.1'}\n`, code: 0 });
+    }
+  });
+
+  it('the first of --help and --version wins; an unambiguous prefix works', async () => {
+    expect((await run(root, 'wc --version --help')).stdout).toBe('wc (nosh) compatible with GNU coreutils 9.1\n');
+    expect((await run(root, 'wc --help --version')).stdout).toMatch(/^Usage: wc/);
+    expect((await run(root, 'cat --vers a')).stdout).toBe('cat (nosh) compatible with GNU coreutils 9.1\n');
+    expect((await run(root, 'sort --version')).stdout).toBe('sort (nosh) compatible with GNU coreutils 9.1\n');
+  });
+
+  it('is listed in --help', async () => {
+    expect((await run(root, 'head --help')).stdout).toMatch(/--version +output version information and exit/);
+  });
+});
