@@ -3,7 +3,7 @@
 // Inputs are small and tricky: no final newline, empty, NUL and \xff bytes, CRLF, tabs, a
 // line longer than a read chunk. Left out, as nosh refuses them on purpose (README, "Known
 // deviations"): tail -f/-F/--follow (refused with exit 1, where GNU would wait forever).
-// Not generated either: --help (nosh's text is its own) and --version (nosh has none), nor
+// Not generated either: --help (nosh's text is its own) and --version (nosh prints its own text), nor
 // their abbreviations (`--ver` is --verbose, README). Only in messages (stderr, not compared):
 // an invalid short option that is a non-ASCII letter is named whole, and file names read
 // by wc --files0-from that are not UTF-8 lose their raw bytes.
