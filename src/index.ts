@@ -7,7 +7,7 @@ import { parseConfig, type NoshConfig, type ResolvedConfig } from './config.js';
 import type { Envelope } from './errors.js';
 import { Engine, type AfterWrite, type CallOptions } from './api/engine.js';
 import type { ExecData, ExecOptions, ExecRequest } from './api/exec.js';
-import type { MethodInfo } from './api/methods.js';
+import type { MethodInfo, Surface } from './api/methods.js';
 import type { GroupProvider } from './zones/workspace.js';
 
 export type { NoshConfig, ResolvedConfig } from './config.js';
@@ -15,8 +15,9 @@ export type { ExecData, ExecOptions, ExecRequest } from './api/exec.js';
 export type { Envelope, ErrorBody, ErrorCode } from './errors.js';
 export { NoshError, ERROR_CODES } from './errors.js';
 export type { ZonePolicy } from './vfs/index.js';
-export type { MethodInfo } from './api/methods.js';
+export type { MethodInfo, Surface } from './api/methods.js';
 export { listMethods } from './api/methods.js';
+export { bindIdentity, type Binding } from './api/identity.js';
 export type { AfterWrite, CallOptions, WriteEvent } from './api/engine.js';
 export type { Context, Role } from './zones/context.js';
 export type { GroupProvider } from './zones/workspace.js';
@@ -26,8 +27,11 @@ export interface Nosh {
   exec(req: ExecRequest, opts?: ExecOptions & CallOptions): Promise<Envelope<ExecData>>;
   /** Call any method of the registry by name with JSON params (what RPC and MCP use). */
   call(method: string, params: unknown, opts?: CallOptions): Promise<Envelope<unknown>>;
-  /** The methods this instance serves (a read-only role sees fewer). */
-  methods(role?: import('./zones/context.js').Role): MethodInfo[];
+  /**
+   * The methods this instance serves (a read-only role sees fewer). `surface` 'model' is what a
+   * model may be offered (no `context`, no import or maintenance); 'runtime' (the library's default) is everything.
+   */
+  methods(role?: import('./zones/context.js').Role, surface?: Surface): MethodInfo[];
   /** The effective configuration. */
   readonly config: ResolvedConfig;
   /** Stop the workers (a worker still starting is let start first: up to 10 s). Calls after it fail with INTERNAL_ERROR. */
@@ -54,7 +58,7 @@ export async function createNosh(config: NoshConfig = {}, opts: CreateOptions = 
     config: engine.config,
     exec: (req, o) => engine.exec(req, o),
     call: (m, p, o) => engine.call(m, p, o),
-    methods: (role) => engine.methods(role),
+    methods: (role, surface) => engine.methods(role, surface),
     close: () => engine.close(),
   };
 }

@@ -12,7 +12,7 @@ import type { Change } from '../vfs/index.js';
 import { normalizeVirtual } from '../vfs/paths.js';
 import { ExecOptionsSchema, ExecRequestSchema, buildTask, taskLimits, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
 import { ExecParams, ZoneParams, checkParamsSize } from './params.js';
-import type { MethodInfo } from './methods.js';
+import type { MethodInfo, Surface } from './methods.js';
 import { WriteOrder, mayMutate, orderKey } from './write-order.js';
 import type { HostEngine, ZoneToolOptions } from './host.js';
 import type { Role } from '../zones/context.js';
@@ -157,9 +157,9 @@ export class Engine implements HostEngine {
   }
 
   /** The registry's methods; needs ready() to have resolved (createNosh waits for it). */
-  methods(role?: Role): MethodInfo[] {
+  methods(role?: Role, surface?: Surface): MethodInfo[] {
     if (!registry) throw new Error('nosh: methods() before the method registry was loaded (await ready())');
-    return registry.list(role);
+    return registry.list(role, surface);
   }
 
   /** Load the method registry (the typed tools, the host methods): what methods() needs. */

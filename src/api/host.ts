@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { z } from 'zod';
 import { NoshError } from '../errors.js';
-import { loadAllCommands } from '../command/index.js';
+import { commandNames, loadCommand } from '../command/index.js';
 import { ContextSchema, roleMayWrite, type Context } from '../zones/context.js';
 import { countFiles } from '../zones/quota.js';
 import { expireSessions, removeStaleTemps } from '../zones/maintenance.js';
@@ -67,8 +67,9 @@ export const HOST_METHODS: HostMethod[] = [
       const ctx = (args.context ?? {}) as Context;
       const zones: Record<string, unknown> = {};
       const quotas: Record<string, unknown> = {};
+      const groups = (await engine.workspace.groupsOf(engine.workspace.userOf(ctx), ctx)).filter((g) => !ctx.groups || ctx.groups.includes(g));
       const names = ['storage', 'documents', ...(ctx.conversation ? ['uploads'] : []), 'share', ...(ctx.session ? [`session:${ctx.session}`] : []),
-        ...(ctx.groups ?? []).map((g) => `group:${g}`)];
+        ...groups.map((g) => `group:${g}`)];
       for (const name of names) {
         const zone = await engine.zoneOf({ zone: name, context: ctx });
         zones[zone.name] = await countFiles(zone.root);
@@ -101,13 +102,15 @@ export const HOST_METHODS: HostMethod[] = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     async run(engine, args) {
       const zone = await engine.zoneOf({ zone: args.zone as string | undefined, context: args.context as Context });
-      const defs = await loadAllCommands();
-      const allowed = defs.filter((d) => {
-        if (zone.policy.allowedCommands && !zone.policy.allowedCommands.includes(d.name)) return false;
+      // By the name exec is called with (egrep and fgrep are grep's module under their own names),
+      // with the same checks exec makes before it runs a stage.
+      const named = await Promise.all(commandNames().map(async (name) => ({ name, def: (await loadCommand(name))! })));
+      const allowed = named.filter(({ name, def }) => {
+        if (zone.policy.allowedCommands && !zone.policy.allowedCommands.includes(name)) return false;
         if (!zone.policy.readonly) return true;
-        return d.mutates !== true || (zone.policy.allowDelete && (d.name === 'rm' || d.name === 'rmdir'));
+        return def.mutates !== true || (zone.policy.allowDelete && (name === 'rm' || name === 'rmdir'));
       });
-      return { data: { zone: zone.name, readonly: zone.policy.readonly, commands: allowed.map((d) => ({ name: d.name, summary: d.summary, conditional: typeof d.mutates === 'function' })) } };
+      return { data: { zone: zone.name, readonly: zone.policy.readonly, commands: allowed.map(({ name, def }) => ({ name, summary: def.summary, conditional: typeof def.mutates === 'function' })) } };
     },
   },
   {
@@ -141,6 +144,7 @@ export const HOST_METHODS: HostMethod[] = [
       name: z.string().describe('File name (one path component).'),
       content: z.string().optional().describe('Text content.'),
       content_base64: z.string().optional().describe('Bytes, base64.'),
+      overwrite: z.boolean().optional().describe('Replace a file of that name (default: FILE_EXISTS).'),
     }).strict(),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     async run(engine, args) {
@@ -160,7 +164,7 @@ export const HOST_METHODS: HostMethod[] = [
       const b64 = (args.content_base64 as string | undefined) ?? Buffer.from(String(args.content), 'utf8').toString('base64');
       const key = orderKey(zone);
       return engine.writes.file(key.root, `${key.prefix}/${name}`, () =>
-        engine.runZoneTool(writable, '_import', { name, content_base64: b64 }, { context: args.context as Context }));
+        engine.runZoneTool(writable, '_import', { name, content_base64: b64, overwrite: args.overwrite === true }, { context: args.context as Context }));
     },
   },
   {
@@ -174,6 +178,8 @@ export const HOST_METHODS: HostMethod[] = [
       path: z.string().min(1).describe('Path in the source zone.'),
       dest: z.string().optional().describe('Path in the destination zone (default: same name at its root).'),
       mode: z.enum(['owner', 'group', 'owner_ro']).optional().describe('Ownership mode for a group copy (default owner).'),
+      overwrite: z.boolean().optional().describe('Replace files that exist at the destination (default: FILE_EXISTS, nothing transferred).'),
+      create_dirs: z.boolean().optional().describe('Create the destination\'s missing parent folders.'),
     }).strict(),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
     async run(engine, args) {
@@ -192,7 +198,8 @@ export const HOST_METHODS: HostMethod[] = [
       if (dst.policy.readonly) throw new NoshError('ZONE_READONLY', `${dst.name} is read-only for you`, '');
       if (bridge.move && src.policy.readonly && !src.policy.allowDelete) throw new NoshError('ZONE_READONLY', `${src.name} is read-only for you`, '');
       const out = await engine.writes.whole([orderKey(src).root, orderKey(dst).root], () =>
-        engine.runZoneTool(src, '_transfer', { path: args.path, dest: args.dest, move: bridge.move }, { peer: dst, context: ctx }));
+        engine.runZoneTool(src, '_transfer', { path: args.path, dest: args.dest, move: bridge.move, overwrite: args.overwrite === true,
+          create_dirs: args.create_dirs === true }, { peer: dst, context: ctx }));
       if (dst.kind === 'group') recordOwnership(dst, out.data as { to: string }, engine.workspace.userOf(ctx), (args.mode as string) ?? 'owner');
       return out;
     },

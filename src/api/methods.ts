@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { TOOLS } from '../tools/index.js';
 import { roleMayWrite, type Role } from '../zones/context.js';
 import { HOST_METHODS } from './host.js';
-import { ExecParams, ZoneParams } from './params.js';
+import { ExecParams, RUNTIME_METHODS, ZoneParams, type Surface } from './params.js';
 
 export { ExecParams, ZoneParams } from './params.js';
+export type { Surface } from './params.js';
 
 export interface MethodInfo {
   name: string;
@@ -21,14 +22,26 @@ const EXEC: MethodInfo = {
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
 };
 
-/** Every method of the API, from one registry: exec, the typed tools, the host methods. A read-only role sees only what it may use. */
-export function listMethods(role?: Role): MethodInfo[] {
-  const all = allMethods();
+/**
+ * Every method of the API, from one registry: exec, the typed tools, the host methods. A
+ * read-only role sees only what it may use; the model's surface has no `context` parameter and
+ * no runtime method (import, maintenance).
+ */
+export function listMethods(role?: Role, surface: Surface = 'runtime'): MethodInfo[] {
+  const all = surface === 'model' ? modelMethods() : allMethods();
   if (roleMayWrite(role)) return all;
   return all.filter((m) => m.name === 'exec' || m.annotations.readOnlyHint);
 }
 
 let cached: MethodInfo[] | undefined;
+let cachedModel: MethodInfo[] | undefined;
+
+/** The methods the model may call, each without `context`. */
+function modelMethods(): MethodInfo[] {
+  cachedModel ??= allMethods().filter((m) => !RUNTIME_METHODS.has(m.name))
+    .map((m) => (m.input.shape.context ? { ...m, input: m.input.omit({ context: true }) } : m));
+  return cachedModel;
+}
 
 /** Built once: extending every tool's schema with the zone parameters is not free. */
 function allMethods(): MethodInfo[] {

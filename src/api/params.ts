@@ -3,11 +3,27 @@ import { z } from 'zod';
 import { NoshError } from '../errors.js';
 import { ContextSchema } from '../zones/context.js';
 
-/** Parameters every method takes: where to run. */
-export const ZoneParams = {
+/**
+ * The two surfaces of the registry: what the model may call (MCP tools, `nosh schemas`, a JSON-RPC
+ * connection that does not trust request context) and what the runtime may call besides (the
+ * library, trusted JSON-RPC): `context` and the runtime methods exist only on the latter.
+ */
+export type Surface = 'model' | 'runtime';
+
+/** Runtime methods: import writes into the read-only uploads zone, maintenance is upkeep. */
+export const RUNTIME_METHODS: ReadonlySet<string> = new Set(['import', 'maintenance']);
+
+/** Parameters every method takes on the model's surface: where to run. */
+export const PlaceParams = {
   zone: z.string().min(1).optional().describe('Zone to work in: storage (default), documents, uploads, output, share, group:<id>, session:<id>, or a mount.'),
-  context: ContextSchema.optional().describe('Who is calling: user, conversation, session, groups, role.'),
   cwd: z.string().optional().describe('Working directory inside the zone (default /).'),
+};
+
+/** Parameters every method takes on the runtime's surface: where to run, and who is calling. */
+export const ZoneParams = {
+  zone: PlaceParams.zone,
+  context: ContextSchema.optional().describe('Who is calling: user, conversation, session, groups, role (set by the runtime, never by the model).'),
+  cwd: PlaceParams.cwd,
 };
 
 export const ExecParams = z.object({

@@ -2,8 +2,8 @@ import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Context, Envelope, ExecData, Nosh, NoshConfig } from '../index.js';
 import type { Role } from '../zones/context.js';
+import type { Surface } from '../api/params.js';
 import type { WorkerPool } from '../pool/index.js';
-import { withDefaults } from './scope.js';
 
 // Only what parsing the arguments needs is imported up front: the engine, zod and the tools
 // are loaded after the worker pool has been started, so the workers boot (each loads its own
@@ -17,7 +17,7 @@ Usage:
   nosh exec [WORKSPACE] [--cwd PATH] [--stdin-file FILE] [--timeout MS] [--json] 'COMMAND LINE'
   nosh exec [WORKSPACE] [options] -- CMD [ARG...]      (argv form: no globbing, args literal)
   nosh repl [WORKSPACE]                                (interactive prompt)
-  nosh serve [WORKSPACE]                               (JSON-RPC 2.0 over stdio, one message a line)
+  nosh serve [WORKSPACE] [--trust-request-context]     (JSON-RPC 2.0 over stdio, one message a line)
   nosh mcp [WORKSPACE]                                 (MCP server over stdio)
   nosh schemas [--format openai|anthropic|jsonschema]  (tool definitions for function calling)
   nosh help                                            (this text)
@@ -28,6 +28,12 @@ WORKSPACE options:
   --base DIR            the storage folder (default $NOSH_HOME, or ~/.nosh)
   --zone NAME           storage (default), documents, uploads, output, share, group:ID, session:ID, a mount
   --user ID  --conversation ID  --session ID  --role developer|generalist|critic
+                        who is calling: fixed for the whole process; a request may only narrow it
+                        (ask for a read-only role, name a zone), never become another user or join a group
+
+--trust-request-context (serve only): the process on the other end of stdio is the runtime, not the
+  model. Each request's context (user, groups, role, ...) is then taken as given, over the flags, and the
+  runtime methods (import, maintenance) are served. Never use it where a model writes the requests.
 
 With no option, nosh uses the storage zone of user 'default' under ~/.nosh.
 With --json, exec prints the result envelope as one JSON line; without it, it prints the
@@ -100,6 +106,10 @@ async function configFrom(values: WorkspaceValues, raw: unknown): Promise<NoshCo
     cfg = { ...cfg, root: values.root };
   }
   if (values.base !== undefined) cfg = { ...cfg, base: values.base };
+  if (cfg.root !== undefined && cfg.base !== undefined) {
+    throw new Error('give --root (one folder as the only zone) or --base (the zones of users, groups, sessions), not both' +
+      (values.root !== undefined && values.base !== undefined ? '' : ' (the --config file sets the other one)'));
+  }
   return cfg;
 }
 
@@ -124,7 +134,7 @@ async function defaultsFrom(values: WorkspaceValues): Promise<{ zone?: string; c
  * zod and the engine and validates the config. If the validated config asks for another
  * pool (or is refused), that early pool is closed.
  */
-async function open(values: WorkspaceValues, threads?: number): Promise<{ nosh: Nosh; ready: () => Promise<void> }> {
+async function open(values: WorkspaceValues, threads?: number, trust: { surface: Surface; trustRequestContext?: boolean } = { surface: 'runtime' }): Promise<{ nosh: Nosh; ready: () => Promise<void> }> {
   const raw = rawConfigFrom(values);
   const early = poolSettings(raw, threads);
   const { WorkerPool } = await import('../pool/index.js');
@@ -132,7 +142,7 @@ async function open(values: WorkspaceValues, threads?: number): Promise<{ nosh: 
   try {
     const cfg = await configFrom(values, raw);
     const defaults = await defaultsFrom(values);
-    const [{ parseConfig }, { Engine }] = await Promise.all([import('../config.js'), import('../api/engine.js')]);
+    const [{ parseConfig }, { Engine }, { bindIdentity }] = await Promise.all([import('../config.js'), import('../api/engine.js'), import('../api/identity.js')]);
     const config = parseConfig({ ...cfg, ...(threads ? { threads } : {}) });
     if (config.threads !== early.threads || config.limits.memoryMb !== early.memoryMb) {
       const unfit = pool;
@@ -142,7 +152,7 @@ async function open(values: WorkspaceValues, threads?: number): Promise<{ nosh: 
     // The Engine is what createNosh wraps; the CLI hands it the pool it started. Its method
     // registry (typed tools, host methods) is loaded by ready(), when a caller needs it.
     const engine = new Engine(config, undefined, undefined, pool);
-    return { nosh: withDefaults(engine, defaults), ready: () => engine.ready() };
+    return { nosh: bindIdentity(engine, { ...defaults, ...trust }), ready: () => engine.ready() };
   } catch (e) {
     await pool?.close();
     throw e;
@@ -160,6 +170,21 @@ function poolSettings(raw: unknown, threads: number | undefined): { threads: num
 }
 
 async function execCommand(args: string[]): Promise<number> {
+  // With --json every outcome is one JSON envelope, a usage error too (an option before any `--`).
+  const end = args.indexOf('--');
+  if (!(end < 0 ? args : args.slice(0, end)).includes('--json')) return execOnce(args);
+  try {
+    return await execOnce(args);
+  } catch (e) {
+    const { NoshError } = await import('../errors.js');
+    const err = e instanceof NoshError ? e.toBody()
+      : { code: 'INVALID_ARGUMENT', message: e instanceof Error ? e.message : String(e), details: {}, hint: 'nosh exec --help lists the options.' };
+    process.stdout.write(JSON.stringify({ success: false, error: err }) + '\n');
+    return 2;
+  }
+}
+
+async function execOnce(args: string[]): Promise<number> {
   const { values, positionals, tokens } = parseArgs({ args, options: COMMON, allowPositionals: true, strict: true, tokens: true });
   if (values.help) {
     process.stdout.write(USAGE);
@@ -226,12 +251,13 @@ async function replCommand(args: string[]): Promise<number> {
 }
 
 async function serveCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: WORKSPACE, strict: true });
+  const { values } = parseArgs({ args, options: { ...WORKSPACE, 'trust-request-context': { type: 'boolean' } }, strict: true });
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
   }
-  const { nosh, ready } = await open(values);
+  const trusted = values['trust-request-context'] === true;
+  const { nosh, ready } = await open(values, undefined, { surface: trusted ? 'runtime' : 'model', trustRequestContext: trusted });
   const { serveRpc } = await import('../rpc/server.js');
   // SIGTERM: stop reading; calls already running (writes included) finish and answer.
   const stop = () => process.stdin.destroy();
@@ -248,12 +274,15 @@ async function serveCommand(args: string[]): Promise<number> {
 }
 
 async function mcpCommand(args: string[]): Promise<number> {
+  if (args.includes('--trust-request-context')) {
+    throw new Error('mcp: --trust-request-context is refused: an MCP client passes on what the model writes, so identity comes from the flags only');
+  }
   const { values } = parseArgs({ args, options: WORKSPACE, strict: true });
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
   }
-  const { nosh, ready } = await open(values);
+  const { nosh, ready } = await open(values, undefined, { surface: 'model' });
   try {
     await ready();
     const { serveMcpStdio } = await import('../mcp/server.js');

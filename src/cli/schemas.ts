@@ -26,7 +26,7 @@ export function inputSchemaOf(m: MethodInfo): Record<string, unknown> {
 }
 
 /** The tool definitions in one of the formats. */
-export function toolSchemas(format: Format, methods: MethodInfo[] = listMethods()): unknown[] {
+export function toolSchemas(format: Format, methods: MethodInfo[] = listMethods(undefined, 'model')): unknown[] {
   return methods.map((m) => {
     const schema = inputSchemaOf(m);
     switch (format) {
@@ -60,7 +60,7 @@ export function runSchemas(args: string[]): number {
     process.stderr.write(`nosh schemas: unknown format '${values.format}' (use ${FORMATS.join(', ')})\n`);
     return 2;
   }
-  let methods = listMethods();
+  let methods = listMethods(undefined, 'model');
   if (values.methods !== undefined) {
     const wanted = values.methods.split(',').map((s) => s.trim()).filter(Boolean);
     const unknown = wanted.filter((w) => !methods.some((m) => m.name === w));

@@ -12,12 +12,14 @@ const PROGRESS_EVERY_MS = 1000;
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 /**
- * The MCP server: every method of the registry as a tool, with its JSON Schema, its
- * annotations, and the envelope as structured content (isError when it failed).
+ * The MCP server: every method of the model's surface as a tool, with its JSON Schema, its
+ * annotations, and the envelope as structured content (isError when it failed). An MCP client
+ * passes on what the model writes, so no tool takes `context` and the runtime methods (import,
+ * maintenance) are not offered, whatever `nosh` is: identity is the one it was bound to.
  */
 export function createMcpServer(nosh: Nosh, version: string, gate?: CallGate): Server {
   const server = new Server({ name: 'nosh', version }, { capabilities: { tools: {} } });
-  const methods = nosh.methods();
+  const methods = nosh.methods(undefined, 'model');
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: methods.map((m) => ({
@@ -32,6 +34,10 @@ export function createMcpServer(nosh: Nosh, version: string, gate?: CallGate): S
     const { name, arguments: args } = req.params;
     if (!methods.some((m) => m.name === name)) {
       return result(fail('INVALID_ARGUMENT', `unknown tool '${name}'`, `Tools: ${methods.map((m) => m.name).join(', ')}.`, { tool: name }));
+    }
+    if (args !== undefined && Object.hasOwn(args, 'context')) {
+      return result(fail('PERMISSION_DENIED', 'context is not a tool argument: who is calling is fixed when nosh mcp starts',
+        'Call the tool without context (nosh mcp --user ID --role ROLE sets identity).', { key: 'context' }));
     }
     // Long calls send progress notifications when the client asked for them.
     const token = req.params._meta?.progressToken;

@@ -13,6 +13,8 @@ const TransferArgs = z.object({
   path: z.string().min(1),
   dest: z.string().min(1).optional(),
   move: z.boolean(),
+  overwrite: z.boolean().optional(),
+  create_dirs: z.boolean().optional(),
 }).strict();
 
 /** Copy (or move) a file or folder from the task's zone into the peer zone, file by file, atomically. */
@@ -29,6 +31,10 @@ export const transferTool = defineTool({
     const st = src.lstat(args.path, ctx.cwd);
     let target = args.dest ?? '/' + baseName(args.path);
     if (dst.exists(target) && dst.lstat(target).isDirectory() && !st.isDirectory()) target = target.replace(/\/*$/, '/') + baseName(args.path);
+    if (args.create_dirs) mkdirParents(dst, target);
+    // Nothing is copied before every destination is known to be free (or overwrite was asked):
+    // a transfer that replaced a document silently lost it.
+    if (!args.overwrite) refuseExisting(src, dst, args.path, target, ctx.cwd);
     // A move between zones of the same quota (uploads -> storage) renames: copying first would
     // need the file's size free a second time, refusing a move that changes nothing.
     const sameQuota = args.move && !!src.quota && src.quota.name === dst.quota?.name;
@@ -80,6 +86,35 @@ function moveByRename(src: Vfs, dst: Vfs, from: string, to: string, cwd: string)
   return true;
 }
 
+/** FILE_EXISTS when a file of the source tree would replace one at the destination. */
+function refuseExisting(src: Vfs, dst: Vfs, from: string, to: string, cwd: string): void {
+  const taken: string[] = [];
+  const visit = (f: string, t: string) => {
+    if (taken.length >= 10 || !dst.exists(t)) return;
+    const s = src.lstat(f, cwd);
+    if (s.isDirectory() && dst.lstat(t).isDirectory()) {
+      for (const e of src.readdir(f, cwd)) visit(`${f.replace(/\/+$/, '')}/${e.name}`, `${t.replace(/\/+$/, '')}/${e.name}`);
+      return;
+    }
+    taken.push(t);
+  };
+  visit(from, to);
+  if (taken.length > 0) {
+    throw new NoshError('FILE_EXISTS', `transfer: ${taken[0]} already exists in the destination zone${taken.length > 1 ? ` (and ${taken.length - 1}${taken.length >= 10 ? '+' : ''} more)` : ''}`,
+      'Nothing was transferred. Pass overwrite: true to replace it, or dest: a new name.', { paths: taken });
+  }
+}
+
+/** The folders above a transfer's destination, made when create_dirs asks for them. */
+function mkdirParents(dst: Vfs, target: string): void {
+  const parts = target.split('/').filter(Boolean).slice(0, -1);
+  let at = '';
+  for (const p of parts) {
+    at += '/' + p;
+    if (!dst.exists(at)) dst.mkdir(at);
+  }
+}
+
 function removeTree(fs: Vfs, path: string, cwd: string): void {
   const st = fs.lstat(path, cwd);
   if (st.isDirectory()) {
@@ -91,6 +126,7 @@ function removeTree(fs: Vfs, path: string, cwd: string): void {
 const ImportArgs = z.object({
   name: z.string(),
   content_base64: z.string(),
+  overwrite: z.boolean().optional(),
 }).strict();
 
 /** Write one imported file into the uploads zone (the runtime's door; agents cannot write there). */
@@ -102,6 +138,10 @@ export const importTool = defineTool({
   mutates: true,
   run(ctx, args) {
     const data = Buffer.from(args.content_base64, 'base64');
+    if (!args.overwrite && ctx.fs.exists('/' + args.name)) {
+      throw new NoshError('FILE_EXISTS', `import: ${args.name} already exists in uploads`,
+        'Nothing was written. Pass overwrite: true to replace it, or import under another name.', { path: '/' + args.name });
+    }
     ctx.fs.writeFile('/' + args.name, data, '/');
     return { data: { name: args.name, bytes: data.length } };
   },

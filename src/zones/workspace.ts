@@ -147,11 +147,25 @@ export class Workspace {
     }
   }
 
+  /**
+   * Whether `user` is a member of `group`. The source of membership is the library's
+   * groupProvider if there is one, else the config's groups map if it names any group, else the
+   * groups the runtime asserted in the context. A context's groups next to a provider or a map
+   * only narrow what they grant: a claim never adds a group (the bound identity of a server
+   * refuses such a claim before it gets here).
+   */
   async isMember(user: string, group: string, ctx: Context): Promise<boolean> {
-    if (ctx.groups) return ctx.groups.includes(group);
-    if (this.groupProvider) return (await this.groupProvider(user)).includes(group);
+    if (ctx.groups && !ctx.groups.includes(group)) return false;
+    return (await this.groupsOf(user, ctx)).includes(group);
+  }
+
+  /** The groups of a user, from the one source of membership (see isMember). */
+  async groupsOf(user: string, ctx: Context): Promise<string[]> {
+    if (this.groupProvider) return [...await this.groupProvider(user)];
+    const map = this.cfg.groups;
     // own keys only: a group named __proto__ or constructor read Object.prototype's members
-    return Object.hasOwn(this.cfg.groups, group) && (this.cfg.groups[group] ?? []).includes(user);
+    if (Object.keys(map).length > 0) return Object.keys(map).filter((g) => Object.hasOwn(map, g) && (map[g] ?? []).includes(user));
+    return [...(ctx.groups ?? [])];
   }
 
   /**

@@ -43,7 +43,7 @@ describe('host methods in the write order', () => {
       await nosh.call('write', { zone: 'documents', context: ctx, path, content: 'before\n' });
       await nosh.call('write', { zone: 'storage', context: ctx, path, content: `copied\n${big}` });
       const [t, e] = await Promise.all([
-        nosh.call('transfer', { context: ctx, from: 'storage', to: 'documents', path }),
+        nosh.call('transfer', { context: ctx, from: 'storage', to: 'documents', path, overwrite: true }),
         nosh.call('edit', { zone: 'documents', context: ctx, path, edits: [{ old_text: 'copied', new_text: 'edited' }] }),
       ]);
       expect([t.success, e.success]).toEqual([true, true]);
@@ -56,7 +56,7 @@ describe('host methods in the write order', () => {
       const name = `i${round}.txt`;
       const [a, b] = await Promise.all([
         nosh.call('import', { context: ctx, name, content: `first\n${big}` }),
-        nosh.call('import', { context: ctx, name, content: 'second\n' }),
+        nosh.call('import', { context: ctx, name, content: 'second\n', overwrite: true }),
       ]);
       expect([a.success, b.success]).toEqual([true, true]);
       expect(await text('uploads', name)).toBe('second\n');

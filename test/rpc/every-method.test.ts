@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
 
-// Every method of the registry, once, through `nosh serve` over real pipes.
+// Every method of the registry, once, through `nosh serve` over real pipes: a runtime's
+// connection (--trust-request-context), which has the runtime methods too.
 const bin = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 let base: string;
 let child: ReturnType<typeof spawn>;
@@ -24,7 +25,7 @@ function call(method: string, params: Record<string, unknown>): Promise<any> {
 beforeAll(() => {
   base = tempDir('nosh-every-');
   fs.writeFileSync(path.join(base, 'nosh.json'), JSON.stringify({ base: path.join(base, 'ws'), groups: { team: ['alice'] } }));
-  child = spawn(process.execPath, [bin, 'serve', '--config', path.join(base, 'nosh.json'), '--user', 'alice', '--conversation', 'c1'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  child = spawn(process.execPath, [bin, 'serve', '--config', path.join(base, 'nosh.json'), '--user', 'alice', '--conversation', 'c1', '--trust-request-context'], { stdio: ['pipe', 'pipe', 'inherit'] });
   createInterface({ input: child.stdout! }).on('line', (l) => {
     const m = JSON.parse(l);
     pending.get(m.id)?.(m);

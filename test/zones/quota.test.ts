@@ -157,7 +157,7 @@ describe('moves inside one quota', () => {
     expect((await used(nosh, 'user:alice')).used).toBe(walk(path.join(base, 'users', 'alice')).bytes);
     // Move a smaller file over an existing one: the old bytes are released.
     await nosh.call('write', { context: ALICE, zone: 'documents', path: 'a.bin', content: 'small' });
-    const r = await nosh.call('transfer', { context: ALICE, from: 'documents', to: 'storage', path: 'a.bin', dest: '/d/a.bin' });
+    const r = await nosh.call('transfer', { context: ALICE, from: 'documents', to: 'storage', path: 'a.bin', dest: '/d/a.bin', overwrite: true });
     expect(r.success).toBe(true);
     expect(fs.readFileSync(path.join(base, 'users', 'alice', 'Storage', 'd', 'a.bin'), 'utf8')).toBe('small');
     expect((await used(nosh, 'user:alice')).used).toBe(walk(path.join(base, 'users', 'alice')).bytes);
