@@ -76,7 +76,9 @@ const def: CommandDef = defineCommand({
           }
           throw err;
         }
-        if (text.endsWith('\n')) text = text.slice(0, -1);
+        // The last newline is dropped, but not after a backslash: a/i/c text whose last line ends
+        // in one ends with the file (an empty line), where without the newline it goes on in the next -e.
+        if (text.endsWith('\n') && !text.endsWith('\\\n')) text = text.slice(0, -1);
         chunks.push({ text, kind: 'f', name: e.value });
       }
     }

@@ -159,6 +159,8 @@ export function compileProgram(chunks: ScriptChunk[], opts: CompileOptions): Pro
   let quiet = false;
   let exprCount = 0;
   let pendingText: Cmd | null = null;
+  /** Text of pendingText read so far, when a chunk ended inside it (after a backslash). */
+  let pendingRaw = '';
 
   // reader state
   let src = '';
@@ -223,22 +225,91 @@ export function compileProgram(chunks: ScriptChunk[], opts: CompileOptions): Pro
     }
     return s;
   };
-  /** match_slash: text up to the unescaped delimiter, or null when unterminated. */
+  /**
+   * match_slash: text up to the unescaped delimiter, or null when unterminated. In a regex, a
+   * bracket expression is taken whole as GNU sed 4.9 takes it: the delimiter and backslashes
+   * in it are literal (`s/[/]/X/`, `s/[\-\/]/X/`), `[:` `[.` `[=` run to their closing pair, and
+   * only `\n` is turned into a newline. `\n` is a literal n when n is the delimiter.
+   */
   const matchSlash = (slash: number, regex: boolean): string | null => {
     let b = '';
     let c: number;
     while ((c = inchar()) !== EOF && c !== 10) {
       if (c === slash) return b;
+      if (c === 91 /* [ */ && regex) {
+        const br = bracket();
+        if (br === null) return null;
+        b += br;
+        continue;
+      }
       if (c === 92) {
         c = inchar();
         if (c === EOF) break;
+        // the delimiter stands for itself (n too), except & in a replacement, which stays quoted
+        if (c === slash && !(c === 38 && !regex)) { /* literal */ }
         else if (c === 110 && regex) c = 10;
-        else if (c !== 10 && (c !== slash || (!regex && c === 38))) b += '\\';
+        else if (c !== 10) b += '\\';
       }
       b += String.fromCharCode(c);
     }
     if (c === 10) savchar(c);
     return null;
+  };
+  /** The rest of a bracket expression after its `[`, as written (null when the line ends first). */
+  const bracket = (): string | null => {
+    let b = '[';
+    let c = inchar();
+    if (c === 94 /* ^ */) {
+      b += '^';
+      c = inchar();
+    }
+    if (c === 93 /* ] */) {
+      b += ']';
+      c = inchar();
+    }
+    for (;;) {
+      if (c === EOF || c === 10) {
+        if (c === 10) savchar(c);
+        return null;
+      }
+      if (c === 93) return b + ']';
+      if (c === 91) {
+        const k = inchar();
+        b += '[';
+        if (k === 58 || k === 46 || k === 61 /* : . = */) {
+          // a class, collating symbol or equivalence class runs to its closing `k]`
+          b += String.fromCharCode(k);
+          let prev = -1;
+          for (;;) {
+            const d = inchar();
+            if (d === EOF || d === 10) {
+              if (d === 10) savchar(d);
+              return null;
+            }
+            b += String.fromCharCode(d);
+            if (d === 93 && prev === k) break;
+            prev = d;
+          }
+          c = inchar();
+          continue;
+        }
+        c = k;
+        continue;
+      }
+      if (c === 92) {
+        const k = inchar();
+        if (k === 110 /* n */) {
+          b += '\n';
+          c = inchar();
+          continue;
+        }
+        b += '\\';
+        c = k;
+        continue;
+      }
+      b += String.fromCharCode(c);
+      c = inchar();
+    }
   };
   const compileRx = (pattern: string, icase: boolean, multi: boolean): Rx => {
     if (pattern === '') {
@@ -308,7 +379,10 @@ export function compileProgram(chunks: ScriptChunk[], opts: CompileOptions): Pro
     return null;
   };
   const readText = (cmd: Cmd, leadin: number): void => {
-    let raw = '';
+    // GNU joins -e chunks with newlines: text whose line ends in a backslash at a chunk's end
+    // goes on in the next chunk (pendingRaw), as it goes on in the next line.
+    let raw = pendingRaw;
+    pendingRaw = '';
     if (leadin === EOF) {
       pendingText = cmd;
       cmd.text = '';
@@ -319,7 +393,12 @@ export function compileProgram(chunks: ScriptChunk[], opts: CompileOptions): Pro
     while (c !== EOF && c !== 10) {
       if (c === 92) {
         c = inchar();
-        if (c === EOF) break;
+        if (c === EOF) {
+          pendingText = cmd;
+          pendingRaw = raw + '\n';
+          cmd.text = processText(pendingRaw);
+          return;
+        }
         if (c === 10) {
           raw += '\n';
           c = inchar();
