@@ -139,6 +139,18 @@ describe('read: line numbers of what comes back', () => {
   }, 120_000);
 });
 
+describe('read_many pages like read', () => {
+  it('each result has its own line numbers and next offsets', async () => {
+    ws.put('m1.txt', 'a\nb\nc\nd\n');
+    ws.put('m2.txt', 'x\n');
+    const r = await ws.call('read_many', { paths: ['m1.txt', 'm2.txt'], max_bytes_per_file: 4 });
+    expect(r.data.results[0].data).toMatchObject({ content: 'a\nb\n', start_line: 1, end_line: 2, next_offset: 3, truncated: true });
+    expect(r.data.results[1].data).toMatchObject({ content: 'x\n', start_line: 1, end_line: 1, next_offset: null });
+    const b = await ws.call('read_many', { paths: ['m1.txt'], encoding: 'base64', max_bytes_per_file: 4 });
+    expect(b.data.results[0].data).toMatchObject({ content: Buffer.from('a\nb').toString('base64'), start_byte: 0, end_byte: 2, next_byte_offset: 3 });
+  });
+});
+
 describe('read: bytes', () => {
   const size = 10 * 1024 * 1024;
   let bin: Buffer;
