@@ -149,7 +149,8 @@ function readRange(ctx: ToolContext, args: ReadArgs, first: number, last: number
         if (out.length === 0) {
           out.push(cutBytes(text, cap, 'start'));
           bytes = Buffer.byteLength(out[0]!);
-          partialBytes = Math.max(0, bytes - prefix.length);
+          // In the file's bytes: latin1 is one byte a character (its UTF-8 content, which the cap counts, is not).
+          partialBytes = Math.max(0, (encoding === 'latin1' ? out[0]!.length : bytes) - prefix.length);
           partial = true;
           endLine = n;
         }

@@ -109,6 +109,12 @@ describe('read: line numbers of what comes back', () => {
     expect(rest.data).toMatchObject({ content: 'é'.repeat(450), start_byte: 102, end_byte: 1001, next_byte_offset: 1002 });
     const p3 = await ws.call('read', { path: 'longline.txt', offset: p2.data.next_offset, max_bytes: 100 });
     expect(p3.data).toMatchObject({ content: 'c\nd\n', start_line: 3, end_line: 4, next_offset: null, truncated: false });
+    // latin1: the rest starts after the characters returned, one byte each in the file.
+    ws.put('longlatin.txt', Buffer.from(`a\n${'\xe9'.repeat(300)}\nz\n`, 'latin1'));
+    const l2 = await ws.call('read', { path: 'longlatin.txt', offset: 2, encoding: 'latin1', max_bytes: 100, line_numbers: true });
+    expect(l2.data).toMatchObject({ content: '     2\t' + '\xe9'.repeat(46), partial_line: true, next_byte_offset: 48, next_offset: 3 });
+    const lr = await ws.call('read', { path: 'longlatin.txt', encoding: 'latin1', byte_offset: 48 });
+    expect(lr.data).toMatchObject({ content: '\xe9'.repeat(254) + '\nz\n', next_byte_offset: null });
   });
 
   it('following next_offset reads a 100 000-line file whole, byte-identical', async () => {
