@@ -12,13 +12,16 @@ const PARSE_CAP = 20 * 1024 * 1024;
 
 const Input = z.object({
   path: z.string().min(1).describe('File path inside the zone (/ is the zone root).'),
-  offset: z.number().int().min(1).optional().describe('First line to return, 1-based (default 1).'),
+  offset: z.number().int().min(1).optional().describe('First line to return, 1-based (default 1). To go on, pass the next_offset of the previous result.'),
   limit: z.number().int().min(1).optional().describe('Number of lines to return (default: all, within max_bytes).'),
   line_numbers: z.boolean().optional().describe('Prefix each line with its number and a tab, as cat -n.'),
-  max_bytes: z.number().int().min(1).max(5_000_000).optional().describe('Cap on returned bytes (default: the output limit).'),
-  encoding: z.enum(['utf-8', 'latin1', 'base64']).optional().describe('How to return the bytes (base64 for binary files).'),
+  max_bytes: z.number().int().min(1).max(5_000_000).optional().describe("Cap on returned bytes (default: the output limit). For byte reads it counts the file's bytes (base64 text is 4/3 of that)."),
+  encoding: z.enum(['utf-8', 'latin1', 'base64']).optional().describe('How to return the bytes (base64 for binary files: always read by bytes, with byte_offset/byte_length).'),
   head: z.number().int().min(1).optional().describe('Return only the first N lines (instead of offset/limit).'),
   tail: z.number().int().min(1).optional().describe('Return only the last N lines (instead of offset/limit).'),
+  byte_offset: z.number().int().min(0).optional().describe('Read bytes instead of lines: the first byte to return, 0-based (default 0). base64 always reads bytes; ' +
+    'with utf-8 or latin1 this switches from lines to bytes. To go on, pass the next_byte_offset of the previous result.'),
+  byte_length: z.number().int().min(1).optional().describe('Read bytes instead of lines: how many bytes from byte_offset (default: as many as max_bytes allows).'),
   parse: z.enum(['json']).optional().describe("Parse the whole file and return the value as `parsed` ('json'); fails with INVALID_ARGUMENT on bad JSON."),
 }).strict();
 
@@ -27,9 +30,11 @@ export type ReadArgs = z.output<typeof Input>;
 export default defineTool({
   name: 'read',
   description: 'Read a file. Text by line range (offset/limit, 1-based) or the first/last N lines (head/tail), optionally numbered; ' +
-    'binary as base64; parse: "json" returns the parsed value. Returns content, start_line/end_line, total_lines, ' +
-    'and truncated when cut by max_bytes (then continue with the offset given in the message; a single line longer than ' +
-    'max_bytes comes back cut, with partial_line).',
+    'parse: "json" returns the parsed value. Returns content, start_line/end_line (the lines returned), total_lines, truncated when ' +
+    'cut by max_bytes, and next_offset: the line to continue from (null when the file is done). An offset past the last line gives ' +
+    'past_end: true. A single line longer than max_bytes comes back cut, with partial_line and next_byte_offset (where the rest of it starts). ' +
+    'Binary files: encoding base64 (or latin1) with byte_offset (0-based) and byte_length reads bytes; returns start_byte/end_byte ' +
+    '(inclusive), size, and next_byte_offset to continue from (null at the end); base64 chunks are cut at multiples of 3 bytes, so they concatenate.',
   input: Input,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   mutates: false,
@@ -39,24 +44,73 @@ export default defineTool({
 export function readFile(ctx: ToolContext, args: ReadArgs): ToolResult {
     const sel = [args.head !== undefined, args.tail !== undefined, args.offset !== undefined || args.limit !== undefined].filter(Boolean).length;
     if (sel > 1) throw new NoshError('INVALID_ARGUMENT', 'read: give only one of head, tail, or offset/limit', 'Use head: N for the first lines, tail: N for the last, offset/limit for a range.');
+    const byBytes = args.encoding === 'base64' || args.byte_offset !== undefined || args.byte_length !== undefined;
+    if (byBytes) {
+      const lineArgs = (['offset', 'limit', 'head', 'tail', 'line_numbers', 'parse'] as const).filter((k) => args[k] !== undefined);
+      if (lineArgs.length > 0) {
+        throw new NoshError('INVALID_ARGUMENT', `read: ${lineArgs.join(', ')} ${lineArgs.length > 1 ? 'count' : 'counts'} lines, but ` +
+          (args.encoding === 'base64' ? 'base64 reads bytes' : 'byte_offset/byte_length read bytes'),
+          'Page bytes with byte_offset (0-based) and byte_length, continuing from next_byte_offset; for lines, use encoding utf-8 or latin1 without byte_offset/byte_length.',
+          { path: args.path, arguments: lineArgs });
+      }
+    }
     if (args.parse === 'json') return parseJson(ctx, args);
     const cap = args.max_bytes ?? ctx.limits.maxOutputBytes;
     const encoding = args.encoding ?? 'utf-8';
-    if (encoding === 'base64') {
-      // Only the bytes returned are read: the whole file could be far larger than the memory budget.
-      const file = ctx.fs.openRandom(args.path, ctx.cwd);
-      try {
-        const cut = Buffer.allocUnsafe(Math.min(cap, file.size));
-        const got = cut.subarray(0, file.readAt(cut, 0));
-        return { data: { path: args.path, encoding, content: got.toString('base64'), size: file.size, truncated: got.length < file.size } };
-      } finally {
-        file.close();
-      }
-    }
+    if (byBytes) return readBytes(ctx, args, cap, encoding);
     if (args.tail !== undefined) return readTail(ctx, args, args.tail, cap, encoding);
     const first = args.offset ?? 1;
     const count = args.limit ?? args.head;
     return readRange(ctx, args, first, count !== undefined ? first + count - 1 : Infinity, cap, encoding);
+}
+
+/**
+ * Bytes byte_offset.. (0-based), at most byte_length and `cap` of them. Only those bytes are read:
+ * the file could be far larger than the memory budget. A base64 piece cut short is a multiple of
+ * 3 bytes, so the pieces' texts concatenate; a utf-8 piece ends on a character boundary.
+ */
+function readBytes(ctx: ToolContext, args: ReadArgs, cap: number, encoding: string): ToolResult {
+    const file = ctx.fs.openRandom(args.path, ctx.cwd);
+    try {
+      const size = file.size;
+      const from = args.byte_offset ?? 0;
+      const base = { path: args.path, encoding };
+      if (from > 0 && from >= size) {
+        return {
+          data: { ...base, content: '', size, start_byte: null, end_byte: null, next_byte_offset: null, truncated: false, past_end: true },
+          message: `byte_offset ${from} is past the end of the file (${size} bytes)`,
+        };
+      }
+      const wanted = Math.min(args.byte_length ?? Infinity, size - from);
+      let n = Math.min(wanted, cap);
+      if (n < wanted && encoding === 'base64' && n >= 3) n -= n % 3;
+      // utf-8: one byte more, to see whether the cut falls inside a character.
+      const buf = Buffer.allocUnsafe(Math.min(n + (encoding === 'utf-8' ? 1 : 0), size - from));
+      const got = file.readAt(buf, from);
+      if (got < n) n = got; // the file shrank since it was opened
+      if (encoding === 'utf-8' && got > n) {
+        let k = n;
+        while (k > 0 && n - k < 3 && (buf[k]! & 0xc0) === 0x80) k--;
+        if (k > 0 && (buf[k]! & 0xc0) !== 0x80) n = k; // else a character longer than the piece: its bytes as they are
+      }
+      const bytes = buf.subarray(0, n);
+      const content = encoding === 'base64' ? bytes.toString('base64') : bytes.toString(encoding === 'latin1' ? 'latin1' : 'utf8');
+      const end = from + n;
+      const next = end < size ? end : null;
+      const truncated = n < wanted;
+      let message = 'ok';
+      if (size === 0) message = 'the file is empty';
+      else if (from > 0 || next !== null) {
+        message = `bytes ${from}-${end - 1} of ${size} returned` + (truncated ? `, cut at ${cap} bytes` : '') +
+          (next !== null ? `: continue with byte_offset ${next}` : ' (end of file)');
+      }
+      return {
+        data: { ...base, content, size, start_byte: n > 0 ? from : null, end_byte: n > 0 ? end - 1 : null, next_byte_offset: next, truncated },
+        message,
+      };
+    } finally {
+      file.close();
+    }
 }
 
 /**
@@ -73,6 +127,11 @@ function readRange(ctx: ToolContext, args: ReadArgs, first: number, last: number
     /** Every wanted line is in, or the cap was hit: from here lines are only counted. */
     let done = false;
     let lineNo = 0; // newlines seen
+    /** The last line returned (0: none yet). */
+    let endLine = 0;
+    /** Where line `first` starts in the file, and the bytes of it in a cut (partial) line. */
+    let startByte = 0;
+    let partialBytes = 0;
     let size = 0;
     let lastByte = 0x0a;
     /** Line lineNo + 1 (a wanted one) up to where the file has been decoded. */
@@ -80,7 +139,8 @@ function readRange(ctx: ToolContext, args: ReadArgs, first: number, last: number
     const decoder = new StringDecoder(encoding === 'latin1' ? 'latin1' : 'utf8');
     /** Line `n` (its text with the newline, if any): returned whole, cut (the first only), or the end. */
     const take = (n: number, line: string): void => {
-      const text = args.line_numbers ? `${String(n).padStart(6)}\t${line}` : line;
+      const prefix = args.line_numbers ? `${String(n).padStart(6)}\t` : '';
+      const text = prefix + line;
       const len = Buffer.byteLength(text);
       if (bytes + len > cap) {
         truncated = true;
@@ -89,12 +149,16 @@ function readRange(ctx: ToolContext, args: ReadArgs, first: number, last: number
         if (out.length === 0) {
           out.push(cutBytes(text, cap, 'start'));
           bytes = Buffer.byteLength(out[0]!);
+          // In the file's bytes: latin1 is one byte a character (its UTF-8 content, which the cap counts, is not).
+          partialBytes = Math.max(0, (encoding === 'latin1' ? out[0]!.length : bytes) - prefix.length);
           partial = true;
+          endLine = n;
         }
         return;
       }
       out.push(text);
       bytes += len;
+      endLine = n;
       if (n >= last) done = true;
     };
     for (const chunk of ctx.fs.readChunks(args.path, ctx.cwd)) {
@@ -114,6 +178,7 @@ function readRange(ctx: ToolContext, args: ReadArgs, first: number, last: number
           continue;
         }
         lineNo = first - 1;
+        startByte = size - chunk.length + at + 1;
         buf = buf.subarray(at + 1);
       }
       const text = carry + decoder.write(buf);
@@ -131,6 +196,7 @@ function readRange(ctx: ToolContext, args: ReadArgs, first: number, last: number
             out.push(block);
             bytes += len;
             lineNo += lines;
+            endLine = lineNo;
             if (lineNo >= last) done = true;
             start = end;
           }
@@ -154,20 +220,34 @@ function readRange(ctx: ToolContext, args: ReadArgs, first: number, last: number
     }
     // An unterminated last line is a line too.
     const total = lineNo + (size > 0 && lastByte !== 0x0a ? 1 : 0);
-    const returned = out.length;
-    return {
-      data: {
-        path: args.path, encoding, content: out.join(''),
-        start_line: returned > 0 ? first : null, end_line: returned > 0 ? first + returned - 1 : null,
-        total_lines: total, truncated, ...(partial ? { partial_line: true } : {}),
-      },
-      message: partial ? longLine(first, cap, bytes) : truncated ? `cut at ${cap} bytes: continue with offset ${first + returned}` : 'ok',
+    const got = endLine > 0;
+    const next = got && endLine < total ? endLine + 1 : null;
+    const data: Record<string, unknown> = {
+      path: args.path, encoding, content: out.join(''),
+      start_line: got ? first : null, end_line: got ? endLine : null,
+      total_lines: total, next_offset: next, truncated,
     };
+    if (!got && first > total && (total > 0 || first > 1)) {
+      data.past_end = true;
+      return { data, message: `offset ${first} is past the end of the file (${total} ${total === 1 ? 'line' : 'lines'})` };
+    }
+    let message = 'ok';
+    if (partial) {
+      data.partial_line = true;
+      data.next_byte_offset = startByte + partialBytes;
+      message = longLine(first, cap, bytes, startByte + partialBytes, next);
+    } else if (total === 0) message = 'the file is empty';
+    else if (first > 1 || next !== null) {
+      message = `lines ${first}-${endLine} of ${total} returned` + (truncated ? `, cut at ${cap} bytes` : '') +
+        (next !== null ? `: continue with offset ${next}` : ' (end of file)');
+    }
+    return { data, message };
 }
 
-function longLine(line: number, cap: number, returned: number): string {
-  return `line ${line} is longer than ${cap} bytes: ${returned} bytes of it returned; raise max_bytes (up to 5000000), ` +
-    'or read it in pieces with exec (e.g. cut -b or head -c)';
+function longLine(line: number, cap: number, returned: number, rest: number, next: number | null): string {
+  return `line ${line} is longer than ${cap} bytes: ${returned} bytes of it returned; the rest of it starts at byte_offset ${rest} ` +
+    '(read it with byte_offset and byte_length, or raise max_bytes up to 5000000)' +
+    (next !== null ? `; the next line is offset ${next}` : '; it is the last line');
 }
 
 /** The first (or last) bytes of a text, at most `cap`, cut on a UTF-8 character boundary. */
@@ -328,14 +408,22 @@ function readTail(ctx: ToolContext, args: ReadArgs, n: number, cap: number, enco
   if (!truncated && count < n && count < total && from === 0) truncated = true;
   blocks.push(numbered.reverse().join(''));
   const content = partial ? cutEnd : args.line_numbers ? blocks.reverse().join('') : text.slice(from);
+  const startLine = total - count + 1;
+  /** The first of the N lines asked for: those from it to startLine - 1 did not fit. */
+  const wantedFrom = Math.max(1, total - n + 1);
+  let message = 'ok';
+  if (partial) message = `the last line is longer than ${cap} bytes: its last ${bytes} bytes returned; raise max_bytes (up to 5000000), or read it by bytes with byte_offset/byte_length`;
+  else if (truncated) {
+    message = `lines ${startLine}-${total} of ${total} returned, cut at ${cap} bytes: ` +
+      `the earlier lines asked for with offset ${wantedFrom}, limit ${startLine - wantedFrom}`;
+  }
   return {
     data: {
       path: args.path, encoding, content,
-      start_line: count > 0 ? total - count + 1 : null, end_line: count > 0 ? total : null,
-      total_lines: total, truncated, ...(partial ? { partial_line: true } : {}),
+      start_line: count > 0 ? startLine : null, end_line: count > 0 ? total : null,
+      total_lines: total, next_offset: null, truncated, ...(partial ? { partial_line: true } : {}),
     },
-    message: partial ? `the last line is longer than ${cap} bytes: its last ${bytes} bytes returned; raise max_bytes (up to 5000000)`
-      : truncated ? `cut at ${cap} bytes: earlier lines with offset/limit` : 'ok',
+    message,
   };
 }
 

@@ -17,7 +17,7 @@ export default defineTool({
   name: 'read_many',
   description: 'Read several files in one call. Each path gets its own result: {path, success, data} like read, or ' +
     '{path, success: false, error} (one missing file does not fail the others). The output limit is shared: ' +
-    'later files may come back truncated; read them again with read and an offset.',
+    'later files may come back truncated; read the rest with read from their next_offset (next_byte_offset for base64).',
   input: Input,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   mutates: false,
