@@ -59,14 +59,17 @@ function stampTimes(dir) {
   walk(dir);
 }
 
+/** Bracket expressions holding delimiters, backslashes and classes (GNU reads them whole). */
+const BRACKETS = ['[/]', '[,/]', '[\\/]', '[\\-\\/]', '[^/a]', '[\\n]', '[\\t]', '[]/]', '[a\\]', '[[:alpha:]/]', '[n]', '[ .]'];
+
 const sed = {
   files: { f1: 'one\ntwo a\nthree b\n', f2: 'x\nab\nlast' },
   setup() {},
   gen() {
     const ere = rnd(2) === 0;
     const atoms = ere
-      ? ['a', 'b', '.', 'a*', 'b+', 'a?', '(a|b)', '[ab]', '[^a]', '^', '$', ' ', 'x', '(a)', '\\1', 'a{2}', '\\n', '\\b', '\\w', '[[:space:]]', '\\<', '\\>']
-      : ['a', 'b', '.', 'a*', 'b\\+', 'a\\?', '\\(a\\|b\\)', '[ab]', '[^a]', '^', '$', ' ', 'x', '\\(a\\)', '\\1', 'a\\{2\\}', '\\n', '\\b', '\\w', '[[:space:]]', '\\<', '\\>', '*'];
+      ? ['a', 'b', '.', 'a*', 'b+', 'a?', '(a|b)', '[ab]', '[^a]', '^', '$', ' ', 'x', '(a)', '\\1', 'a{2}', '\\n', '\\b', '\\w', '[[:space:]]', '\\<', '\\>', ...BRACKETS]
+      : ['a', 'b', '.', 'a*', 'b\\+', 'a\\?', '\\(a\\|b\\)', '[ab]', '[^a]', '^', '$', ' ', 'x', '\\(a\\)', '\\1', 'a\\{2\\}', '\\n', '\\b', '\\w', '[[:space:]]', '\\<', '\\>', '*', ...BRACKETS];
     const re = () => { let s = ''; for (let i = 1 + rnd(3); i > 0; i--) s += pick(atoms); return s; };
     const repl = () => { let s = ''; for (let i = rnd(4); i > 0; i--) s += pick(['x', '&', '\\1', '\\n', '\\U', '\\L', '\\u', '\\l', '\\E', 'Y', '-', '\\&']); return s; };
     const one = () => pick(['1', '2', '3', '$', `/${re()}/`, '0~2', '1~3', `\\,${re()},`, `/${re()}/I`]);
@@ -78,7 +81,8 @@ const sed = {
       if (c < 22) {
         return pick(['p', 'd', 'D', 'P', 'n', 'N', 'g', 'G', 'h', 'H', 'x', '=', 'l', 'l 3', 'l 1', 'l 0', 'q', 'q5', 'Q', 'Q3', 'z',
           'y/ab/ba/', 'F', 'y/a\\nb/\\tx\\n/', `s//${repl()}/g`, `s|${re().replace(/\|/g, '')}|${repl()}|`, `\\%${re()}%d`,
-          `/${re()}/M p`, `s/${re()}/${repl()}/Mg`, 'N;N;D', '$!N;P;D', 'x;G', '1!G;h;$!d']);
+          `/${re()}/M p`, `s/${re()}/${repl()}/Mg`, 'N;N;D', '$!N;P;D', 'x;G', '1!G;h;$!d',
+          `s,${re()},${repl()},g`, `\\,${re()},p`, `sn${re()}n${repl()}n`, `\\n${re()}np`, `s ${re().replace(/ /g, '')} x g`]);
       }
       if (c < 24) return pick(['a foo', 'i bar', 'c baz', 'a\\\nline1\\\nline2', 'i\\  lead']);
       if (c < 26) return pick(['b', 'b end', 't', 't end', 'T', 'T end']);
@@ -95,7 +99,7 @@ const sed = {
     if (rnd(8) === 0) opts.push('-s');
     if (rnd(12) === 0) opts.push('-l', String(1 + rnd(12)));
     const files = rnd(3) === 0 ? [pick(['f1', 'f2', '-']), pick(['f1', 'f2', 'nofile'])] : [];
-    const words = ['a', 'b', 'ab', 'ba', 'aab', 'x', '', ' a', 'b b', 'A', 'Ab', '\ta\x01', '\xe9a\xff', 'a'.repeat(75) + 'b', '\\ab'];
+    const words = ['a', 'b', 'ab', 'ba', 'aab', 'x', '', ' a', 'b b', 'A', 'Ab', '\ta\x01', '\xe9a\xff', 'a'.repeat(75) + 'b', '\\ab', 'a/b', 'n,x', 'a\\-b'];
     let stdin = '';
     for (let i = 0, n = rnd(6); i < n; i++) stdin += pick(words) + (i < n - 1 || rnd(4) ? '\n' : '');
     return { argv: ['sed', ...opts, '-e', cmds.join(rnd(2) ? ';' : '\n'), ...files], stdin };
