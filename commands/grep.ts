@@ -22,6 +22,7 @@ import { LiteralSet, literalOf } from '../src/regex/aho-corasick.js';
 import { VfsError, sortByName } from '../src/vfs/index.js';
 import type { DirHandle, WalkFile } from '../src/vfs/vfs.js';
 import { valueLimit, valueTooBig } from '../src/pool/memory.js';
+import { NoshError } from '../src/errors.js';
 
 const WITH_ARG_SHORT = new Set(['e', 'f', 'm', 'A', 'B', 'C', 'd', 'D']);
 const WITH_ARG_LONG = ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'label', 'include',
@@ -853,23 +854,31 @@ class Scan {
     // The start of a line that goes on in later chunks, in pieces: joined once the line ends
     // (a concat per chunk would copy a long line again for every chunk).
     const carry: Buffer[] = [];
+    let carried = 0;
+    const cap = this.lineCap();
+    const hold = (b: Buffer) => {
+      carried += b.length;
+      if (carried > cap) throw this.lineTooLong(cap);
+      carry.push(Buffer.from(b));
+    };
     for await (const chunk of src as AsyncIterable<Uint8Array>) {
       let buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       if (carry.length > 0 && buf.indexOf(eol) < 0) {
-        carry.push(Buffer.from(buf));
+        hold(buf);
         continue;
       }
       if (carry.length > 0) {
         carry.push(buf);
         buf = Buffer.concat(carry);
         carry.length = 0;
+        carried = 0;
       }
       const last = buf.lastIndexOf(eol);
       if (last < 0) {
-        carry.push(Buffer.from(buf));
+        hold(buf);
         continue;
       }
-      if (last + 1 < buf.length) carry.push(Buffer.from(buf.subarray(last + 1)));
+      if (last + 1 < buf.length) hold(buf.subarray(last + 1));
       this.chunk(buf.subarray(0, last + 1), buf);
       await this.g.flush();
       if (this.done || this.g.exitNow) return this.finish();
@@ -893,9 +902,11 @@ class Scan {
     // A small file gets a buffer of its size + 1: one read sees its end.
     let buf = Buffer.allocUnsafe(kept + Math.min(2 * CHUNK, Math.max(size - kept, 0) + 1));
     if (first) first.copy(buf);
+    const cap = this.lineCap();
     for (;;) {
       if (buf.length - kept < Math.min(CHUNK, buf.length >> 1)) {
-        const bigger = Buffer.allocUnsafe(Math.max(2 * buf.length, kept + CHUNK));
+        if (kept >= cap) throw this.lineTooLong(cap);
+        const bigger = Buffer.allocUnsafe(Math.min(Math.max(2 * buf.length, kept + CHUNK), cap + CHUNK));
         buf.copy(bigger, 0, 0, kept);
         buf = bigger;
       }
@@ -914,6 +925,26 @@ class Scan {
     }
     if (kept > 0) this.chunk(buf.subarray(0, kept));
     this.finish();
+  }
+
+  /**
+   * The longest line held whole: a line grows in memory until its end is seen, so one past
+   * the worker's budget (a quarter of it, see valueLimit) or limits.maxBufferBytes is
+   * refused early with MEMORY_LIMIT (a 4 GB file without a newline once grew the process
+   * to 4 GB: file reads grow a Buffer that the worker's heap limit does not see). GNU grep
+   * would treat a binary file's NULs as line ends; cutting there keeps memory bounded but a
+   * run of NULs then costs a line each (a 4 GB sparse file ran into the timeout), so nosh
+   * refuses, quickly, instead.
+   */
+  private lineCap(): number {
+    return Math.min(this.g.ctx.limits.maxBufferBytes, valueLimit());
+  }
+
+  private lineTooLong(cap: number): NoshError {
+    const mb = Math.max(1, Math.round(cap / (1024 * 1024)));
+    return new NoshError('MEMORY_LIMIT', `${this.name}: a line longer than ${mb} MB: grep holds each line whole, and this one passes what the worker may hold`,
+      'Cut the input into lines first (tr, fold or cut), or search a part of it (head -c N FILE | grep ...).',
+      { max_line_bytes: cap });
   }
 
   /** The whole input at once (a small file): as run, without awaiting. */
