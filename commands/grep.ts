@@ -18,9 +18,11 @@
 import { defineCommand, UsageError, type CommandContext, type FlagSpec } from '../src/command/index.js';
 import { argmatch } from '../src/command/text-lines.js';
 import { RegexSyntaxError, translateRegex, type RegexDialect } from '../src/regex/index.js';
+import { LiteralSet, literalOf } from '../src/regex/aho-corasick.js';
 import { VfsError, sortByName } from '../src/vfs/index.js';
 import type { DirHandle, WalkFile } from '../src/vfs/vfs.js';
 import { valueLimit, valueTooBig } from '../src/pool/memory.js';
+import { NoshError } from '../src/errors.js';
 
 const WITH_ARG_SHORT = new Set(['e', 'f', 'm', 'A', 'B', 'C', 'd', 'D']);
 const WITH_ARG_LONG = ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'label', 'include',
@@ -243,6 +245,47 @@ interface Matcher {
   /** The leftmost-longest non-empty match in the line at or after `pos`, as [start, end); null if none. */
   match(line: string, pos: number): [number, number] | null;
   none: boolean;
+  /** Many literal patterns (see literalMatcher): the next matching line of a chunk, instead of bufRe. */
+  lineIn?(s: string, pos: number, eol: string): [number, number] | null;
+}
+
+/** From this many patterns on, literal ones are searched with one automaton (see literalMatcher). */
+const AUTOMATON_MIN = 16;
+
+/**
+ * Many patterns that are all literal (-F, or BRE/ERE without a special character): one
+ * Aho-Corasick automaton (src/regex/aho-corasick.ts says why not one alternation regex),
+ * built once. null when they are not all literal or it would be too large.
+ */
+function literalMatcher(patterns: string[], dialect: RegexDialect, o: { i: boolean; w: boolean; x: boolean; z: boolean }): Matcher | null {
+  if (patterns.length < AUTOMATON_MIN || dialect === 'perl') return null;
+  const eol = o.z ? '\0' : '\n';
+  const strings: string[] = [];
+  let empty = false;
+  for (const p of patterns) {
+    const lit = literalOf(p, dialect);
+    if (lit === null) return null;
+    if (lit === '') empty = true;
+    // A string holding the line terminator never matches inside a line.
+    else if (!lit.includes(eol)) strings.push(lit);
+  }
+  // The empty string with -w: its matches depend on the bytes around every position; the regexes say it.
+  if (empty && o.w) return null;
+  if (empty && o.x) strings.push('');
+  const set = LiteralSet.build(strings, { ignoreCase: o.i, word: o.w, line: o.x });
+  if (!set) return null;
+  if (empty && !o.x) {
+    // The empty string matches every line; -o prints only the non-empty matches.
+    return {
+      bufRe: null, none: false, test: () => true, match: (line, from) => set.match(line, from),
+      lineIn: (s, pos, eolChar) => {
+        if (pos >= s.length) return null;
+        const le = s.indexOf(eolChar, pos);
+        return [pos, le < 0 ? s.length : le];
+      },
+    };
+  }
+  return { bufRe: null, none: false, test: (line) => set.test(line), match: (line, from) => set.match(line, from), lineIn: (s, pos, eolChar) => set.lineIn(s, pos, eolChar) };
 }
 
 /** Read size: V8 decodes 64 KiB latin1 strings much faster per byte than 256 KiB ones. */
@@ -271,6 +314,8 @@ function buildMatcher(patterns: string[], dialect: RegexDialect, o: { i: boolean
   if (patterns.length === 0) {
     return { bufRe: null, test: () => false, match: () => null, none: true };
   }
+  const literal = literalMatcher(patterns, dialect, o);
+  if (literal) return literal;
   const wrapBuf = (src: string) => (o.x ? `(?<![^\\n])(?:${src})(?![^\\n])` : o.w ? `(?<!${WORD})(?:${src})(?!${WORD})` : src);
   const wrapLine = (src: string) => (o.x ? `^(?:${src})$` : o.w ? `(?<!${WORD})(?:${src})(?!${WORD})` : src);
   const lineRes: RegExp[] = [];
@@ -284,9 +329,9 @@ function buildMatcher(patterns: string[], dialect: RegexDialect, o: { i: boolean
       seen.add(w);
       warn(w);
     }
-    const lineRe = new RegExp(wrapLine(t.source), t.flags + 'g');
-    if (!compiles(lineRe)) throw new Fatal('regular expression too large (the JavaScript regex engine refuses it); use shorter patterns');
-    lineRes.push(lineRe);
+    // Compiled (by V8, on first use) only where needed: one combined regex tests lines; the
+    // per-pattern ones serve -o (longest across patterns) and back-references.
+    lineRes.push(new RegExp(wrapLine(t.source), t.flags + 'g'));
     if (t.hasBackrefs) backrefs = true;
     flags = t.flags;
     if (!o.z) {
@@ -298,6 +343,9 @@ function buildMatcher(patterns: string[], dialect: RegexDialect, o: { i: boolean
   let combinedLine = single ? lineRes[0]! : backrefs ? null : new RegExp(lineRes.map((r) => `(?:${r.source})`).join('|'), 'g');
   // Too large once joined: test the patterns one by one, line by line.
   if (combinedLine && !single && !compiles(combinedLine)) combinedLine = null;
+  if (!combinedLine || single) {
+    for (const r of lineRes) if (!compiles(r)) throw new Fatal('regular expression too large (the JavaScript regex engine refuses it); use shorter patterns');
+  }
   let bufRe: RegExp | null = null;
   if (!o.z && (single || !backrefs)) {
     const joined = single ? bufSrc[0]! : bufSrc.map((s) => `(?:${s})`).join('|');
@@ -806,23 +854,31 @@ class Scan {
     // The start of a line that goes on in later chunks, in pieces: joined once the line ends
     // (a concat per chunk would copy a long line again for every chunk).
     const carry: Buffer[] = [];
+    let carried = 0;
+    const cap = this.lineCap();
+    const hold = (b: Buffer) => {
+      carried += b.length;
+      if (carried > cap) throw this.lineTooLong(cap);
+      carry.push(Buffer.from(b));
+    };
     for await (const chunk of src as AsyncIterable<Uint8Array>) {
       let buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       if (carry.length > 0 && buf.indexOf(eol) < 0) {
-        carry.push(Buffer.from(buf));
+        hold(buf);
         continue;
       }
       if (carry.length > 0) {
         carry.push(buf);
         buf = Buffer.concat(carry);
         carry.length = 0;
+        carried = 0;
       }
       const last = buf.lastIndexOf(eol);
       if (last < 0) {
-        carry.push(Buffer.from(buf));
+        hold(buf);
         continue;
       }
-      if (last + 1 < buf.length) carry.push(Buffer.from(buf.subarray(last + 1)));
+      if (last + 1 < buf.length) hold(buf.subarray(last + 1));
       this.chunk(buf.subarray(0, last + 1), buf);
       await this.g.flush();
       if (this.done || this.g.exitNow) return this.finish();
@@ -846,9 +902,11 @@ class Scan {
     // A small file gets a buffer of its size + 1: one read sees its end.
     let buf = Buffer.allocUnsafe(kept + Math.min(2 * CHUNK, Math.max(size - kept, 0) + 1));
     if (first) first.copy(buf);
+    const cap = this.lineCap();
     for (;;) {
       if (buf.length - kept < Math.min(CHUNK, buf.length >> 1)) {
-        const bigger = Buffer.allocUnsafe(Math.max(2 * buf.length, kept + CHUNK));
+        if (kept >= cap) throw this.lineTooLong(cap);
+        const bigger = Buffer.allocUnsafe(Math.min(Math.max(2 * buf.length, kept + CHUNK), cap + CHUNK));
         buf.copy(bigger, 0, 0, kept);
         buf = bigger;
       }
@@ -867,6 +925,26 @@ class Scan {
     }
     if (kept > 0) this.chunk(buf.subarray(0, kept));
     this.finish();
+  }
+
+  /**
+   * The longest line held whole: a line grows in memory until its end is seen, so one past
+   * the worker's budget (a quarter of it, see valueLimit) or limits.maxBufferBytes is
+   * refused early with MEMORY_LIMIT (a 4 GB file without a newline once grew the process
+   * to 4 GB: file reads grow a Buffer that the worker's heap limit does not see). GNU grep
+   * would treat a binary file's NULs as line ends; cutting there keeps memory bounded but a
+   * run of NULs then costs a line each (a 4 GB sparse file ran into the timeout), so nosh
+   * refuses, quickly, instead.
+   */
+  private lineCap(): number {
+    return Math.min(this.g.ctx.limits.maxBufferBytes, valueLimit());
+  }
+
+  private lineTooLong(cap: number): NoshError {
+    const mb = Math.max(1, Math.round(cap / (1024 * 1024)));
+    return new NoshError('MEMORY_LIMIT', `${this.name}: a line longer than ${mb} MB: grep holds each line whole, and this one passes what the worker may hold`,
+      'Cut the input into lines first (tr, fold or cut), or search a part of it (head -c N FILE | grep ...).',
+      { max_line_bytes: cap });
   }
 
   /** The whole input at once (a small file): as run, without awaiting. */
@@ -952,6 +1030,7 @@ class Scan {
     const eolChar = this.g.eolChar;
     const m = this.g.m;
     if (m.none) return null;
+    if (m.lineIn) return m.lineIn(s, pos, eolChar);
     const re = m.bufRe;
     if (!re) {
       while (pos < len) {

@@ -11,6 +11,8 @@ export const LimitsSchema = z.object({
   maxResults: z.number().int().positive().default(1000),
   maxFileSize: z.number().int().positive().default(300 * 1024 * 1024),
   maxBufferBytes: z.number().int().positive().default(256 * 1024 * 1024),
+  /** Resident memory budget of the whole process, MB (default: threads x memoryMb x 2 + 512; 0: not watched). See src/pool/pool.ts watchRss. */
+  rssMb: z.number().int().min(0).optional(),
 }).strict();
 
 export const PolicySchema = z.object({

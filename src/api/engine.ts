@@ -64,7 +64,8 @@ export class Engine implements HostEngine {
   /** `pool`: one already started for this config's threads and memoryMb (the CLI starts it before loading the engine). */
   constructor(readonly config: ResolvedConfig, groupProvider?: GroupProvider, private readonly afterWrite?: AfterWrite, pool?: WorkerPool) {
     this.workspace = new Workspace(config, groupProvider);
-    this.pool = pool ?? new WorkerPool({ threads: config.threads, memoryMb: config.limits.memoryMb });
+    this.pool = pool ?? new WorkerPool({ threads: config.threads, memoryMb: config.limits.memoryMb, rssMb: config.limits.rssMb });
+    if (pool && config.limits.rssMb !== undefined) pool.setRssLimit(config.limits.rssMb);
   }
 
   /**

@@ -25,6 +25,13 @@ export interface PoolOptions {
    */
   syncWatchUs?: number;
   workerWatchUs?: number;
+  /**
+   * Budget of the whole process's resident memory, MB (default: threads x memoryMb x 2 +
+   * 512; 0: no watch). See watchRss.
+   */
+  rssMb?: number;
+  /** How often the RSS is looked at while tasks run, ms (default 75). */
+  rssEveryMs?: number;
 }
 
 /**
@@ -70,7 +77,9 @@ interface Job {
   onCancel?: () => void;
   lane?: Lane;
   /** Why the pool stopped it, if it did. */
-  stopped?: 'timeout' | 'cancel';
+  stopped?: 'timeout' | 'cancel' | 'memory';
+  /** The process's RSS when it was dispatched (only while the RSS watch runs). */
+  rssAtStart?: number;
   done?: boolean;
 }
 
@@ -110,6 +119,8 @@ const MAX_QUEUE = 10_000;
  * longer keeps the process alive: a program that never calls close() still exits.
  */
 const IDLE_LANE_MS = 2_000;
+/** Growth of the process during a task below which the RSS watch does not stop it, bytes. */
+const RSS_GROWTH_MIN = 32 * 1024 * 1024;
 /** How long close() or a timeout waits for a starting worker to run before terminating it anyway. */
 const CLOSE_WAIT_MS = 10_000;
 
@@ -136,6 +147,12 @@ export class WorkerPool {
   private closed = false;
   private readonly idleCheck: NodeJS.Timeout;
   private readonly maxLanes: number;
+  /** The RSS budget in bytes (0: none), and its timer, armed only while a task runs. */
+  private rssLimit = 0;
+  private readonly rssEveryMs: number;
+  private rssTimer: NodeJS.Timeout | null = null;
+  /** A job the watch stopped whose lane has not ended yet: no second one until it has. */
+  private rssVictim: Job | null = null;
 
   constructor(opts: PoolOptions = {}) {
     enableLinearRegexFallback();
@@ -155,6 +172,8 @@ export class WorkerPool {
     // One lane (and one worker) to start with: booting every worker at once slows the first
     // answer on a small machine. The others start when a job finds every lane busy.
     this.maxLanes = threads;
+    this.rssEveryMs = opts.rssEveryMs ?? 75;
+    this.setRssLimit(opts.rssMb ?? threads * this.memoryMb * 2 + 512);
     this.startLane(0);
     this.idleCheck = setInterval(() => this.retireIdleLanes(), IDLE_LANE_MS).unref();
   }
@@ -199,6 +218,55 @@ export class WorkerPool {
     if (lane) Atomics.notify(lane.flags, REQUESTS);
   }
 
+  /** The RSS budget of the process, MB (0: no watch). */
+  setRssLimit(mb: number): void {
+    this.rssLimit = Math.max(0, mb) * 1024 * 1024;
+    if (this.rssLimit === 0) this.unwatchRss();
+    else if (this.busy > 0) this.watchRss();
+  }
+
+  get rssLimitMb(): number {
+    return this.rssLimit / (1024 * 1024);
+  }
+
+  /**
+   * The backstop behind the workers' own limits: memory that V8's heap limit does not
+   * count (a regex engine's working memory, native buffers) can still grow the process. While
+   * tasks run, the process's RSS is read every rssEveryMs (process.memoryUsage.rss(): one
+   * syscall-free read of /proc, a few µs); past the budget, the running task under which the
+   * process grew most is stopped as a timeout is (its worker terminated and replaced) and
+   * answers MEMORY_LIMIT. Node 20 cannot read a busy worker's heap from here
+   * (worker.getHeapStatistics is newer), so "grew most" is the RSS growth since its dispatch.
+   * No timer runs while the pool is idle.
+   */
+  private watchRss(): void {
+    if (this.rssTimer || this.rssLimit === 0) return;
+    this.rssTimer = setInterval(() => this.checkRss(), this.rssEveryMs).unref();
+  }
+
+  private unwatchRss(): void {
+    if (!this.rssTimer) return;
+    clearInterval(this.rssTimer);
+    this.rssTimer = null;
+  }
+
+  private checkRss(): void {
+    const rss = process.memoryUsage.rss();
+    if (rss <= this.rssLimit) return;
+    if (this.rssVictim && !this.rssVictim.done) return; // its worker is still going down
+    let victim: Job | undefined;
+    for (const lane of this.lanes) {
+      const job = lane?.job;
+      if (!job || job.stopped || job.done) continue;
+      if (!victim || (job.rssAtStart ?? rss) < (victim.rssAtStart ?? rss)) victim = job;
+    }
+    // Memory a terminated worker freed may stay in the process (the allocator keeps it): a
+    // task that did not itself grow the process is not blamed for that.
+    if (!victim || rss - (victim.rssAtStart ?? rss) < RSS_GROWTH_MIN) return;
+    this.rssVictim = victim;
+    this.stop(victim, 'memory');
+  }
+
   get threads(): number {
     return this.piscina.threads.length;
   }
@@ -206,6 +274,7 @@ export class WorkerPool {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.idleCheck);
+    this.unwatchRss();
     for (const job of this.queue.splice(0)) this.finish(job, failure(new NoshError('INTERNAL_ERROR', 'nosh is closed', '')));
     for (const lane of this.lanes) {
       Atomics.store(lane.flags, STOP, 1);
@@ -251,6 +320,10 @@ export class WorkerPool {
     lane.jobs++;
     job.lane = lane;
     this.busy++;
+    if (this.rssLimit > 0) {
+      if (!this.rssTimer) this.watchRss();
+      job.rssAtStart = process.memoryUsage.rss();
+    }
     resetTempRegistry(lane.temps);
     sendTask(lane.box, job.task, lane.sent);
     raise(lane.flags, REQUESTS);
@@ -269,7 +342,7 @@ export class WorkerPool {
     lane.replies++;
     lane.job = undefined;
     this.laneFailures = 0;
-    this.busy--;
+    if (--this.busy === 0) this.unwatchRss();
     this.finish(job, reply);
     this.next(lane);
   }
@@ -280,7 +353,7 @@ export class WorkerPool {
   }
 
   /** Timeout or cancel: a queued job just ends; a running one takes its worker down with it. */
-  private stop(job: Job, why: 'timeout' | 'cancel'): void {
+  private stop(job: Job, why: 'timeout' | 'cancel' | 'memory'): void {
     if (job.done || job.stopped) return;
     job.stopped = why;
     const lane = job.lane;
@@ -306,13 +379,13 @@ export class WorkerPool {
     const job = lane.job;
     lane.job = undefined;
     if (job) {
-      this.busy--;
+      if (--this.busy === 0) this.unwatchRss();
       // The worker was stopped mid-task: no finally ran there. Terminating is asynchronous,
       // so look again once it surely stopped.
       const roots = job.task.peer ? [job.task.root, job.task.peer.root] : [job.task.root];
       removeTemps(lane.temps, roots);
       setTimeout(() => removeTemps(lane.temps, roots), 250).unref();
-      this.finish(job, failure(job.stopped ? stoppedError(job) : crashError(error, this.memoryMb)));
+      this.finish(job, failure(job.stopped ? stoppedError(job, this.rssLimitMb) : crashError(error, this.memoryMb)));
     } else if (!this.closed && !lane.retired) {
       this.laneFailures++;
     }
@@ -339,8 +412,13 @@ function cancelled(): NoshError {
   return new NoshError('CANCELLED', 'the request was cancelled', '');
 }
 
-function stoppedError(job: Job): NoshError {
+function stoppedError(job: Job, rssLimitMb = 0): NoshError {
   if (job.stopped === 'cancel') return cancelled();
+  if (job.stopped === 'memory') {
+    return new NoshError('MEMORY_LIMIT', `command stopped: the nosh process passed its memory budget of ${Math.round(rssLimitMb)} MB while it ran`,
+      'Memory outside the worker heap grew (e.g. very many patterns or a huge regex, or native buffers): use fewer or simpler patterns (grep -F for plain strings), or smaller inputs.',
+      { rss_mb: Math.round(rssLimitMb) });
+  }
   return new NoshError('TIMEOUT', `command timed out after ${job.timeoutMs} ms`,
     'Narrow the work (a smaller path, a simpler pattern, head to cut output) or raise timeoutMs (max 300000).',
     { timeout_ms: job.timeoutMs });
