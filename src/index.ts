@@ -9,6 +9,7 @@ import { Engine, type AfterWrite, type CallOptions } from './api/engine.js';
 import type { ExecData, ExecOptions, ExecRequest } from './api/exec.js';
 import type { MethodInfo } from './api/methods.js';
 import type { GroupProvider } from './zones/workspace.js';
+import type { AuditCallback } from './audit/log.js';
 
 export type { NoshConfig, ResolvedConfig } from './config.js';
 export type { ExecData, ExecOptions, ExecRequest } from './api/exec.js';
@@ -20,6 +21,7 @@ export { listMethods } from './api/methods.js';
 export type { AfterWrite, CallOptions, WriteEvent } from './api/engine.js';
 export type { Context, Role } from './zones/context.js';
 export type { GroupProvider } from './zones/workspace.js';
+export type { AuditEvent, AuditChange, AuditCallback } from './audit/log.js';
 
 export interface Nosh {
   /** Run a command line or an argv in a zone. */
@@ -39,11 +41,16 @@ export interface CreateOptions {
   groupProvider?: GroupProvider;
   /** Called in the main thread after every call that changed files (zone, user, changes). */
   afterWrite?: AfterWrite;
+  /**
+   * Called in the main thread with each audit event (a refused attempt or a change), besides
+   * the config's audit file. What it throws is swallowed: it never fails a call.
+   */
+  audit?: AuditCallback;
 }
 
 /** Start nosh. A bad config throws a NoshError (INVALID_ARGUMENT) naming the key. */
 export async function createNosh(config: NoshConfig = {}, opts: CreateOptions = {}): Promise<Nosh> {
-  const engine = new Engine(parseConfig(config), opts.groupProvider, opts.afterWrite);
+  const engine = new Engine(parseConfig(config), opts.groupProvider, opts.afterWrite, undefined, opts.audit);
   try {
     await engine.ready();
   } catch (e) {
