@@ -62,6 +62,7 @@ export function auditEvents(config: ResolvedConfig, method: string, req: Request
   };
   const what: Partial<AuditEvent> = { method: cut(method, 100) };
   if (method === 'exec') what.command = commandOf(r);
+  if (typeof r.cwd === 'string' && r.cwd !== '/') what.cwd = cut(r.cwd);
   const data = env.success ? env.data as { exit_code?: unknown } | undefined : undefined;
   const exit = typeof data?.exit_code === 'number' ? { exit_code: data.exit_code } : {};
   const time = new Date().toISOString();

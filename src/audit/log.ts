@@ -24,6 +24,8 @@ export interface AuditEvent {
   method: string;
   /** exec: the command line (argv joined for the cmd/args form), cut to MAX_COMMAND chars. */
   command?: string;
+  /** The working directory of the call when not the zone root (relative paths are from it). */
+  cwd?: string;
   /** Virtual paths the refusal is about (from the error and the request). */
   paths?: string[];
   /** change: what changed, as virtual paths (`zone` set for the peer zone of a transfer). */

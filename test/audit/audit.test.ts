@@ -83,6 +83,9 @@ describe('audit events through the library', () => {
     expect(got).toEqual([expect.objectContaining({ event: 'refused', method: 'exec', command: 'cat .env out/passwd', exit_code: 1 })]);
     expect(got[0]!.paths!.sort()).toEqual(['.env', 'out/passwd']);
     expect(['BLOCKED_PATH', 'PATH_ESCAPE']).toContain(got[0]!.result);
+    await nosh.exec({ context: alice, command: 'mkdir -p sub' });
+    const [inDir] = await during(() => nosh.exec({ context: alice, cwd: '/sub', command: 'cat ../.env' }));
+    expect(inDir).toMatchObject({ cwd: '/sub', paths: ['../.env'], result: 'BLOCKED_PATH' });
   });
 
   it('a call neither refused nor changing anything logs nothing (reads, listings, plain failures)', async () => {
