@@ -54,6 +54,16 @@ export const ZonePoliciesSchema = z.object({
   session: PolicySchema.optional(),
 }).strict();
 
+/** The audit log (src/audit): refusals and changes, one JSON line each. */
+export const AuditSchema = z.object({
+  /** File relative to the base (default audit.log; none for a root-only setup); false or "off": no file. */
+  file: z.union([z.string().min(1), z.literal(false)]).optional(),
+  /** Rotate when the file would pass this size (bytes). */
+  maxBytes: z.number().int().min(1024).max(1024 ** 4).default(10 * 1024 * 1024),
+  /** Rotated files kept: file.1 (newest) .. file.N. */
+  keep: z.number().int().min(0).max(1000).default(5),
+}).strict();
+
 export const ConfigSchema = z.object({
   /** The storage folder holding users/, groups/, share/, sessions/ (default $NOSH_HOME or ~/.nosh). */
   base: z.string().optional(),
@@ -74,6 +84,7 @@ export const ConfigSchema = z.object({
   defaultUser: z.string().default('default'),
   /** Worker threads (default: cores). */
   threads: z.number().int().min(1).max(256).optional(),
+  audit: AuditSchema.default(AuditSchema.parse({})),
 }).strict();
 
 export type NoshConfig = z.input<typeof ConfigSchema>;

@@ -9,6 +9,7 @@ import { Engine, type AfterWrite, type CallOptions } from './api/engine.js';
 import type { ExecData, ExecOptions, ExecRequest } from './api/exec.js';
 import type { MethodInfo, Surface } from './api/methods.js';
 import type { GroupProvider } from './zones/workspace.js';
+import type { AuditCallback } from './audit/log.js';
 
 export type { NoshConfig, ResolvedConfig } from './config.js';
 export type { ExecData, ExecOptions, ExecRequest } from './api/exec.js';
@@ -21,6 +22,7 @@ export { bindIdentity, type Binding } from './api/identity.js';
 export type { AfterWrite, CallOptions, WriteEvent } from './api/engine.js';
 export type { Context, Role } from './zones/context.js';
 export type { GroupProvider } from './zones/workspace.js';
+export type { AuditEvent, AuditChange, AuditCallback } from './audit/log.js';
 
 export interface Nosh {
   /** Run a command line or an argv in a zone. */
@@ -32,6 +34,8 @@ export interface Nosh {
    * model may be offered (no `context`, no import or maintenance); 'runtime' (the library's default) is everything.
    */
   methods(role?: import('./zones/context.js').Role, surface?: Surface): MethodInfo[];
+  /** Write the audit line of a call refused outside the engine (bindIdentity's refusals); optional. */
+  recordRefusal?(method: string, params: unknown, envelope: Envelope<unknown>): void;
   /** The effective configuration. */
   readonly config: ResolvedConfig;
   /** Stop the workers (a worker still starting is let start first: up to 10 s). Calls after it fail with INTERNAL_ERROR. */
@@ -43,11 +47,16 @@ export interface CreateOptions {
   groupProvider?: GroupProvider;
   /** Called in the main thread after every call that changed files (zone, user, changes). */
   afterWrite?: AfterWrite;
+  /**
+   * Called in the main thread with each audit event (a refused attempt or a change), besides
+   * the config's audit file. What it throws is swallowed: it never fails a call.
+   */
+  audit?: AuditCallback;
 }
 
 /** Start nosh. A bad config throws a NoshError (INVALID_ARGUMENT) naming the key. */
 export async function createNosh(config: NoshConfig = {}, opts: CreateOptions = {}): Promise<Nosh> {
-  const engine = new Engine(parseConfig(config), opts.groupProvider, opts.afterWrite);
+  const engine = new Engine(parseConfig(config), opts.groupProvider, opts.afterWrite, undefined, opts.audit);
   try {
     await engine.ready();
   } catch (e) {
@@ -59,6 +68,7 @@ export async function createNosh(config: NoshConfig = {}, opts: CreateOptions = 
     exec: (req, o) => engine.exec(req, o),
     call: (m, p, o) => engine.call(m, p, o),
     methods: (role, surface) => engine.methods(role, surface),
+    recordRefusal: (m, p, e) => engine.recordRefusal(m, p, e),
     close: () => engine.close(),
   };
 }

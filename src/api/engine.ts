@@ -14,8 +14,10 @@ import { ExecOptionsSchema, ExecRequestSchema, buildTask, taskLimits, envelopeOf
 import { ExecParams, ZoneParams, checkParamsSize } from './params.js';
 import type { MethodInfo, Surface } from './methods.js';
 import { WriteOrder, mayMutate, orderKey } from './write-order.js';
-import type { HostEngine, ZoneToolOptions } from './host.js';
+import type { HostEngine, ZoneToolOptions, ZoneToolResult } from './host.js';
 import type { Role } from '../zones/context.js';
+import { auditEvents, auditorFor, type AuditNote } from '../audit/event.js';
+import type { AuditCallback } from '../audit/log.js';
 
 /** What a committed write reports to the host (the versioning hook for documents and groups). */
 export interface WriteEvent {
@@ -60,12 +62,29 @@ export class Engine implements HostEngine {
   private closed = false;
   /** The order of the calls that change files, per zone (see WriteOrder). */
   readonly writes = new WriteOrder();
+  /** The audit log's sinks (src/audit); undefined when it is off. */
+  private readonly audit: ReturnType<typeof auditorFor>;
 
   /** `pool`: one already started for this config's threads and memoryMb (the CLI starts it before loading the engine). */
-  constructor(readonly config: ResolvedConfig, groupProvider?: GroupProvider, private readonly afterWrite?: AfterWrite, pool?: WorkerPool) {
+  constructor(readonly config: ResolvedConfig, groupProvider?: GroupProvider, private readonly afterWrite?: AfterWrite, pool?: WorkerPool,
+    audit?: AuditCallback) {
     this.workspace = new Workspace(config, groupProvider);
     this.pool = pool ?? new WorkerPool({ threads: config.threads, memoryMb: config.limits.memoryMb, rssMb: config.limits.rssMb });
     if (pool && config.limits.rssMb !== undefined) pool.setRssLimit(config.limits.rssMb);
+    this.audit = auditorFor(config, this.workspace.base, audit);
+  }
+
+  /** Run a call and write its audit lines (refusals, changes): the one place every call ends. */
+  private async audited<T>(method: string, req: unknown, call: (note: AuditNote) => Promise<Envelope<T>>): Promise<Envelope<T>> {
+    const t0 = performance.now();
+    const note: AuditNote = {};
+    const env = await call(note);
+    try {
+      for (const e of auditEvents(this.config, method, req as never, env, note, performance.now() - t0)) this.audit!.auditor.emit(e);
+    } catch {
+      this.audit!.auditor.failures++;
+    }
+    return env;
   }
 
   /**
@@ -87,7 +106,11 @@ export class Engine implements HostEngine {
     return zone;
   }
 
-  async exec(rawReq: ExecRequest, rawOpts: ExecOptions & CallOptions = {}): Promise<Envelope<ExecData>> {
+  exec(rawReq: ExecRequest, rawOpts: ExecOptions & CallOptions = {}): Promise<Envelope<ExecData>> {
+    return this.audit ? this.audited('exec', rawReq, (note) => this.execute(rawReq, rawOpts, note)) : this.execute(rawReq, rawOpts);
+  }
+
+  private async execute(rawReq: ExecRequest, rawOpts: ExecOptions & CallOptions = {}, note?: AuditNote): Promise<Envelope<ExecData>> {
     if (this.closed) return closedEnvelope();
     this.pool.prewake();
     try {
@@ -106,23 +129,41 @@ export class Engine implements HostEngine {
       };
       // A reading command line (most calls) goes straight to the pool: no wrapper on the hot path.
       const res = await (mayMutate(task) ? this.writes.whole(orderKey(zone).root, run) : this.pool.run(task, timeoutMs, signal));
+      if (note && res.ok && res.result) ({ changes: note.changes, refusals: note.refusals } = res.result);
       return toEnvelope(res, opts, task.limits.maxOutputBytes);
     } catch (e) {
       return envelopeOfError(e);
     }
   }
 
+  /**
+   * Log a call refused before it reached the engine (the trust boundary of bindIdentity: a
+   * request that tried to change who it is). `req` carries the identity the caller is bound to.
+   */
+  recordRefusal(method: string, req: unknown, env: Envelope<unknown>): void {
+    if (!this.audit) return;
+    try {
+      for (const e of auditEvents(this.config, method, req as never, env, {}, 0)) this.audit.auditor.emit(e);
+    } catch {
+      this.audit.auditor.failures++;
+    }
+  }
+
   /** Call any registry method by name with JSON params (what RPC and MCP use). */
-  async call(method: string, params: unknown, opts: CallOptions = {}): Promise<Envelope<unknown>> {
+  call(method: string, params: unknown, opts: CallOptions = {}): Promise<Envelope<unknown>> {
+    return this.audit ? this.audited(method, params, (note) => this.dispatch(method, params, opts, note)) : this.dispatch(method, params, opts);
+  }
+
+  private async dispatch(method: string, params: unknown, opts: CallOptions = {}, note?: AuditNote): Promise<Envelope<unknown>> {
     if (this.closed) return closedEnvelope();
     this.pool.prewake();
     try {
       checkParamsSize(params);
       if (method === 'exec') {
         const p = ExecParams.parse(params ?? {});
-        return await this.exec(
+        return await this.execute(
           { zone: p.zone, context: p.context, cwd: p.cwd, command: p.command, cmd: p.cmd, args: p.args },
-          { stdin: p.stdin, timeoutMs: p.timeout_ms, maxOutputBytes: p.max_output_bytes, stdoutFile: p.stdout_file, signal: opts.signal },
+          { stdin: p.stdin, timeoutMs: p.timeout_ms, maxOutputBytes: p.max_output_bytes, stdoutFile: p.stdout_file, signal: opts.signal }, note,
         );
       }
       const { tools, host: hostMethods, list } = registry ?? await loadRegistry();
@@ -143,11 +184,13 @@ export class Engine implements HostEngine {
         const out = await (!tool.mutates ? run()
           : ONE_FILE.has(method) ? this.writes.file(key.root, key.prefix + normalizeVirtual((parsed as { path: string }).path, (cwd as string | undefined) ?? '/'), run)
           : this.writes.whole(key.root, run));
+        if (note) ({ changes: note.changes, peerChanges: note.peerChanges } = out);
         return ok(out.data, out.message);
       }
       const host = hostMethods.find((m) => m.name === method);
       if (host) {
         const out = await host.run(this, host.input.parse(params ?? {}) as Record<string, unknown>);
+        if (note) ({ changes: note.changes, peerChanges: note.peerChanges } = out as AuditNote);
         return ok(out.data, out.message ?? 'ok');
       }
       return envelopeOfError(new NoshError('INVALID_ARGUMENT', `unknown method '${method}'`,
@@ -169,7 +212,7 @@ export class Engine implements HostEngine {
   }
 
   /** Run a worker tool in a zone (and a peer zone for transfers); failures throw as NoshError. */
-  async runZoneTool(zone: Zone, name: string, args: unknown, o: ZoneToolOptions = {}): Promise<{ data: unknown; message: string }> {
+  async runZoneTool(zone: Zone, name: string, args: unknown, o: ZoneToolOptions = {}): Promise<ZoneToolResult> {
     const { peer, context } = o;
     const res = await this.pool.run({
       root: zone.root, policy: zone.policy, quota: zone.quota, cwd: o.cwd ?? '/', stages: [], tool: { name, args }, limits: taskLimits(this.config.limits),
@@ -180,7 +223,8 @@ export class Engine implements HostEngine {
       await this.written(zone, context, res.tool!.changes);
       if (peer) await this.written(peer, context, res.tool!.peerChanges ?? []);
     }
-    return { data: res.tool!.data, message: res.tool!.message };
+    // the changes go to the audit log (see dispatch), never into the envelope
+    return { data: res.tool!.data, message: res.tool!.message, changes: res.tool!.changes, peerChanges: res.tool!.peerChanges };
   }
 
   /**
@@ -208,6 +252,7 @@ export class Engine implements HostEngine {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.audit?.file?.close();
     await this.pool.close();
   }
 }

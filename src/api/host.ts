@@ -16,9 +16,17 @@ export interface HostEngine {
   readonly config: import('../config.js').ResolvedConfig;
   readonly workspace: import('../zones/workspace.js').Workspace;
   zoneOf(req: { zone?: string; context?: Context }): Zone | Promise<Zone>;
-  runZoneTool(zone: Zone, name: string, args: unknown, o?: ZoneToolOptions): Promise<{ data: unknown; message: string }>;
+  runZoneTool(zone: Zone, name: string, args: unknown, o?: ZoneToolOptions): Promise<ZoneToolResult>;
   /** The order of the calls that change a zone: host methods that write take their place in it. */
   readonly writes: Pick<WriteOrder, 'whole' | 'file'>;
+}
+
+/** A worker tool's answer; `changes` (virtual paths) are for the audit log, not the envelope. */
+export interface ZoneToolResult {
+  data: unknown;
+  message: string;
+  changes?: import('../vfs/index.js').Change[];
+  peerChanges?: import('../vfs/index.js').Change[];
 }
 
 export interface ZoneToolOptions {

@@ -66,14 +66,20 @@ export function bindIdentity(nosh: Nosh, b: Binding): Nosh {
       : narrowContext(bound, p.context);
     return { ...p, ...(zone ? { zone: b.zone } : {}), context };
   };
-  const refuse = (e: unknown) => Promise.resolve(envelopeOfError(e) as Envelope<never>);
+  /** The refusal's envelope, logged (audit) with the identity the caller is bound to. */
+  const refuse = (method: string, params: unknown, e: unknown) => {
+    const env = envelopeOfError(e) as Envelope<never>;
+    const p = typeof params === 'object' && params !== null && !Array.isArray(params) ? params : {};
+    nosh.recordRefusal?.(method, { ...p, context: bound, zone: (p as { zone?: unknown }).zone ?? b.zone }, env);
+    return Promise.resolve(env);
+  };
   return {
     config: nosh.config,
     exec: (req, opts) => {
       try {
         return nosh.exec(scope(req), opts);
       } catch (e) {
-        return refuse(e);
+        return refuse('exec', req, e);
       }
     },
     call: (method, params, opts) => {
@@ -88,10 +94,11 @@ export function bindIdentity(nosh: Nosh, b: Binding): Nosh {
         if (typeof p !== 'object' || Array.isArray(p)) return nosh.call(method, p, opts);
         return nosh.call(method, scope(p as { zone?: string; context?: unknown }), opts);
       } catch (e) {
-        return refuse(e);
+        return refuse(method, params, e);
       }
     },
     methods: (role, surface) => nosh.methods(role ?? bound.role, surface ?? b.surface),
+    recordRefusal: (m, p, e) => nosh.recordRefusal?.(m, { ...(p as object), context: bound }, e),
     close: () => nosh.close(),
   };
 }

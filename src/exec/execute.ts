@@ -1,11 +1,15 @@
 import { NoshError, readonlyError } from '../errors.js';
 import { Vfs, VfsError } from '../vfs/index.js';
+import { listenForRefusals } from '../vfs/errors.js';
 import { expandWords } from '../parse/index.js';
 import { NEVER, runPipeline } from './pipeline.js';
 import { collectGarbage, setMemoryBudget } from '../pool/memory.js';
 import { recordTemp } from '../pool/temps.js';
 import type { QuotaHandle } from '../zones/quota.js';
-import type { TaskRequest, TaskResponse } from './task.js';
+import type { Refusal, TaskRequest, TaskResponse } from './task.js';
+
+/** Refusals one command line reports to the audit log (distinct code and path). */
+const MAX_REFUSALS = 20;
 
 /** Run one task: expand globs inside the zone, run the pipeline, turn every failure into data. */
 export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promise<TaskResponse> {
@@ -41,13 +45,20 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promi
       const w = writer;
       sink = { bytes: 0, write(d: Uint8Array | string) { const b = typeof d === 'string' ? Buffer.from(d) : d; this.bytes += b.length; w.write(b); } };
     }
+    const refusals = new Map<string, Refusal>();
+    const prev = listenForRefusals((e) => {
+      if (refusals.size < MAX_REFUSALS) refusals.set(`${e.code} ${e.path}`, { code: e.code, path: e.path });
+    });
     try {
       const r = await runPipeline(vfs, { stages, cwd, stdin: req.stdin, limits: req.limits, signal, stdoutSink: sink });
       writer?.commit();
-      return { ok: true, result: { ...r, stdoutBytes: sink ? sink.bytes : r.stdoutBytes, changes: vfs.changes } };
+      return { ok: true, result: { ...r, stdoutBytes: sink ? sink.bytes : r.stdoutBytes, changes: vfs.changes,
+        ...(refusals.size > 0 ? { refusals: [...refusals.values()] } : {}) } };
     } catch (e) {
       writer?.abort();
       throw e;
+    } finally {
+      listenForRefusals(prev);
     }
   } catch (e) {
     const error = errorBody(e);

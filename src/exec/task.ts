@@ -35,6 +35,14 @@ export interface TaskResult {
   truncated: boolean;
   stdoutBytes: number;
   changes: Change[];
+  /** Policy refusals the command met and reported on stderr (for the audit log): virtual paths. */
+  refusals?: Refusal[];
+}
+
+/** A refused filesystem access inside a command (an error code of src/audit REFUSAL_CODES). */
+export interface Refusal {
+  code: string;
+  path: string;
 }
 
 export interface ToolTaskResult {

@@ -36,8 +36,11 @@ export function createMcpServer(nosh: Nosh, version: string, gate?: CallGate): S
       return result(fail('INVALID_ARGUMENT', `unknown tool '${name}'`, `Tools: ${methods.map((m) => m.name).join(', ')}.`, { tool: name }));
     }
     if (args !== undefined && Object.hasOwn(args, 'context')) {
-      return result(fail('PERMISSION_DENIED', 'context is not a tool argument: who is calling is fixed when nosh mcp starts',
-        'Call the tool without context (nosh mcp --user ID --role ROLE sets identity).', { key: 'context' }));
+      const env = fail('PERMISSION_DENIED', 'context is not a tool argument: who is calling is fixed when nosh mcp starts',
+        'Call the tool without context (nosh mcp --user ID --role ROLE sets identity).', { key: 'context' });
+      const { context: _claimed, ...rest } = args;
+      nosh.recordRefusal?.(name, rest, env);
+      return result(env);
     }
     // Long calls send progress notifications when the client asked for them.
     const token = req.params._meta?.progressToken;

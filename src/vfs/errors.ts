@@ -68,8 +68,28 @@ export class VfsError extends Error {
   readonly details: Record<string, unknown>;
   /** The text after "cmd: path: ", as GNU tools print it. */
   get reason(): string {
+    // the text is what a command reports: a refusal reported is one the audit log records
+    if (refusalListener && REFUSING.has(this.errno)) refusalListener(this);
     return strerror(this.errno);
   }
+}
+
+/** errnos that mean the zone's policy (or quota) refused the access: the audit log's refusals. */
+const REFUSING = new Set(['EBLOCKED', 'EEXT', 'EESCAPE', 'ESYMLINK', 'ESPECIAL', 'EHARDLINK', 'EROFS', 'EDQUOT']);
+
+let refusalListener: ((e: VfsError) => void) | undefined;
+
+/**
+ * Be told of every refusal (a VfsError of REFUSING) reported from now on (its `reason` taken:
+ * what a command prints; the errors a command catches and handles are not told), or stop
+ * (undefined); returns the previous listener. A worker runs one task at a time and listens
+ * around it: commands report most refusals on stderr and go on, so the envelope does not
+ * show them.
+ */
+export function listenForRefusals(listener: ((e: VfsError) => void) | undefined): ((e: VfsError) => void) | undefined {
+  const prev = refusalListener;
+  refusalListener = listener;
+  return prev;
 }
 
 /** Wrap a Node fs error so that no host path leaks. */

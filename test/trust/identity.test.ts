@@ -168,3 +168,14 @@ describe('the library: groups come from the groupProvider, not from a claim', ()
     expect(!narrowed.success && narrowed.error.code).toBe('GROUP_ACCESS_DENIED');
   });
 });
+
+describe('the audit log holds the refused claims, as the bound identity', () => {
+  it('an MCP context claim and a serve role escalation are refusal lines of the real user', async () => {
+    const lines = () => fs.readFileSync(path.join(base, 'audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const refused = lines().filter((l) => l.event === 'refused' && l.result === 'PERMISSION_DENIED');
+    // from the tests above: mallory's MCP write as bob, alice's serve rm as developer
+    expect(refused.some((l) => l.user === 'mallory' && l.method === 'write')).toBe(true);
+    expect(refused.some((l) => l.user === 'alice' && l.method === 'exec' && l.command === 'rm README.txt')).toBe(true);
+    expect(refused.every((l) => l.user !== 'bob')).toBe(true);
+  });
+});
