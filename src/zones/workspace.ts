@@ -240,9 +240,10 @@ function overrides(p: ResolvedConfig['policy']): Partial<ZonePolicy> {
   return out;
 }
 
+/** The zone's own patterns first (check_access names the first that blocks), then the defaults. */
 function blockedList(patterns: string[] | undefined, replaceDefaults: boolean | undefined): string[] {
   if (replaceDefaults) return [...new Set(patterns ?? [])];
-  return patterns === undefined ? DEFAULT_BLOCKED_PATTERNS : [...new Set([...DEFAULT_BLOCKED_PATTERNS, ...patterns])];
+  return patterns === undefined ? DEFAULT_BLOCKED_PATTERNS : [...new Set([...patterns, ...DEFAULT_BLOCKED_PATTERNS])];
 }
 
 function clean<T extends object>(o: T): Partial<ZonePolicy> {
