@@ -3,16 +3,35 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { NoshError } from './errors.js';
 
+/**
+ * Numeric limits are validated as the code uses them: whole numbers (byte counts, counts,
+ * milliseconds, seconds) between 1 and a maximum. Quotas are the one exception: MB may be
+ * fractional and are converted once to whole bytes where the counters are made (QuotaLedger.handle).
+ */
+const MB = 1024 * 1024;
+/** Largest file size (bytes) a zone may allow: 1 TiB. */
+export const MAX_FILE_SIZE_LIMIT = 2 ** 40;
+/** Largest in-memory buffer of one command (bytes): 2 GiB (V8 strings and Buffers stop near there). */
+export const MAX_BUFFER_LIMIT = 2 ** 31;
+/** Largest quota (MB): 2^33 MB = 2^53 bytes, the last whole number a double holds exactly. */
+export const MAX_QUOTA_MB = 2 ** 33;
+
+const count = (max: number) => z.number().int().positive().max(max);
+const fileSize = () => count(MAX_FILE_SIZE_LIMIT);
+/** MB as a positive finite number of at most MAX_QUOTA_MB, at least one byte once converted. */
+const quotaMb = () => z.number().positive().max(MAX_QUOTA_MB)
+  .refine((mb) => Math.floor(mb * MB) >= 1, { message: 'Too small: a quota must be at least one byte (1/1048576 MB)' });
+
 /** Limits of DESIGN.md, all configurable; the maxima bound what a caller may ask for. */
 export const LimitsSchema = z.object({
-  timeoutMs: z.number().int().positive().max(300_000).default(30_000),
+  timeoutMs: count(300_000).default(30_000),
   memoryMb: z.number().int().min(16).max(16_384).default(512),
-  maxOutputBytes: z.number().int().positive().max(5_000_000).default(50_000),
-  maxResults: z.number().int().positive().default(1000),
-  maxFileSize: z.number().int().positive().default(300 * 1024 * 1024),
-  maxBufferBytes: z.number().int().positive().default(256 * 1024 * 1024),
+  maxOutputBytes: count(5_000_000).default(50_000),
+  maxResults: count(10_000_000).default(1000),
+  maxFileSize: fileSize().default(300 * 1024 * 1024),
+  maxBufferBytes: count(MAX_BUFFER_LIMIT).default(256 * 1024 * 1024),
   /** Resident memory budget of the whole process, MB (default: threads x memoryMb x 2 + 512; 0: not watched). See src/pool/pool.ts watchRss. */
-  rssMb: z.number().int().min(0).optional(),
+  rssMb: z.number().int().min(0).max(16_384 * 256).optional(),
 }).strict();
 
 export const PolicySchema = z.object({
@@ -21,8 +40,10 @@ export const PolicySchema = z.object({
   allowedCommands: z.array(z.string()).nullable().optional(),
   allowedExtensions: z.array(z.string()).nullable().optional(),
   blockedPatterns: z.array(z.string()).optional(),
+  /** true: blockedPatterns replace DEFAULT_BLOCKED_PATTERNS instead of adding to them. */
+  replaceDefaultBlocked: z.boolean().optional(),
   followSymlinks: z.boolean().optional(),
-  maxFileSize: z.number().int().positive().optional(),
+  maxFileSize: fileSize().optional(),
   pipes: z.boolean().optional(),
 }).strict();
 
@@ -34,14 +55,16 @@ export const MountSchema = z.object({
   readonly: z.boolean().default(true),
   allowedExtensions: z.array(z.string()).nullable().optional(),
   blockedPatterns: z.array(z.string()).optional(),
+  /** true: blockedPatterns replace DEFAULT_BLOCKED_PATTERNS instead of adding to them. */
+  replaceDefaultBlocked: z.boolean().optional(),
   followSymlinks: z.boolean().optional(),
-  maxFileSize: z.number().int().positive().optional(),
+  maxFileSize: fileSize().optional(),
 }).strict();
 
 export const QuotasSchema = z.object({
-  userMb: z.number().positive().default(1000),
-  groupMb: z.number().positive().default(2000),
-  sessionMb: z.number().positive().default(100),
+  userMb: quotaMb().default(1000),
+  groupMb: quotaMb().default(2000),
+  sessionMb: quotaMb().default(100),
 }).strict();
 
 export const ZonePoliciesSchema = z.object({
@@ -79,7 +102,7 @@ export const ConfigSchema = z.object({
   /** Group id -> member user ids (the default membership provider). */
   groups: z.record(z.string(), z.array(z.string())).default({}),
   /** Seconds after its last use when maintenance removes a session zone. */
-  sessionTtlSeconds: z.number().int().positive().default(24 * 3600),
+  sessionTtlSeconds: count(10 * 365 * 24 * 3600).default(24 * 3600),
   /** User for calls without a context (single-user setups and the CLI). */
   defaultUser: z.string().default('default'),
   /** Worker threads (default: cores). */

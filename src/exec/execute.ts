@@ -115,7 +115,7 @@ export function errorBody(e: unknown) {
       'Simplify the pattern (no repeated group over a whole long line), or work on smaller pieces of the input.').toBody();
   }
   if (e instanceof VfsError) {
-    return new NoshError(e.code, `${e.path}: ${e.reason}`, hintFor(e.errno), { path: e.path, ...e.details }).toBody();
+    return new NoshError(e.code, `${e.path}: ${e.reason}`, hintFor(e.errno, e.details), { path: e.path, ...e.details }).toBody();
   }
   const msg = e instanceof Error ? e.message : String(e);
   // Internal errors may carry host paths in their text: never pass them on.
@@ -127,13 +127,18 @@ function scrub(msg: string): string {
   return msg.replace(/(?:\/[^\s'":]+)+/g, '<path>');
 }
 
-export function hintFor(errno: string): string {
+export function hintFor(errno: string, details: Record<string, unknown> = {}): string {
   switch (errno) {
     case 'ENOENT': return 'Check the path with ls; paths are inside the zone, / is its root.';
     case 'EROFS': return 'This zone is read-only: work on a copy in a writable zone.';
     case 'ESYMLINK': case 'EESCAPE': return 'Symbolic links are not followed out of the zone; use the real path.';
     case 'EBLOCKED': case 'EEXT': return 'This file is blocked by the zone policy and cannot be read or listed.';
-    case 'EFBIG': return 'The file would exceed the maximum file size of this zone.';
+    case 'EFBIG':
+      if (details.operation === 'read') {
+        return `The file is ${details.size} bytes, more than this zone's maximum file size (${details.limit} bytes): its content cannot ` +
+          'be read here (ls -l, stat and find still show it). Ask the operator to raise maxFileSize if you need it.';
+      }
+      return `The file would exceed the maximum file size of this zone${details.limit === undefined ? '' : ` (${details.limit} bytes)`}.`;
     case 'EDQUOT': return 'The quota is full: delete files you no longer need (see stats for usage), or write less.';
     case 'ENOTDIR': return 'A part of the path (or the cwd) is a file, not a folder: check the path with ls or stat.';
     case 'EISDIR': return 'It is a folder: give a file inside it, or use list to see its content.';

@@ -62,6 +62,10 @@ function judge(ctx: ToolContext, r: Resolved, op: string): Verdict {
     if (op === 'read' && real.isDirectory()) return no('IS_A_DIRECTORY', 'it is a folder: use list (or tree/find) to see its content');
     if (op === 'list' && !real.isDirectory()) return no('NOT_A_DIRECTORY', 'it is not a folder: use read or stat');
     if (!real.isFile() && !real.isDirectory()) return no('PERMISSION_DENIED', 'special files (FIFO, socket, device) are never opened');
+    if (op === 'read' && real.isFile() && real.size > p.maxFileSize) {
+      return no('FILE_TOO_LARGE', `the file is ${real.size} bytes, more than this zone's maximum file size (${p.maxFileSize} bytes): ` +
+        'its content cannot be read (stat and listings still show it)');
+    }
     return ok(op === 'read' ? 'readable' : 'listable');
   }
   if (op === 'delete') {

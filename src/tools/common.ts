@@ -165,7 +165,7 @@ export function walk(vfs: Vfs, start: string, cwd: string, opts: WalkOptions): v
 export function errorBodyOf(e: unknown): ErrorBody {
   if (e instanceof NoshError) return e.toBody();
   if (e instanceof VfsError) {
-    return new NoshError(e.code, `${e.path}: ${e.reason}`, hintFor(e.errno), { path: e.path, ...e.details }).toBody();
+    return new NoshError(e.code, `${e.path}: ${e.reason}`, hintFor(e.errno, e.details), { path: e.path, ...e.details }).toBody();
   }
   return new NoshError('INTERNAL_ERROR', 'internal error', 'Retry; if it repeats, report it.').toBody();
 }

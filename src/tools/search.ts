@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { NoshError } from '../errors.js';
+import { VfsError } from '../vfs/index.js';
 import { compileRegex, RegexSyntaxError } from '../regex/index.js';
 import { defineTool, type ToolContext } from './types.js';
 import { Glob, joinV, walk } from './common.js';
@@ -40,7 +41,7 @@ export default defineTool({
     const exclude = new Glob(args.exclude ?? [], 'exclude');
     const cap = args.max_results ?? ctx.limits.maxResults;
     const deadline = args.timeout_ms !== undefined ? Date.now() + args.timeout_ms : Infinity;
-    const state = { matches: [] as Match[], files: 0, filesMatched: 0, binary: 0, longLines: 0, bytes: 0, stop: '' as '' | 'results' | 'output' | 'timeout' };
+    const state = { matches: [] as Match[], files: 0, filesMatched: 0, binary: 0, longLines: 0, bytes: 0, tooLarge: [] as string[], stop: '' as '' | 'results' | 'output' | 'timeout' };
     const searchOne = (path: string, chunks: Iterable<Buffer>) => {
       state.files++;
       searchFile(ctx, path, chunks, re, args.context_lines ?? 0, args.max_per_file ?? Infinity, cap, deadline, state);
@@ -59,6 +60,8 @@ export default defineTool({
             searchOne(joinV(base.vpath, e.rel), ctx.fs.readChunksAt(e.dir, e.name));
           } catch (err) {
             if (err instanceof NoshError) throw err;
+            // Larger than the zone's maxFileSize: not read, but said (grep -r reports it too).
+            if (err instanceof VfsError && err.errno === 'EFBIG') state.tooLarge.push(err.path);
             // A file that vanished or cannot be opened is skipped, as grep -s.
           }
           if (state.stop) return false;
@@ -72,11 +75,14 @@ export default defineTool({
     return {
       data: {
         matches: state.matches, count: state.matches.length, files_searched: state.files, files_matched: state.filesMatched,
-        binary_files_skipped: state.binary, ...(state.longLines ? { long_lines_skipped: state.longLines } : {}), truncated,
+        binary_files_skipped: state.binary, ...(state.longLines ? { long_lines_skipped: state.longLines } : {}),
+        ...(state.tooLarge.length ? { too_large_skipped: state.tooLarge } : {}), truncated,
       },
       message: `${state.matches.length} matching lines in ${state.filesMatched} files` + (why ? `; ${why}` : '') +
         (state.longLines ? `; ${state.longLines} line(s) longer than ${Math.floor(valueLimit() / 1048576)} MB (a quarter of the memory limit) ` +
-          'not searched: find matches in them with exec, e.g. grep -o -b PATTERN FILE (byte offsets)' : ''),
+          'not searched: find matches in them with exec, e.g. grep -o -b PATTERN FILE (byte offsets)' : '') +
+        (state.tooLarge.length ? `; ${state.tooLarge.length} file(s) larger than this zone's maximum file size ` +
+          `(${ctx.fs.policy.maxFileSize} bytes) not searched: ${state.tooLarge.slice(0, 5).join(', ')}` : ''),
     };
   },
 });

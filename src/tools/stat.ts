@@ -37,7 +37,10 @@ export default defineTool({
     };
     if (type === 'symlink') data.target = ctx.fs.readlink(r.vpath);
     if (type === 'dir') data.entries = ctx.fs.readdir(r.vpath).length;
-    if (type === 'file') {
+    if (type === 'file' && st.size > ctx.fs.policy.maxFileSize) {
+      // Its content may not be read here (maxFileSize): described by its name alone.
+      Object.assign(data, { mime: guessMime(String(data.name), Buffer.alloc(0)).mime, is_text: null, line_count: null, too_large: true });
+    } else if (type === 'file') {
       const { fd } = ctx.fs.openRead(r.vpath);
       let head: Buffer;
       try {

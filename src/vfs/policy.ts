@@ -22,9 +22,15 @@ export interface ZonePolicy {
   readonlyRole?: string;
 }
 
+/**
+ * Credential names blocked in every zone; a configured policy's blockedPatterns add to these
+ * (replaceDefaultBlocked drops them). '*secret*' and '*token*' match anywhere in a name
+ * (my_secrets.txt, tokenize.ts): a false positive costs a rename, a leaked key much more.
+ */
 export const DEFAULT_BLOCKED_PATTERNS = [
   '.env', '.env.*', '*.pem', '*.key', 'id_rsa*', 'id_ed25519*', 'id_ecdsa*', '.ssh/', '.netrc',
-  '.npmrc', '.pypirc', '.git/config', '.aws/', '.kube/', 'credentials*', 'secrets*',
+  '.npmrc', '.pypirc', '.git/config', '.git-credentials', '.aws/', '.kube/', 'credentials*', '*_credentials',
+  '*secret*', '*token*', '.password', '*.password', '*.p12', '*.pfx', '*.kdbx',
 ];
 
 export function defaultPolicy(overrides: Partial<ZonePolicy> = {}): ZonePolicy {
@@ -47,8 +53,8 @@ type GlobOptions = ConstructorParameters<typeof Minimatch>[1];
  * Component globs matched as one: does any of them match the name? minimatch costs
  * microseconds a name, and a walk checks every name it meets, so the plain globs (printable
  * ASCII, no escapes, classes, braces or extglobs: literals, '*' and '?' only) are compiled:
- * a literal is a set lookup, 'abc*' a prefix, '*abc' a suffix, the rest one RegExp, all on
- * the lower-cased name (nocase). minimatch stays the authority for every other glob, and
+ * a literal is a set lookup, 'abc*' a prefix, '*abc' a suffix, '*abc*' a substring, the rest
+ * one RegExp, all on the lower-cased name (nocase). minimatch stays the authority for every other glob, and
  * for every name that is not printable ASCII (its case folding is its own), '.' or '..'.
  */
 class GlobSet {
@@ -57,6 +63,7 @@ class GlobSet {
   private readonly exact = new Set<string>();
   private readonly prefixes: string[] = [];
   private readonly suffixes: string[] = [];
+  private readonly infixes: string[] = [];
   private readonly plain: RegExp | null;
 
   constructor(globs: string[], opts: GlobOptions) {
@@ -69,6 +76,7 @@ class GlobSet {
       else if (!/[*?]/.test(lower)) this.exact.add(lower);
       else if (lower.endsWith('*') && !/[*?]/.test(lower.slice(0, -1))) this.prefixes.push(lower.slice(0, -1));
       else if (lower.startsWith('*') && !/[*?]/.test(lower.slice(1))) this.suffixes.push(lower.slice(1));
+      else if (infixOf(lower) !== null) this.infixes.push(infixOf(lower)!);
       else rest.push(src);
     });
     this.plain = rest.length > 0 ? new RegExp(`^(?:${rest.join('|')})$`, 'i') : null;
@@ -84,6 +92,7 @@ class GlobSet {
     if (this.exact.has(lower)) return true;
     for (const p of this.prefixes) if (lower.startsWith(p)) return true;
     for (const x of this.suffixes) if (lower.endsWith(x)) return true;
+    for (const x of this.infixes) if (lower.includes(x)) return true;
     return (this.plain !== null && this.plain.test(name)) || this.others.some((m) => m.match(name));
   }
 }
@@ -100,17 +109,27 @@ function plainGlobSource(glob: string): string | null {
   return src;
 }
 
+/** 'abc' of a plain '*abc*' glob (a literal between two stars), else null. */
+function infixOf(lower: string): string | null {
+  if (lower.length < 3 || !lower.startsWith('*') || !lower.endsWith('*')) return null;
+  const mid = lower.slice(1, -1);
+  return /[*?]/.test(mid) ? null : mid;
+}
+
 /**
  * A quick test that most names fail: could any of these globs match `name`, judging by its
  * first and last character only? A plain glob that starts with a literal needs that first
- * byte; one that ends with a literal needs that last byte. Null (no filter) when some glob
- * has wildcards at both ends or is not plain. A name whose first or last character is not
- * ASCII always passes (minimatch decides its case folding); other characters do not matter.
+ * byte; one that ends with a literal needs that last byte; a '*abc*' glob needs 'abc'
+ * somewhere (one case-insensitive RegExp for them all). Null (no filter) when some other
+ * glob has wildcards at both ends or is not plain. A name whose first or last character is
+ * not ASCII always passes (minimatch decides its case folding), and so does any name with a
+ * non-ASCII character when a '*abc*' glob is there; other characters do not matter.
  */
 function edgeFilter(globs: string[]): ((name: string) => boolean) | null {
   // Indexed by the lower-cased ASCII code: a table lookup beats a Set for every name a walk meets.
   const first = new Uint8Array(128);
   const last = new Uint8Array(128);
+  const infixes: string[] = [];
   for (const glob of globs) {
     if (plainGlobSource(glob) === null) return null;
     const lower = glob.toLowerCase();
@@ -118,13 +137,16 @@ function edgeFilter(globs: string[]): ((name: string) => boolean) | null {
     const z = lower[lower.length - 1]!;
     if (a !== '*' && a !== '?') first[a.charCodeAt(0)] = 1;
     else if (z !== '*' && z !== '?') last[z.charCodeAt(0)] = 1;
+    else if (infixOf(lower) !== null) infixes.push(infixOf(lower)!);
     else return null;
   }
+  const inside = infixes.length === 0 ? null
+    : new RegExp(`[^\\x00-\\x7f]|${infixes.map((x) => x.replace(/[\\^$.*+?()[\]{}|\/-]/g, '\\$&')).join('|')}`, 'i');
   return (name) => {
     const a = name.charCodeAt(0);
     const z = name.charCodeAt(name.length - 1);
     if (!(a < 0x80 && z < 0x80)) return true; // also '' (NaN)
-    return first[lowerByte(a)] === 1 || last[lowerByte(z)] === 1;
+    return first[lowerByte(a)] === 1 || last[lowerByte(z)] === 1 || (inside !== null && inside.test(name));
   };
 }
 

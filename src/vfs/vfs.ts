@@ -410,13 +410,38 @@ export class Vfs {
   /** Open a regular file for reading; the caller must closeSync(fd). */
   openRead(path: string, cwd = '/'): { fd: number; stat: fs.Stats; vpath: string } {
     const fast = this.openReadPlain(path, cwd);
-    if (fast) return fast;
+    if (fast) {
+      this.sizeChecked(fast.fd, fast.stat.size, path);
+      return fast;
+    }
     const r = this.resolveExisting(path, cwd, { followFinal: this.policy.followSymlinks });
     if (r.stat.isDirectory()) throw new VfsError('EISDIR', path);
     if (r.stat.isSymbolicLink()) throw new VfsError('ESYMLINK', path);
     if (!r.stat.isFile()) throw new VfsError('ESPECIAL', path);
     this.checkExtension(r.parts[r.parts.length - 1] ?? '', path);
-    return { ...this.openVerified(r.host, r.stat, path), vpath: r.vpath };
+    const opened = this.openVerified(r.host, r.stat, path);
+    this.sizeChecked(opened.fd, opened.stat.size, path);
+    return { ...opened, vpath: r.vpath };
+  }
+
+  /**
+   * The zone's maxFileSize holds for reading too: every content read opens its file through
+   * openRead, openReadAt or openListedFileAt, and each checks the opened file's size here.
+   * A larger file is refused with EFBIG (FILE_TOO_LARGE); stat and listings are not content
+   * reads and still show it.
+   */
+  private checkReadSize(size: number, vpath: string): void {
+    if (size > this.policy.maxFileSize) throw new VfsError('EFBIG', vpath, { size, limit: this.policy.maxFileSize, operation: 'read' });
+  }
+
+  /** checkReadSize of an opened file, closed when refused. */
+  private sizeChecked(fd: number, size: number, vpath: string): void {
+    try {
+      this.checkReadSize(size, vpath);
+    } catch (e) {
+      fs.closeSync(fd);
+      throw e;
+    }
   }
 
   /**
@@ -612,7 +637,9 @@ export class Vfs {
     if (st.isDirectory()) throw new VfsError('EISDIR', vpath);
     if (st.isSymbolicLink()) throw new VfsError('ESYMLINK', vpath);
     if (!st.isFile()) throw new VfsError('ESPECIAL', vpath);
-    return { ...this.openVerified(`${PROC_FD}/${d.fd}/${name}`, st, vpath), vpath };
+    const opened = this.openVerified(`${PROC_FD}/${d.fd}/${name}`, st, vpath);
+    this.sizeChecked(opened.fd, opened.stat.size, vpath);
+    return { ...opened, vpath };
   }
 
   /** Chunks of a regular file child of `dir` (as readChunks). */
@@ -667,6 +694,7 @@ export class Vfs {
     try {
       const st = fs.fstatSync(fd);
       if (!st.isFile()) throw new VfsError(st.isDirectory() ? 'EISDIR' : 'ESPECIAL', vpath);
+      this.checkReadSize(st.size, vpath);
       return new WalkFile(fd, st.size, vpath);
     } catch (e) {
       fs.closeSync(fd);

@@ -23,15 +23,20 @@ export class QuotaLedger {
   /** First scans under way: concurrent first calls of one quota share one. */
   private readonly pending = new Map<string, Promise<QuotaHandle>>();
 
-  /** The counter for a quota key; a promise the first time, while its folders are scanned. */
+  /**
+   * The counter for a quota key; a promise the first time, while its folders are scanned.
+   * `limitBytes` may be fractional (a quota of 100.3 MB): the limit is its whole bytes, as
+   * the 64-bit counters compare it (BigInt of a fraction throws a RangeError on every write).
+   */
   handle(key: string, limitBytes: number, folders: string[]): QuotaHandle | Promise<QuotaHandle> {
+    const limit = Math.floor(limitBytes);
     const e = this.entries.get(key);
     if (e) return e.handle;
     let p = this.pending.get(key);
     if (!p) {
       p = scanBytes(folders).then((bytes) => {
         const sab = new SharedArrayBuffer(8);
-        const entry = { handle: { sab, index: 0, limit: limitBytes, name: key }, folders };
+        const entry = { handle: { sab, index: 0, limit, name: key }, folders };
         new BigInt64Array(sab)[0] = BigInt(bytes);
         this.entries.set(key, entry);
         return entry.handle;

@@ -68,13 +68,13 @@ export class Workspace {
 
   private policyFor(kind: keyof ResolvedConfig['zones'], base: Partial<ZonePolicy> = {}): ZonePolicy {
     return this.cachedPolicy(kind, () =>
-      defaultPolicy({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, maxFileSize: this.cfg.limits.maxFileSize, ...base, ...clean(this.cfg.zones[kind] ?? {}) }));
+      defaultPolicy({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, maxFileSize: this.cfg.limits.maxFileSize, ...base, ...overrides(this.cfg.zones[kind] ?? {}) }));
   }
 
   /** The policy of the 'root' zone (config.root, or an explicit library root). */
   rootPolicy(): ZonePolicy {
     return this.cachedPolicy('\0root', () =>
-      defaultPolicy({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, maxFileSize: this.cfg.limits.maxFileSize, ...clean(this.cfg.policy) }));
+      defaultPolicy({ blockedPatterns: DEFAULT_BLOCKED_PATTERNS, maxFileSize: this.cfg.limits.maxFileSize, ...overrides(this.cfg.policy) }));
   }
 
   userOf(ctx: Context): string {
@@ -139,7 +139,7 @@ export class Workspace {
         const m = this.cfg.mounts.find((x) => x.name === name);
         if (!m) throw unknownZone(name, this.zoneNames());
         return { name, kind: 'mount', root: m.path, versioned: false, policy: this.cachedPolicy(`\0mount:${name}`, () => defaultPolicy({
-          readonly: m.readonly, allowDelete: false, blockedPatterns: m.blockedPatterns ?? DEFAULT_BLOCKED_PATTERNS,
+          readonly: m.readonly, allowDelete: false, blockedPatterns: blockedList(m.blockedPatterns, m.replaceDefaultBlocked),
           allowedExtensions: m.allowedExtensions?.map((e) => e.toLowerCase()) ?? null,
           followSymlinks: m.followSymlinks ?? false, maxFileSize: m.maxFileSize ?? this.cfg.limits.maxFileSize,
         })) };
@@ -240,6 +240,24 @@ function unknownZone(name: string, names: string[]): NoshError {
   // the name is echoed cut: a caller's 15 MB zone name came back twice in the error
   const shown = name.length > 100 ? name.slice(0, 100) + '…' : name;
   return new NoshError('INVALID_ZONE', `unknown zone '${shown}'`, `Zones: ${names.join(', ')}.`, { zone: shown });
+}
+
+/**
+ * A configured policy as overrides of the defaults: its blockedPatterns add to
+ * DEFAULT_BLOCKED_PATTERNS (a mount listing '*.log' must not make .env readable) unless
+ * replaceDefaultBlocked says they replace them.
+ */
+function overrides(p: ResolvedConfig['policy']): Partial<ZonePolicy> {
+  const { blockedPatterns, replaceDefaultBlocked, ...rest } = p;
+  const out = clean(rest);
+  if (blockedPatterns !== undefined || replaceDefaultBlocked) out.blockedPatterns = blockedList(blockedPatterns, replaceDefaultBlocked);
+  return out;
+}
+
+/** The zone's own patterns first (check_access names the first that blocks), then the defaults. */
+function blockedList(patterns: string[] | undefined, replaceDefaults: boolean | undefined): string[] {
+  if (replaceDefaults) return [...new Set(patterns ?? [])];
+  return patterns === undefined ? DEFAULT_BLOCKED_PATTERNS : [...new Set([...patterns, ...DEFAULT_BLOCKED_PATTERNS])];
 }
 
 function clean<T extends object>(o: T): Partial<ZonePolicy> {

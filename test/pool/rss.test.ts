@@ -56,7 +56,7 @@ beforeAll(() => {
 import * as fs from 'node:fs';
 const { createNosh } = await import(${JSON.stringify(dist)});
 const [root, rssMb, ...commands] = process.argv.slice(2);
-const nosh = await createNosh({ root, threads: 1, limits: { memoryMb: 128, timeoutMs: 15000, ...(rssMb ? { rssMb: Number(rssMb) } : {}) } });
+const nosh = await createNosh({ root, threads: 1, limits: { memoryMb: 128, timeoutMs: 15000, maxFileSize: 8 * 1024 ** 3, ...(rssMb ? { rssMb: Number(rssMb) } : {}) } });
 const out = [];
 for (const command of commands) {
   const t0 = Date.now();

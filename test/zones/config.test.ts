@@ -1,9 +1,12 @@
 /**
  * Issue 4 config: unknown keys and bad values are refused at start with a message naming the key.
+ * Issue 16: every numeric limit within what the code handles; fractional quotas are whole bytes.
  */
 import * as fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNosh, type NoshConfig } from '../../src/index.js';
+import * as CONFIG from '../../src/config.js';
+import { NoshError } from '../../src/errors.js';
 import { tempDir } from '../helpers.js';
 
 const base = tempDir('nosh-config-');
@@ -57,4 +60,71 @@ describe('createNosh refuses a bad config, naming the key', () => {
       await nosh.close();
     }
   });
+});
+
+describe('issue 16: quotas in MB are whole bytes', () => {
+  it('a fractional userMb (100.3) is converted once: writes work and the limit is whole bytes', async () => {
+    const b = tempDir('nosh-config-frac-');
+    const nosh = await createNosh({ base: b, threads: 1, quotas: { userMb: 100.3, sessionMb: 0.5 } });
+    try {
+      const r = await nosh.exec({ context: { user: 'alice' }, command: 'echo hi | tee a.txt' });
+      expect(r.success ? r.data : r.error).toMatchObject({ exit_code: 0, stdout: 'hi\n' });
+      expect(fs.readFileSync(`${b}/users/alice/Storage/a.txt`, 'utf8')).toBe('hi\n');
+      const s = await nosh.exec({ context: { user: 'alice', session: 's1' }, zone: 'session:s1', command: 'echo x | tee x.txt' });
+      expect(s.success ? s.data.exit_code : s.error).toBe(0);
+      const st = await nosh.call('stats', { context: { user: 'alice' } });
+      expect(st.success, JSON.stringify(st)).toBe(true);
+      const quotas = (st as { data: { quotas: Record<string, { limit: number }> } }).data.quotas;
+      expect(quotas['user:alice']!.limit).toBe(Math.floor(100.3 * 1024 * 1024));
+    } finally {
+      await nosh.close();
+      fs.rmSync(b, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('issue 16: every numeric limit is validated as the code needs it, naming the key', () => {
+  const { MAX_FILE_SIZE_LIMIT, MAX_BUFFER_LIMIT, MAX_QUOTA_MB } = CONFIG;
+  /** Values no count, byte size or time may take: zero, negative, not a number, text, infinite. */
+  const NOT_POSITIVE = [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 'NaN', '100', null, true];
+  const at = (key: string, v: unknown): Record<string, unknown> => {
+    const [head, ...rest] = key.split('.');
+    if (head === 'mounts') return { mounts: [{ name: 'course', path: base, maxFileSize: v }] };
+    let o: unknown = v;
+    for (const k of rest.reverse()) o = { [k]: o };
+    return { [head!]: o };
+  };
+  /** [key as the config spells it, its largest accepted value, whether it must be whole]. */
+  const KEYS: [string, number, boolean][] = [
+    ['limits.timeoutMs', 300_000, true],
+    ['limits.memoryMb', 16_384, true],
+    ['limits.maxOutputBytes', 5_000_000, true],
+    ['limits.maxResults', 10_000_000, true],
+    ['limits.maxFileSize', MAX_FILE_SIZE_LIMIT, true],
+    ['limits.maxBufferBytes', MAX_BUFFER_LIMIT, true],
+    ['quotas.userMb', MAX_QUOTA_MB, false],
+    ['quotas.groupMb', MAX_QUOTA_MB, false],
+    ['quotas.sessionMb', MAX_QUOTA_MB, false],
+    ['sessionTtlSeconds', 10 * 365 * 24 * 3600, true],
+    ['threads', 256, true],
+    ['policy.maxFileSize', MAX_FILE_SIZE_LIMIT, true],
+    ['zones.storage.maxFileSize', MAX_FILE_SIZE_LIMIT, true],
+    ['mounts.0.maxFileSize', MAX_FILE_SIZE_LIMIT, true],
+  ];
+
+  for (const [key, max, whole] of KEYS) {
+    const bad = [...NOT_POSITIVE, max + 1, max * 2 ** 20, 1e300, ...(whole ? [1.5, max - 0.5] : [1e-9])];
+    it(`${key}: refuses ${bad.map((v) => JSON.stringify(v) ?? String(v)).join(', ')}`, async () => {
+      for (const v of bad) {
+        const err = await createNosh({ base, ...at(key, v) } as NoshConfig).then(
+          async (n) => { await n.close(); return null; }, (e: unknown) => e);
+        expect(err, `${key} = ${String(v)}`).toBeInstanceOf(NoshError);
+        expect(err, `${key} = ${String(v)}`).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining(`config: ${key}:`) });
+      }
+    });
+    it(`${key}: accepts its maximum${whole ? '' : ' and fractions'}`, () => {
+      expect(() => CONFIG.parseConfig({ base, ...at(key, max) })).not.toThrow();
+      if (!whole) expect(() => CONFIG.parseConfig({ base, ...at(key, 0.5) })).not.toThrow();
+    });
+  }
 });
