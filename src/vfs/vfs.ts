@@ -1,15 +1,14 @@
 import * as fs from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { VfsError, fromNodeError } from './errors.js';
 import { noteBytes } from '../pool/memory.js';
 import { BlockMatcher, extensionOf, type ZonePolicy } from './policy.js';
 import { MAX_NAME_BYTES, MAX_PATH_BYTES, splitVirtual } from './paths.js';
+import { TMP_MARK, tempName } from './temp-name.js';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 const MAX_SYMLINK_HOPS = 40;
 /** Zone roots resolved once per worker (a worker serves the same few zones over and over). */
 const REALPATHS = new Map<string, string>();
-const TMP_MARK = '.nosh-tmp-';
 /**
  * Directory descriptors walks keep open at once (per worker). Past it, the oldest handle
  * holding one gives it up (VfsDir.evict) and works by path until the walk comes back to it.
@@ -1022,7 +1021,7 @@ export class Vfs {
   /** Temp name inside the same folder as `host`. */
   tempHostFor(host: string): string {
     const dir = host.slice(0, host.lastIndexOf('/'));
-    return `${dir}/${TMP_MARK}${randomBytes(6).toString('hex')}`;
+    return `${dir}/${tempName()}`;
   }
 }
 
