@@ -482,11 +482,12 @@ export class Vfs {
     let real: string;
     try {
       real = fs.readlinkSync(`${PROC_FD}/${fd}`);
-    } catch {
+    } catch (e) {
       // Unknown location is not inside: the kernel fails this readlink (ENAMETOOLONG) when
       // the fd's path passes PATH_MAX, e.g. a walked directory moved out to a deep place.
       // Inside paths that long are unreachable by path anyway (lstat fails the same way).
-      throw new VfsError('EESCAPE', path);
+      // Refused either way, but said as what it is: a folder too deep to follow.
+      throw new VfsError((e as NodeJS.ErrnoException).code === 'ENAMETOOLONG' ? 'ETOODEEP' : 'EESCAPE', path);
     }
     if (real !== this.rootHost && !real.startsWith(this.rootHost + '/')) throw new VfsError('EESCAPE', path);
   }
@@ -1100,7 +1101,13 @@ export class AtomicWriter {
       this.reserved += need;
     }
     let off = 0;
-    while (off < chunk.length) off += fs.writeSync(this.fd, chunk, off, chunk.length - off);
+    try {
+      while (off < chunk.length) off += fs.writeSync(this.fd, chunk, off, chunk.length - off);
+    } catch (e) {
+      // Disk full (ENOSPC, EDQUOT: NO_SPACE) or an I/O error: no partial file, no temp left.
+      this.abort();
+      throw fromNodeError(e, this.path);
+    }
     this.size += chunk.length;
   }
 
