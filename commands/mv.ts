@@ -3,6 +3,7 @@ import {
   NO_BACKUP_CONTROL, OperandError, backupOptions, destNotOlder, errnoOf, isDotOrDotDot, lastComponent, planTargets,
   quoteAlways, renameAside, sameFile, type BackupOptions,
 } from '../src/command/fileops.js';
+import { moveAcross } from '../src/command/move-across.js';
 import { VfsError } from '../src/vfs/index.js';
 import type { Stats } from 'node:fs';
 
@@ -164,6 +165,15 @@ async function moveOne(ctx: CommandContext, src: string, dst: string, o: MvOptio
       ctx.fs.rename(src, dst, ctx.cwd);
     } catch (e) {
       err = errnoOf(e);
+    }
+    // Different file systems (a mount inside the zone): copy, then remove, as GNU mv.
+    if (err === 'EXDEV') {
+      try {
+        moveAcross(ctx.fs, ctx.fs.resolve(src, ctx.cwd).vpath, ctx.fs.resolve(dst, ctx.cwd).vpath);
+        err = null;
+      } catch (e) {
+        err = errnoOf(e);
+      }
     }
   }
   if (err !== null) {

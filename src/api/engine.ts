@@ -8,6 +8,7 @@ import { WorkerPool, type CancelSignal } from '../pool/index.js';
 import { ContextSchema, type Context } from '../zones/context.js';
 import { Workspace, withRole, type GroupProvider, type Zone } from '../zones/workspace.js';
 import type { QuotaHandle } from '../zones/quota.js';
+import { STALE_TEMP_SECONDS, removeStaleTemps } from '../zones/maintenance.js';
 import type { Change } from '../vfs/index.js';
 import { normalizeVirtual } from '../vfs/paths.js';
 import { ExecOptionsSchema, ExecRequestSchema, buildTask, taskLimits, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
@@ -72,6 +73,10 @@ export class Engine implements HostEngine {
     this.pool = pool ?? new WorkerPool({ threads: config.threads, memoryMb: config.limits.memoryMb, rssMb: config.limits.rssMb });
     if (pool && config.limits.rssMb !== undefined) pool.setRssLimit(config.limits.rssMb);
     this.audit = auditorFor(config, this.workspace.base, audit);
+    // Temp files that killed processes left mid-write are removed at start, in the background
+    // (the scan yields to callers); ready() waits for it.
+    this.swept = new Promise((r) => setImmediate(r))
+      .then(() => removeStaleTemps(this.workspace.writableFolders(), STALE_TEMP_SECONDS)).catch(() => 0);
   }
 
   /** Run a call and write its audit lines (refusals, changes): the one place every call ends. */
@@ -86,6 +91,9 @@ export class Engine implements HostEngine {
     }
     return env;
   }
+
+  /** The start-up removal of stale temp files: how many it removed. */
+  readonly swept: Promise<number>;
 
   /**
    * The zone of a request: an explicit host root (library only) or a named zone for the
@@ -208,7 +216,7 @@ export class Engine implements HostEngine {
 
   /** Load the method registry (the typed tools, the host methods): what methods() needs. */
   async ready(): Promise<void> {
-    await loadRegistry();
+    await Promise.all([loadRegistry(), this.swept]);
   }
 
   /** Run a worker tool in a zone (and a peer zone for transfers); failures throw as NoshError. */

@@ -4,7 +4,7 @@ import { NoshError } from '../errors.js';
 import { commandNames, loadCommand } from '../command/index.js';
 import { ContextSchema, roleMayWrite, type Context } from '../zones/context.js';
 import { countFiles } from '../zones/quota.js';
-import { expireSessions, removeStaleTemps } from '../zones/maintenance.js';
+import { STALE_TEMP_SECONDS, expireSessions, removeStaleTemps } from '../zones/maintenance.js';
 import { validateFileName } from '../zones/transfer.js';
 import type { Zone } from '../zones/workspace.js';
 import type { CancelSignal } from '../pool/index.js';
@@ -139,7 +139,7 @@ export const HOST_METHODS: HostMethod[] = [
       const base = engine.workspace.base;
       const sessions = await expireSessions(base, engine.config.sessionTtlSeconds);
       for (const id of sessions) engine.workspace.quotas.forget(`session:${id}`);
-      const temps = await removeStaleTemps(base, 3600);
+      const temps = await removeStaleTemps(engine.workspace.writableFolders(), STALE_TEMP_SECONDS);
       const rescan = args.rescan ? await engine.workspace.quotas.rescan() : undefined;
       return { data: { expired_sessions: sessions, stale_temp_files: temps, ...(rescan ? { rescan } : {}) } };
     },

@@ -149,6 +149,9 @@ export function hintFor(errno: string, details: Record<string, unknown> = {}): s
     case 'EEXIST': return 'Choose another name, or remove the existing entry first.';
     case 'ENOTEMPTY': return 'The folder is not empty: delete its entries first (or delete with recursive: true).';
     case 'ELOOP': return 'Too many symbolic links on the way: use the real path.';
+    case 'ENOSPC': case 'EFSQUOT': return 'The disk holding this zone is full (nothing was written): delete files you no longer need, write less, or ask the operator for space.';
+    case 'ETOODEEP': return 'This folder is nested deeper than nosh can follow (its full path passes 4096 bytes): work on a shallower folder, or move the deep part up with mv.';
+    case 'EXDEV': return 'Source and destination are on different file systems and cannot be renamed: copy, then delete the source.';
     case 'EBUSY': return 'The zone root itself cannot be removed or renamed: act on the entries inside it.';
     default: return '';
   }

@@ -31,9 +31,13 @@ const STDERR_CAP = 64 * 1024;
 export const NEVER: AbortSignal = new AbortController().signal;
 const DELETE_ONLY = new Set(['rm', 'rmdir']);
 
-/** Look up every stage's command and check the zone policy before anything runs. */
-async function planStages(vfs: Vfs, stages: string[][]): Promise<(CommandDef | undefined)[]> {
+/**
+ * Look up every stage's command and check the zone policy before anything runs; `writes`:
+ * some stage changes files (tee, sed w or -i, sort -o, find -delete ...).
+ */
+async function planStages(vfs: Vfs, stages: string[][]): Promise<{ defs: (CommandDef | undefined)[]; writes: boolean }> {
   const defs: (CommandDef | undefined)[] = [];
+  let writes = false;
   for (const argv of stages) {
     const name = argv[0]!;
     const def = await loadCommand(name);
@@ -45,20 +49,24 @@ async function planStages(vfs: Vfs, stages: string[][]): Promise<(CommandDef | u
     if (def) {
       const rest = argv.slice(1);
       const mutates = typeof def.mutates === 'function' ? def.mutates(rest) : def.mutates;
+      if (mutates) writes = true;
       if (mutates && vfs.policy.readonly && !(vfs.policy.allowDelete && DELETE_ONLY.has(def.name))) {
         throw readonlyError(name, vfs.policy);
       }
     }
     defs.push(def);
   }
-  return defs;
+  return { defs, writes };
 }
 
 /** Run one command line's stages, stdout of each feeding stdin of the next, all streamed. */
 export async function runPipeline(vfs: Vfs, req: PipelineRequest): Promise<PipelineResult> {
-  const defs = await planStages(vfs, req.stages);
+  const { defs, writes } = await planStages(vfs, req.stages);
   const signal = req.signal ?? NEVER;
-  const finalOut = new CollectingOutput(req.limits.maxOutputBytes, true);
+  // The cap bounds what is returned, never what is written to files: a line that changes
+  // files runs to its end and the stdout past the cap is dropped (the result says truncated);
+  // a reading line stops at the cap (so `cat huge` ends there).
+  const finalOut = new CollectingOutput(req.limits.maxOutputBytes, !writes);
   const stderr = new CollectingOutput(STDERR_CAP, false);
   const pipes = req.stages.slice(1).map(() => new Pipe());
   const runs = req.stages.map(async (argv, i) => {

@@ -184,7 +184,9 @@ export class WorkerPool {
       if (cancel?.aborted) return resolve(failure(cancelled()));
       if (this.broken) return resolve(failure(crashError(this.broken, this.memoryMb)));
       if (this.queue.length >= MAX_QUEUE) {
-        return resolve(failure(new NoshError('INTERNAL_ERROR', 'too many requests are waiting', 'Retry later, or send fewer requests at once.')));
+        return resolve(failure(new NoshError('BUSY', `too many requests are waiting (${MAX_QUEUE} queued); this one was not run`,
+          'Nothing was done: retry this request after a short pause (e.g. 1 s), and send fewer requests at once.',
+          { queued: this.queue.length, retry_after_ms: 1000 })));
       }
       const job: Job = { task, resolve, timeoutMs, cancel };
       const start = performance.now();

@@ -4,7 +4,7 @@ import { LineSplitter } from './lines.js';
 import type { CancelSignal } from '../pool/index.js';
 
 /** JSON-RPC 2.0 error codes for protocol faults; tool failures travel as envelopes. */
-export const RPC = { PARSE: -32700, INVALID_REQUEST: -32600, NO_METHOD: -32601, INVALID_PARAMS: -32602, INTERNAL: -32603 } as const;
+export const RPC = { PARSE: -32700, INVALID_REQUEST: -32600, NO_METHOD: -32601, INVALID_PARAMS: -32602, INTERNAL: -32603, BUSY: -32001 } as const;
 
 type Id = string | number | null;
 interface Response { jsonrpc: '2.0'; id: Id; result?: unknown; error?: { code: number; message: string; data?: unknown } }
@@ -277,6 +277,8 @@ class RpcServer {
       if (!env.success && env.error.code === 'INVALID_ARGUMENT' && Array.isArray(env.error.details.issues)) {
         return errorResponse(id, RPC.INVALID_PARAMS, `Invalid params: ${env.error.message}`, env.error);
       }
+      // Not run at all (the request queue is full): a server error the client retries, its envelope as data.
+      if (!env.success && env.error.code === 'BUSY') return errorResponse(id, RPC.BUSY, `Server busy: ${env.error.message}`, env.error);
       return { jsonrpc: '2.0', id, result: env };
     } catch (e) {
       return isNotification ? null : errorResponse(id, RPC.INTERNAL, 'Internal error', { kind: (e as Error)?.name });

@@ -116,6 +116,7 @@ function refusal(ctx: ToolContext, e: unknown, path: string): Verdict {
     }
     case 'ENOTDIR': return no('NOT_A_DIRECTORY', 'a component of the path is a file, not a folder');
     case 'ENAMETOOLONG': return no('INVALID_ARGUMENT', 'the path or a name in it is too long');
+    case 'ETOODEEP': return no('INVALID_ARGUMENT', 'the folder is nested too deep for nosh to follow');
     case 'EINVAL': return no('INVALID_ARGUMENT', 'the path contains a NUL byte or is invalid');
     default: return no(e.code, e.reason);
   }

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { NoshError } from '../errors.js';
 import { defineTool, type ToolContext, type ToolResult } from './types.js';
 import { mkdirParents, parentOf } from './common.js';
+import { VfsError } from '../vfs/index.js';
+import { moveAcross } from '../command/move-across.js';
 
 const Input = z.object({
   from: z.string().min(1).describe('Existing file or folder to move, inside the zone.'),
@@ -37,7 +39,13 @@ export function moveEntry(ctx: ToolContext, args: MoveArgs, tool: string): ToolR
       throw new NoshError('FILE_EXISTS', `${tool}: cannot replace the file ${dst.vpath} with a folder`, 'Delete the file first or choose another name.', { path: dst.vpath });
     }
   }
-  ctx.fs.rename(src.vpath, dst.vpath);
+  try {
+    ctx.fs.rename(src.vpath, dst.vpath);
+  } catch (e) {
+    // Different file systems (a mount inside the zone): copy, then remove, as GNU mv.
+    if (!(e instanceof VfsError && e.errno === 'EXDEV')) throw e;
+    moveAcross(ctx.fs, src.vpath, dst.vpath);
+  }
   return { data: { from: src.vpath, to: dst.vpath, moved: true, replaced: dst.stat !== null }, message: `moved ${src.vpath} to ${dst.vpath}` };
 }
 

@@ -30,6 +30,9 @@ const NOSH_TEXT: Record<string, string> = {
   ESPECIAL: 'Permission denied (special file not opened)',
   EHARDLINK: 'Permission denied (file has several hard links; not written through)',
   EEXT: 'Permission denied (file extension not allowed in this zone)',
+  // The file system's own quota (EDQUOT from the kernel): nosh's quota keeps 'EDQUOT'.
+  EFSQUOT: 'Disk quota exceeded',
+  ETOODEEP: 'Permission denied (folder nested too deep to follow)',
 };
 
 const CODE_OF: Record<string, ErrorCode> = {
@@ -46,6 +49,9 @@ const CODE_OF: Record<string, ErrorCode> = {
   EESCAPE: 'PATH_ESCAPE',
   EBLOCKED: 'BLOCKED_PATH',
   EEXT: 'BLOCKED_PATH',
+  ENOSPC: 'NO_SPACE',
+  EFSQUOT: 'NO_SPACE',
+  ETOODEEP: 'INVALID_ARGUMENT',
 };
 
 export function strerror(errno: string): string {
@@ -95,6 +101,10 @@ export function listenForRefusals(listener: ((e: VfsError) => void) | undefined)
 /** Wrap a Node fs error so that no host path leaks. */
 export function fromNodeError(err: unknown, vpath: string): VfsError {
   const errno = (err as NodeJS.ErrnoException)?.code;
+  if (errno === 'EDQUOT') return new VfsError('EFSQUOT', vpath); // the disk's quota, not nosh's (NO_SPACE)
+  // Names (255 bytes) and zone paths (4096) are checked before any call: the kernel's
+  // ENAMETOOLONG is the zone root's host path plus a deep path passing PATH_MAX.
+  if (errno === 'ENAMETOOLONG') return new VfsError('ETOODEEP', vpath);
   if (typeof errno === 'string' && /^E[A-Z]+$/.test(errno)) return new VfsError(errno, vpath);
   return new VfsError('EIO', vpath);
 }

@@ -1,15 +1,14 @@
 import * as fs from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { VfsError, fromNodeError } from './errors.js';
 import { noteBytes } from '../pool/memory.js';
 import { BlockMatcher, extensionOf, type ZonePolicy } from './policy.js';
 import { MAX_NAME_BYTES, MAX_PATH_BYTES, splitVirtual } from './paths.js';
+import { TMP_MARK, tempName } from './temp-name.js';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 const MAX_SYMLINK_HOPS = 40;
 /** Zone roots resolved once per worker (a worker serves the same few zones over and over). */
 const REALPATHS = new Map<string, string>();
-const TMP_MARK = '.nosh-tmp-';
 /**
  * Directory descriptors walks keep open at once (per worker). Past it, the oldest handle
  * holding one gives it up (VfsDir.evict) and works by path until the walk comes back to it.
@@ -508,11 +507,12 @@ export class Vfs {
     let real: string;
     try {
       real = fs.readlinkSync(`${PROC_FD}/${fd}`);
-    } catch {
+    } catch (e) {
       // Unknown location is not inside: the kernel fails this readlink (ENAMETOOLONG) when
       // the fd's path passes PATH_MAX, e.g. a walked directory moved out to a deep place.
       // Inside paths that long are unreachable by path anyway (lstat fails the same way).
-      throw new VfsError('EESCAPE', path);
+      // Refused either way, but said as what it is: a folder too deep to follow.
+      throw new VfsError((e as NodeJS.ErrnoException).code === 'ENAMETOOLONG' ? 'ETOODEEP' : 'EESCAPE', path);
     }
     if (real !== this.rootHost && !real.startsWith(this.rootHost + '/')) throw new VfsError('EESCAPE', path);
   }
@@ -1050,7 +1050,7 @@ export class Vfs {
   /** Temp name inside the same folder as `host`. */
   tempHostFor(host: string): string {
     const dir = host.slice(0, host.lastIndexOf('/'));
-    return `${dir}/${TMP_MARK}${randomBytes(6).toString('hex')}`;
+    return `${dir}/${tempName()}`;
   }
 }
 
@@ -1129,7 +1129,13 @@ export class AtomicWriter {
       this.reserved += need;
     }
     let off = 0;
-    while (off < chunk.length) off += fs.writeSync(this.fd, chunk, off, chunk.length - off);
+    try {
+      while (off < chunk.length) off += fs.writeSync(this.fd, chunk, off, chunk.length - off);
+    } catch (e) {
+      // Disk full (ENOSPC, EDQUOT: NO_SPACE) or an I/O error: no partial file, no temp left.
+      this.abort();
+      throw fromNodeError(e, this.path);
+    }
     this.size += chunk.length;
   }
 

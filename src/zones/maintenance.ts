@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { forEachFile } from './quota.js';
+import { isTempName, tempOwnerAlive } from '../vfs/temp-name.js';
 
 /**
  * Remove session zones unused for longer than ttlSeconds; returns their ids. Asynchronous:
@@ -34,12 +35,25 @@ export async function expireSessions(base: string, ttlSeconds: number, now = Dat
   return removed;
 }
 
-/** Remove temporary files of interrupted writes (.nosh-tmp-*) older than maxAgeSeconds. */
-export async function removeStaleTemps(base: string, maxAgeSeconds: number, now = Date.now()): Promise<number> {
+/** Age past which a temp file whose name carries no owner (an older nosh made it) is stale. */
+export const STALE_TEMP_SECONDS = 3600;
+
+/**
+ * Remove the temp files of interrupted writes (.nosh-tmp-*) below the folders: at once those
+ * whose owning process is gone (killed mid-write: see src/vfs/temp-name.ts), never those of a
+ * running process (a write under way), and those of an older nosh, whose names carry no
+ * owner, once older than maxAgeSeconds. Returns how many were removed.
+ */
+export async function removeStaleTemps(folders: string | string[], maxAgeSeconds: number, now = Date.now()): Promise<number> {
   const stale: string[] = [];
-  await forEachFile(base, (p, st) => {
-    if (path.basename(p).includes('.nosh-tmp-') && now - st.mtimeMs > maxAgeSeconds * 1000) stale.push(p);
-  });
+  for (const folder of typeof folders === 'string' ? [folders] : folders) {
+    await forEachFile(folder, (p, st) => {
+      const name = path.basename(p);
+      if (!isTempName(name)) return;
+      const alive = tempOwnerAlive(name);
+      if (alive === false || (alive === null && now - st.mtimeMs > maxAgeSeconds * 1000)) stale.push(p);
+    });
+  }
   let count = 0;
   for (const p of stale) {
     try {

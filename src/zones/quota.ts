@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isTempName } from '../vfs/temp-name.js';
 
 /** What a worker needs to count bytes against a quota (the SharedArrayBuffer is shared, not copied). */
 export interface QuotaHandle {
@@ -125,12 +126,17 @@ export async function forEachFile(folder: string, fn: (file: string, st: fs.Stat
   }
 }
 
-/** Bytes of regular files below the folders (hard links counted once). */
+/**
+ * Bytes of regular files below the folders (hard links counted once). Temp files of writes
+ * (.nosh-tmp-*) are not counted: a write under way counts its growth itself, and those a
+ * killed process left are removed (removeStaleTemps), never a charge on the quota.
+ */
 export async function scanBytes(folders: string[]): Promise<number> {
   let total = 0;
   const seen = new Set<string>();
   for (const f of folders) {
-    await forEachFile(f, (_p, st) => {
+    await forEachFile(f, (p, st) => {
+      if (isTempName(path.basename(p))) return;
       if (st.nlink > 1) {
         const id = `${st.dev}:${st.ino}`;
         if (seen.has(id)) return;
@@ -146,7 +152,8 @@ export async function scanBytes(folders: string[]): Promise<number> {
 export async function countFiles(folder: string): Promise<{ files: number; bytes: number }> {
   let files = 0;
   let bytes = 0;
-  await forEachFile(folder, (_p, st) => {
+  await forEachFile(folder, (p, st) => {
+    if (isTempName(path.basename(p))) return;
     files++;
     bytes += st.size;
   });

@@ -197,6 +197,12 @@ export class Workspace {
     return [...(this.cfg.root !== undefined ? ['root'] : []), ...BUILTIN_ZONES, 'group:<id>', 'session:<id>', ...this.cfg.mounts.map((m) => m.name)];
   }
 
+  /** Host folders nosh writes in (where temp files of killed writes are looked for). */
+  writableFolders(): string[] {
+    return [this.base, ...(this.cfg.root !== undefined && !this.cfg.policy.readonly ? [path.resolve(this.cfg.root)] : []),
+      ...this.cfg.mounts.filter((m) => !m.readonly).map((m) => path.resolve(m.path))];
+  }
+
   dir(...parts: string[]): string {
     return path.join(this.base, ...parts);
   }
