@@ -37,7 +37,10 @@ export class Workspace {
       if ((BUILTIN_ZONES as readonly string[]).includes(m.name) || m.name === 'root') {
         throw new NoshError('INVALID_ARGUMENT', `mount name '${m.name}' is a built-in zone name`, 'Choose another name for the mount.');
       }
+      refuseHostFolder(`mount '${m.name}'`, m.path, this.base, true);
     }
+    // The root zone is the operator's one folder: a system folder is refused; the base only when named too.
+    if (cfg.root !== undefined) refuseHostFolder('root', cfg.root, this.base, cfg.base !== undefined);
   }
 
   /**
@@ -203,6 +206,45 @@ function counted(zone: Zone, quota: QuotaHandle | Promise<QuotaHandle>): Zone | 
 export function withRole(zone: Zone, ctx: Context): Zone {
   if (roleMayWrite(ctx.role)) return zone;
   return { ...zone, policy: { ...zone.policy, readonly: true, allowDelete: false, readonlyRole: ctx.role } };
+}
+
+/** Folders of the kernel's view of the host: /proc/self/environ, devices, sysfs. */
+const SYSTEM_FOLDERS = ['/proc', '/sys', '/dev'];
+
+/**
+ * A folder that would hand out the host is refused at start (INVALID_ARGUMENT naming it, not
+ * its path): /proc, /sys, /dev or anything under them or above them (/), and with `base`, the
+ * base or a folder holding it (every user's zones). Real paths decide: a symlink to /proc/self
+ * is /proc/self.
+ */
+function refuseHostFolder(what: string, folder: string, base: string, checkBase: boolean): void {
+  const real = realish(folder);
+  const within = (inner: string, outer: string) => outer === '/' || inner === outer || inner.startsWith(outer + '/');
+  if (SYSTEM_FOLDERS.some((sys) => within(real, sys) || within(sys, real))) {
+    throw new NoshError('INVALID_ARGUMENT', `config: ${what}: its folder is or holds a system folder (/proc, /sys, /dev), which hands out the host`,
+      'Give a folder of files: not /proc, /sys, /dev, anything below them, or /.', { key: what });
+  }
+  if (checkBase && within(realish(base), real)) {
+    throw new NoshError('INVALID_ARGUMENT', `config: ${what}: its folder is or holds the base folder (every user's zones)`,
+      'Give a folder outside the base: a folder that holds the base hands out every zone and the metadata.', { key: what });
+  }
+}
+
+/** The real path of a folder; for one not there yet, that of its nearest existing ancestor plus the rest. */
+function realish(p: string): string {
+  const abs = path.resolve(p);
+  let head = abs;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(head), ...rest);
+    } catch {
+      const up = path.dirname(head);
+      if (up === head) return abs;
+      rest.unshift(path.basename(head));
+      head = up;
+    }
+  }
 }
 
 function readIfExists(file: string): string | undefined {
