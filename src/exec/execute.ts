@@ -85,7 +85,7 @@ function trackTemps(vfs: Vfs, sab: SharedArrayBuffer): void {
 }
 
 function counterOf(q: QuotaHandle | undefined) {
-  return q && { counters: new BigInt64Array(q.sab), index: q.index, limit: q.limit, name: q.name };
+  return q && { counters: new BigInt64Array(q.sab), index: q.index, limit: q.limit, maxFiles: q.maxFiles, name: q.name };
 }
 
 /** V8's own size limits (a string over about 512 MB, a buffer it cannot allocate): the command outgrew memory. */
@@ -123,7 +123,7 @@ export function hintFor(errno: string): string {
     case 'ESYMLINK': case 'EESCAPE': return 'Symbolic links are not followed out of the zone; use the real path.';
     case 'EBLOCKED': case 'EEXT': return 'This file is blocked by the zone policy and cannot be read or listed.';
     case 'EFBIG': return 'The file would exceed the maximum file size of this zone.';
-    case 'EDQUOT': return 'The quota is full: delete files you no longer need (see stats for usage), or write less.';
+    case 'EDQUOT': return 'The quota is full: delete files you no longer need (see stats for usage), or write less. Files and folders count too, each one against the quota\'s file limit (max_files), however small.';
     case 'ENOTDIR': return 'A part of the path (or the cwd) is a file, not a folder: check the path with ls or stat.';
     case 'EISDIR': return 'It is a folder: give a file inside it, or use list to see its content.';
     case 'ENAMETOOLONG': return 'Names are at most 255 bytes and paths 4096: use a shorter name.';

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { NoshError } from '../errors.js';
-import type { ResolvedConfig } from '../config.js';
+import { maxFilesFor, type ResolvedConfig } from '../config.js';
 import { DEFAULT_BLOCKED_PATTERNS, defaultPolicy, type ZonePolicy } from '../vfs/policy.js'; // not the whole Vfs: the main thread needs policies only
 import { roleMayWrite, type Context } from './context.js';
 import { validateId } from './ids.js';
@@ -85,7 +85,7 @@ export class Workspace {
   }
 
   private userQuota(user: string): QuotaHandle | Promise<QuotaHandle> {
-    return this.quotas.handle(`user:${user}`, this.cfg.quotas.userMb * MB, [this.dir('users', user)]);
+    return this.quotas.handle(`user:${user}`, this.cfg.quotas.userMb * MB, [this.dir('users', user)], maxFilesFor(this.cfg.quotas, this.cfg.quotas.userMb));
   }
 
   private locate(name: string, ctx: Context): Zone | Promise<Zone> {
@@ -105,18 +105,18 @@ export class Workspace {
           throw new NoshError('MISSING_PARAMETER', 'the uploads zone needs a conversation id in the context', 'Pass context.conversation.');
         }
         const conv = validateId('conversation', ctx.conversation);
-        return counted({ name, kind, root: this.ensure('users', user, 'Uploads', conv), versioned: false,
+        return counted({ name, kind, root: this.ensureUser(user, 'Uploads', conv), versioned: false,
           policy: this.policyFor('uploads', { readonly: true, allowDelete: true }) }, this.userQuota(user));
       }
       case 'storage': case 'documents': case 'output': {
         const user = this.userOf(ctx);
         const sub = kind === 'storage' ? ['Storage'] : kind === 'documents' ? ['Documents'] : ['Storage', 'output'];
-        return counted({ name, kind, root: this.ensure('users', user, ...sub), versioned: kind === 'documents',
+        return counted({ name, kind, root: this.ensureUser(user, ...sub), versioned: kind === 'documents',
           policy: this.policyFor(kind) }, this.userQuota(user));
       }
       case 'share':
         return counted({ name, kind, root: this.ensure('share'), versioned: false, policy: this.policyFor('share') },
-          this.quotas.handle('share', this.cfg.quotas.groupMb * MB, [this.dir('share')]));
+          this.quotas.handle('share', this.cfg.quotas.groupMb * MB, [this.dir('share')], maxFilesFor(this.cfg.quotas, this.cfg.quotas.groupMb)));
       case 'group': {
         const id = validateId('group', arg);
         const user = this.userOf(ctx);
@@ -126,7 +126,7 @@ export class Workspace {
               'Use a group you belong to, or ask an administrator to add you.', { group: id });
           }
           return counted({ name, kind, root: this.ensure('groups', id), versioned: true, policy: this.policyFor('group') },
-            this.quotas.handle(`group:${id}`, this.cfg.quotas.groupMb * MB, [this.dir('groups', id)]));
+            this.quotas.handle(`group:${id}`, this.cfg.quotas.groupMb * MB, [this.dir('groups', id)], maxFilesFor(this.cfg.quotas, this.cfg.quotas.groupMb)));
         });
       }
       case 'session': {
@@ -136,7 +136,7 @@ export class Workspace {
         const now = Date.now() / 1000;
         fs.utimesSync(root, now, now); // last use, for the TTL
         return counted({ name: `session:${id}`, kind, root, versioned: false, policy: this.policyFor('session') },
-          this.quotas.handle(`session:${id}`, this.cfg.quotas.sessionMb * MB, [root]));
+          this.quotas.handle(`session:${id}`, this.cfg.quotas.sessionMb * MB, [root], maxFilesFor(this.cfg.quotas, this.cfg.quotas.sessionMb)));
       }
       default: {
         const m = this.cfg.mounts.find((x) => x.name === name);
@@ -193,6 +193,22 @@ export class Workspace {
   private ensure(...parts: string[]): string {
     const p = this.dir(...parts);
     fs.mkdirSync(p, { recursive: true });
+    return p;
+  }
+
+  /**
+   * A zone folder below users/{user}, made if missing: the folders made count against the
+   * user's quota (they are entries below its folder, as a rescan counts them). Before the
+   * quota's first scan there is nothing to add to: the scan finds them.
+   */
+  private ensureUser(user: string, ...sub: string[]): string {
+    const top = this.dir('users', user);
+    const p = path.join(top, ...sub);
+    const first = fs.mkdirSync(p, { recursive: true });
+    if (first !== undefined) {
+      const made = first.startsWith(top + path.sep) ? p.split(path.sep).length - first.split(path.sep).length + 1 : sub.length;
+      this.quotas.addFiles(`user:${user}`, made);
+    }
     return p;
   }
 }
