@@ -65,6 +65,12 @@ export const QuotasSchema = z.object({
   userMb: quotaMb().default(1000),
   groupMb: quotaMb().default(2000),
   sessionMb: quotaMb().default(100),
+  /**
+   * Files and folders per quota (each user, group, session). Absent: 100 per MB of the
+   * quota, at least 1000 (100 000 for the default user quota of 1000 MB): empty files and
+   * folders cost no bytes, but a byte quota alone let a caller plant millions of them.
+   */
+  maxFiles: z.number().int().positive().optional(),
 }).strict();
 
 export const ZonePoliciesSchema = z.object({
@@ -113,6 +119,11 @@ export const ConfigSchema = z.object({
 export type NoshConfig = z.input<typeof ConfigSchema>;
 export type ResolvedConfig = z.output<typeof ConfigSchema>;
 export type LimitsConfig = z.output<typeof LimitsSchema>;
+
+/** The file and folder limit of a quota of `mb` megabytes (see QuotasSchema.maxFiles). */
+export function maxFilesFor(quotas: { maxFiles?: number }, mb: number): number {
+  return quotas.maxFiles ?? Math.max(1000, Math.round(mb * 100));
+}
 
 /**
  * Validate a configuration; a bad one is refused at start with the offending key named

@@ -7,7 +7,7 @@ import { NoshError, ok, type Envelope } from '../errors.js';
 import { WorkerPool, type CancelSignal } from '../pool/index.js';
 import { ContextSchema, type Context } from '../zones/context.js';
 import { Workspace, withRole, type GroupProvider, type Zone } from '../zones/workspace.js';
-import type { QuotaHandle } from '../zones/quota.js';
+import { chargeOf, type QuotaHandle } from '../zones/quota.js';
 import { STALE_TEMP_SECONDS, removeStaleTemps } from '../zones/maintenance.js';
 import type { Change } from '../vfs/index.js';
 import { normalizeVirtual } from '../vfs/paths.js';
@@ -294,7 +294,11 @@ function seedWelcome(root: string, quota?: QuotaHandle): void {
     try { empty = dir.readSync() === null; } finally { dir.closeSync(); }
     if (empty) {
       fs.writeFileSync(file, WELCOME, { flag: 'wx' });
-      if (quota) Atomics.add(new BigInt64Array(quota.sab), quota.index, BigInt(Buffer.byteLength(WELCOME)));
+      if (quota) {
+        const counters = new BigInt64Array(quota.sab);
+        Atomics.add(counters, quota.index, BigInt(chargeOf(fs.statSync(file))));
+        Atomics.add(counters, quota.index + 1, 1n);
+      }
     }
   } catch { /* best effort */ }
 }

@@ -68,7 +68,7 @@ No shell: no ; && > $() or variables; one command line (pipes allowed) per exec 
 export const HOST_METHODS: HostMethod[] = [
   {
     name: 'stats',
-    description: 'Usage of your zones: bytes and files per zone, quota used and limit. Use before large writes.',
+    description: 'Usage of your zones: bytes and files per zone, quota used and limit, files and folders against the file limit. Use before large writes.',
     input: z.object({ ...Ctx }).strict(),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     async run(engine, args) {
@@ -83,7 +83,8 @@ export const HOST_METHODS: HostMethod[] = [
         zones[zone.name] = await countFiles(zone.root);
         if (zone.quota) {
           const used = engine.workspace.quotas.used(zone.quota.name) ?? 0;
-          quotas[zone.quota.name] = { used, limit: zone.quota.limit, free: Math.max(0, zone.quota.limit - used) };
+          quotas[zone.quota.name] = { used, limit: zone.quota.limit, free: Math.max(0, zone.quota.limit - used),
+            files: engine.workspace.quotas.files(zone.quota.name) ?? 0, max_files: zone.quota.maxFiles };
         }
       }
       return { data: { zones, quotas } };

@@ -96,7 +96,7 @@ function trackTemps(vfs: Vfs, sab: SharedArrayBuffer): void {
 }
 
 function counterOf(q: QuotaHandle | undefined) {
-  return q && { counters: new BigInt64Array(q.sab), index: q.index, limit: q.limit, name: q.name };
+  return q && { counters: new BigInt64Array(q.sab), index: q.index, limit: q.limit, maxFiles: q.maxFiles, name: q.name };
 }
 
 /** V8's own size limits (a string over about 512 MB, a buffer it cannot allocate): the command outgrew memory. */
@@ -139,7 +139,7 @@ export function hintFor(errno: string, details: Record<string, unknown> = {}): s
           'be read here (ls -l, stat and find still show it). Ask the operator to raise maxFileSize if you need it.';
       }
       return `The file would exceed the maximum file size of this zone${details.limit === undefined ? '' : ` (${details.limit} bytes)`}.`;
-    case 'EDQUOT': return 'The quota is full: delete files you no longer need (see stats for usage), or write less.';
+    case 'EDQUOT': return 'The quota is full: delete files you no longer need (see stats for usage), or write less. Files and folders count too, each one against the quota\'s file limit (max_files), however small.';
     case 'ENOTDIR': return 'A part of the path (or the cwd) is a file, not a folder: check the path with ls or stat.';
     case 'EISDIR': return 'It is a folder: give a file inside it, or use list to see its content.';
     case 'ENAMETOOLONG': return 'Names are at most 255 bytes and paths 4096: use a shorter name.';

@@ -1,11 +1,12 @@
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, JSONRPCMessageSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Nosh } from '../index.js';
 import { fail, type Envelope } from '../errors.js';
 import { LineSplitter } from '../rpc/lines.js';
+import { MAX_DEPTH, scanLine, spliceId } from '../rpc/scan.js';
 
 const PROGRESS_EVERY_MS = 1000;
 /** Largest accepted message line in bytes, as for JSON-RPC. */
@@ -73,13 +74,32 @@ function result(env: Envelope<unknown>) {
  * The client's lines, each passed on whole as one chunk; a line over maxLineBytes is answered
  * with an error and skipped, never buffered. The SDK's stdio transport closes the whole
  * session on a message over its buffer size (10 MB), which ended `nosh mcp` on one big call,
- * and concatenates its buffer on every chunk of a long line.
+ * and concatenates its buffer on every chunk of a long line. A line that is not a JSON-RPC
+ * message, which the SDK drops without a word, is answered here as `nosh serve` does: -32700
+ * (not JSON) or -32600 (nested too deep, or not a request, notification or response).
  */
 export function boundedLines(input: Readable, output: Writable, maxLineBytes = MAX_LINE_BYTES): PassThrough {
   const lines = new PassThrough();
-  const splitter = new LineSplitter(maxLineBytes, (line) => lines.write(line + '\n'), () => {
-    output.write(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'message too large', data: { max_bytes: maxLineBytes } } }) + '\n');
-  });
+  const refuse = (code: number, message: string, data?: unknown, id: unknown = null, rawId?: string) => {
+    const error = data === undefined ? { code, message } : { code, message, data };
+    output.write(spliceId(JSON.stringify({ jsonrpc: '2.0', id, error }), id, rawId) + '\n');
+  };
+  const splitter = new LineSplitter(maxLineBytes, (line) => {
+    const scan = scanLine(line);
+    if (scan.tooDeep) return refuse(-32600, `Invalid Request: nested deeper than ${MAX_DEPTH} levels`, { max_depth: MAX_DEPTH });
+    let msg: unknown;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      return refuse(-32700, 'Parse error');
+    }
+    if (!JSONRPCMessageSchema.safeParse(msg).success) {
+      const id = (msg as { id?: unknown } | null)?.id;
+      const known = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+      return refuse(-32600, 'Invalid Request', undefined, known ? id : null, known ? scan.ids.get(0) : undefined);
+    }
+    lines.write(line + '\n');
+  }, () => refuse(-32600, 'message too large', { max_bytes: maxLineBytes }));
   input.on('data', (chunk: Buffer | string) => splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
   input.once('end', () => {
     splitter.end();

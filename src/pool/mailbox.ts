@@ -140,7 +140,7 @@ type WireQuota = Omit<QuotaHandle, 'sab'> & { sab?: SharedArrayBuffer; sabNumber
 
 function wireQuota(q: QuotaHandle | undefined, withSab: boolean): (WireQuota & Record<keyof QuotaHandle, unknown>) | undefined {
   if (!q) return undefined;
-  return { sab: withSab ? q.sab : undefined, index: q.index, limit: q.limit, name: q.name, sabNumber: numberOf(q.sab) };
+  return { sab: withSab ? q.sab : undefined, index: q.index, limit: q.limit, maxFiles: q.maxFiles, name: q.name, sabNumber: numberOf(q.sab) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Nosh } from '../index.js';
 import { LineSplitter } from './lines.js';
+import { MAX_DEPTH, scanLine, spliceId } from './scan.js';
 import type { CancelSignal } from '../pool/index.js';
 
 /** JSON-RPC 2.0 error codes for protocol faults; tool failures travel as envelopes. */
@@ -160,6 +161,12 @@ class RpcServer {
   }
 
   private line(line: string): void {
+    // Before parsing: nesting past the bound is refused unparsed, and number ids keep their text.
+    const scan = scanLine(line);
+    if (scan.tooDeep) {
+      this.send(errorResponse(null, RPC.INVALID_REQUEST, `Invalid Request: nested deeper than ${MAX_DEPTH} levels`, { max_depth: MAX_DEPTH }));
+      return;
+    }
     let msg: unknown;
     try {
       msg = JSON.parse(line);
@@ -168,7 +175,8 @@ class RpcServer {
       return;
     }
     if (!Array.isArray(msg)) {
-      this.track(this.handle(msg).then((r) => { if (r) this.send(r); }), line.length);
+      const raw = scan.ids.get(0);
+      this.track(this.handle(msg).then((r) => { if (r) this.sendText(serialized(r, raw)); }), line.length);
       return;
     }
     if (msg.length === 0) {
@@ -183,10 +191,11 @@ class RpcServer {
     let chars = 0;
     this.track(Promise.all(msg.map((m, i) => this.handle(m).then((r) => {
       if (r === null) return;
-      let text = serialized(r);
+      let text = serialized(r, scan.ids.get(i));
       if (chars + text.length > this.maxBatchChars) {
         text = JSON.stringify(errorResponse(r.id, RPC.INTERNAL, 'batch answer too large: this answer was dropped',
           { max_chars: this.maxBatchChars, hint: 'Send fewer requests per batch, or ask for less (max_bytes, limit), or send them one by one.' }));
+        text = spliceId(text, r.id, scan.ids.get(i));
       }
       chars += text.length;
       texts[i] = text;
@@ -331,13 +340,18 @@ function isRequest(raw: unknown): raw is Request {
   return p === undefined || (typeof p === 'object' && p !== null);
 }
 
-/** A response as JSON; one that JSON cannot hold (too long or too deep for V8) is an error with its id. */
-function serialized(r: Response): string {
+/**
+ * A response as JSON, its id in the text it was sent as (`rawId`, for a number id); one that
+ * JSON cannot hold (too long or too deep for V8) is an error with its id.
+ */
+function serialized(r: Response, rawId?: string): string {
+  let text: string;
   try {
-    return JSON.stringify(r);
+    text = JSON.stringify(r);
   } catch (e) {
-    return JSON.stringify(errorResponse(r.id, RPC.INTERNAL, 'Internal error: the answer could not be serialized', { kind: (e as Error)?.name }));
+    text = JSON.stringify(errorResponse(r.id, RPC.INTERNAL, 'Internal error: the answer could not be serialized', { kind: (e as Error)?.name }));
   }
+  return spliceId(text, r.id, rawId);
 }
 
 function errorResponse(id: Id, code: number, message: string, data?: unknown): Response {

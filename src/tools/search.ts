@@ -54,6 +54,12 @@ export default defineTool({
         signal: ctx.signal,
         prune: (e) => exclude.matches(e.rel),
         visit(e) {
+          // Every entry looks at the deadline: files passed over (include, exclude, folders)
+          // cost time too, and a tree of them ran on past timeout_ms.
+          if (Date.now() > deadline) {
+            state.stop = 'timeout';
+            return false;
+          }
           if (e.type !== 'file' || exclude.matches(e.rel)) return;
           if (!include.empty && !include.matches(e.rel)) return;
           try {
@@ -165,7 +171,14 @@ function searchFile(
     }
     if (skipping) {
       const nl = chunk.indexOf(10);
-      if (nl < 0) continue;
+      if (nl < 0) {
+        if (Date.now() > deadline) {
+          state.stop = 'timeout';
+          return;
+        }
+        if (ctx.signal.aborted) throw new NoshError('CANCELLED', 'search cancelled');
+        continue;
+      }
       skipping = false;
       lineNo++;
       before.length = 0; // context around a line not shown stops at it
@@ -175,6 +188,12 @@ function searchFile(
     // A chunk inside one long line is only kept: joining as it comes would copy the line again
     // for every chunk (a 150 MB line, 600 chunks).
     if (chunk.indexOf(10) < 0) {
+      // inside one long line, chunk after chunk: the deadline holds here too
+      if (Date.now() > deadline) {
+        state.stop = 'timeout';
+        return;
+      }
+      if (ctx.signal.aborted) throw new NoshError('CANCELLED', 'search cancelled');
       carryParts.push(chunk.toString('latin1'));
       partsLength += chunk.length;
       // A line is tested whole, as one string: one past a quarter of the budget (a 150 MB line in

@@ -4,6 +4,7 @@ import { noteBytes } from '../pool/memory.js';
 import { BlockMatcher, extensionOf, type ZonePolicy } from './policy.js';
 import { MAX_NAME_BYTES, MAX_PATH_BYTES, splitVirtual } from './paths.js';
 import { TMP_MARK, tempName } from './temp-name.js';
+import { chargeOf } from '../zones/quota.js';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 const MAX_SYMLINK_HOPS = 40;
@@ -894,10 +895,13 @@ export class Vfs {
     this.createWriter(path, cwd, opts).writeAll([typeof data === 'string' ? Buffer.from(data) : data]);
   }
 
-  /** Called by AtomicWriter after a successful rename. */
-  recordChange(change: Change): void {
+  /**
+   * Record a change; a negative delta gives its bytes back to the quota unless the caller
+   * `settled` the quota itself (AtomicWriter).
+   */
+  recordChange(change: Change, settled = false): void {
     this.changes.push(change);
-    if (change.delta < 0) this.releaseQuota(-change.delta);
+    if (change.delta < 0 && !settled) this.releaseQuota(-change.delta);
   }
 
   /** Reserve bytes of quota before writing them; EDQUOT (QUOTA_EXCEEDED) if it would pass the limit. */
@@ -916,13 +920,34 @@ export class Vfs {
     if (q && bytes > 0) Atomics.sub(q.counters, q.index, BigInt(bytes));
   }
 
+  /**
+   * Reserve `n` files or folders (entries) of the quota before creating them: empty files cost
+   * no bytes, yet a byte quota alone let a caller plant millions of them.
+   */
+  reserveFiles(n: number, path: string): void {
+    const q = this.quota;
+    if (!q || n <= 0) return;
+    const after = Atomics.add(q.counters, q.index + 1, BigInt(n)) + BigInt(n);
+    if (after > BigInt(q.maxFiles)) {
+      Atomics.sub(q.counters, q.index + 1, BigInt(n));
+      throw new VfsError('EDQUOT', path, { quota: q.name, files: Number(after) - n, max_files: q.maxFiles });
+    }
+  }
+
+  releaseFiles(n: number): void {
+    const q = this.quota;
+    if (q && n > 0) Atomics.sub(q.counters, q.index + 1, BigInt(n));
+  }
+
   mkdir(path: string, cwd = '/', mode = 0o777): void {
     this.assertWritable(path);
     const r = this.resolve(path, cwd);
     if (r.parts.length === 0 || r.stat) throw new VfsError('EEXIST', path);
+    this.reserveFiles(1, path);
     try {
       fs.mkdirSync(r.host, { mode });
     } catch (e) {
+      this.releaseFiles(1);
       throw fromNodeError(e, path);
     }
     this.recordChange({ op: 'mkdir', path: r.vpath, delta: 0 });
@@ -942,6 +967,7 @@ export class Vfs {
     } catch (e) {
       throw fromNodeError(e, path);
     }
+    this.releaseFiles(1);
     this.recordChange({ op: 'delete', path: r.vpath, delta: 0 });
   }
 
@@ -955,7 +981,10 @@ export class Vfs {
     } catch (e) {
       throw fromNodeError(e, path);
     }
-    this.recordChange({ op: 'delete', path: r.vpath, delta: r.stat.isFile() && r.stat.nlink <= 1 ? -r.stat.size : 0 });
+    const last = !r.stat.isFile() || r.stat.nlink <= 1;
+    if (last) this.releaseFiles(1);
+    if (last && r.stat.isFile()) this.releaseQuota(chargeOf(r.stat));
+    this.recordChange({ op: 'delete', path: r.vpath, delta: r.stat.isFile() && last ? -r.stat.size : 0 }, true);
   }
 
   /**
@@ -986,7 +1015,10 @@ export class Vfs {
     } catch (e) {
       throw fromNodeError(e, vpath);
     }
-    this.recordChange({ op: 'delete', path: vpath, delta: !isDir && st.isFile() && st.nlink <= 1 ? -st.size : 0 });
+    const last = isDir || !st.isFile() || st.nlink <= 1;
+    if (last) this.releaseFiles(1);
+    if (last && !isDir && st.isFile()) this.releaseQuota(chargeOf(st));
+    this.recordChange({ op: 'delete', path: vpath, delta: !isDir && st.isFile() && last ? -st.size : 0 }, true);
   }
 
   /** rename(2) inside the zone; neither end may be the root. */
@@ -1007,8 +1039,11 @@ export class Vfs {
     } catch (e) {
       throw fromNodeError(e, (e as NodeJS.ErrnoException).code === 'ENOENT' ? to : from);
     }
-    const removed = b.stat?.isFile() ? b.stat.size : 0;
-    this.recordChange({ op: 'rename', path: a.vpath, to: b.vpath, delta: -removed });
+    // a replaced file (one link: checked above) or empty folder is one entry less
+    const replaced = b.stat && !(b.stat.dev === a.stat.dev && b.stat.ino === a.stat.ino) ? b.stat : undefined;
+    if (replaced) this.releaseFiles(1);
+    if (replaced?.isFile()) this.releaseQuota(chargeOf(replaced));
+    this.recordChange({ op: 'rename', path: a.vpath, to: b.vpath, delta: replaced?.isFile() ? -replaced.size : 0 }, true);
   }
 
   /** Set access and modification times (seconds, fractional allowed). Symlinks are not followed. */
@@ -1063,6 +1098,8 @@ export interface QuotaCounter {
   counters: BigInt64Array;
   index: number;
   limit: number;
+  /** Files and folders the quota allows (counted at index + 1). */
+  maxFiles: number;
   /** Name of the quota for messages (user, group, session). */
   name: string;
 }
@@ -1074,17 +1111,29 @@ export class AtomicWriter {
   private size = 0;
   private done = false;
   private committed = false;
-  /** Quota reserved so far for growth beyond the old size. */
+  /** Quota reserved so far for growth beyond the old file's charge. */
   private reserved = 0;
+  /** What the old file counted against the quota (chargeOf). */
   private readonly oldSize: number;
+  /** The old file's size, for the change reported. */
+  private readonly oldBytes: number;
+  /** A new name: one file of the quota's file limit, reserved until commit or abort. */
+  private newEntry = false;
 
   constructor(private readonly vfs: Vfs, private readonly target: Resolved, private readonly path: string, opts: WriteOptions) {
     this.tmp = vfs.tempHostFor(target.host);
     const mode = (target.stat ? target.stat.mode : (opts.mode ?? 0o666) & ~0o022) & MODE_MASK;
-    this.oldSize = target.stat?.size ?? 0;
+    this.oldSize = target.stat ? chargeOf(target.stat) : 0;
+    this.oldBytes = target.stat?.size ?? 0;
+    if (!target.stat) {
+      vfs.reserveFiles(1, path);
+      this.newEntry = true;
+    }
     try {
       this.fd = fs.openSync(this.tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW, mode);
     } catch (e) {
+      if (this.newEntry) vfs.releaseFiles(1);
+      this.newEntry = false;
       throw fromNodeError(e, path);
     }
     try {
@@ -1153,23 +1202,38 @@ export class AtomicWriter {
 
   commit(): void {
     if (this.done) return;
+    // The quota counts the larger of the allocated and the written size (chargeOf), known
+    // once the bytes are on disk: the reservation so far is brought to it before the rename.
+    let delta: number;
+    let over = 0;
     try {
       fs.fsyncSync(this.fd);
+      delta = chargeOf({ size: this.size, blocks: fs.fstatSync(this.fd).blocks }) - this.oldSize;
+      over = delta - this.reserved;
+      if (over > 0) {
+        this.vfs.reserveQuota(over, this.path);
+        this.reserved += over;
+      }
       fs.closeSync(this.fd);
       this.done = true;
       fs.renameSync(this.tmp, this.target.host);
       this.committed = true;
     } catch (e) {
       this.abort();
-      throw fromNodeError(e, this.path);
+      throw e instanceof VfsError ? e : fromNodeError(e, this.path);
     }
-    this.vfs.recordChange({ op: 'write', path: this.target.vpath, delta: this.size - this.oldSize });
+    if (over < 0) this.vfs.releaseQuota(-over);
+    this.vfs.recordChange({ op: 'write', path: this.target.vpath, delta: this.size - this.oldBytes }, true);
   }
 
   abort(): void {
     if (!this.committed && this.reserved > 0) {
       this.vfs.releaseQuota(this.reserved);
       this.reserved = 0;
+    }
+    if (!this.committed && this.newEntry) {
+      this.vfs.releaseFiles(1);
+      this.newEntry = false;
     }
     if (!this.done) {
       this.done = true;

@@ -2,12 +2,25 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isTempName } from '../vfs/temp-name.js';
 
-/** What a worker needs to count bytes against a quota (the SharedArrayBuffer is shared, not copied). */
+/**
+ * What a worker needs to count against a quota (the SharedArrayBuffer is shared, not copied):
+ * bytes at `index`, files and folders at `index + 1`.
+ */
 export interface QuotaHandle {
   sab: SharedArrayBuffer;
   index: number;
   limit: number;
+  /** Files and folders (every entry below the quota's folders) the quota allows. */
+  maxFiles: number;
   name: string;
+}
+
+/**
+ * What a regular file costs against a quota: its allocated size or its apparent size,
+ * whichever is larger (a 1-byte file takes a block; a sparse file counts its whole length).
+ */
+export function chargeOf(st: { size: number; blocks: number }): number {
+  return Math.max(st.size, st.blocks * 512);
 }
 
 interface Entry { handle: QuotaHandle; folders: string[] }
@@ -29,16 +42,17 @@ export class QuotaLedger {
    * `limitBytes` may be fractional (a quota of 100.3 MB): the limit is its whole bytes, as
    * the 64-bit counters compare it (BigInt of a fraction throws a RangeError on every write).
    */
-  handle(key: string, limitBytes: number, folders: string[]): QuotaHandle | Promise<QuotaHandle> {
+  handle(key: string, limitBytes: number, folders: string[], maxFiles = Number.MAX_SAFE_INTEGER): QuotaHandle | Promise<QuotaHandle> {
     const limit = Math.floor(limitBytes);
     const e = this.entries.get(key);
     if (e) return e.handle;
     let p = this.pending.get(key);
     if (!p) {
-      p = scanBytes(folders).then((bytes) => {
-        const sab = new SharedArrayBuffer(8);
-        const entry = { handle: { sab, index: 0, limit, name: key }, folders };
+      p = scanUsage(folders).then(({ bytes, files }) => {
+        const sab = new SharedArrayBuffer(16);
+        const entry = { handle: { sab, index: 0, limit, maxFiles, name: key }, folders };
         new BigInt64Array(sab)[0] = BigInt(bytes);
+        new BigInt64Array(sab)[1] = BigInt(files);
         this.entries.set(key, entry);
         return entry.handle;
       }).finally(() => this.pending.delete(key));
@@ -52,14 +66,27 @@ export class QuotaLedger {
     return e ? Number(Atomics.load(new BigInt64Array(e.handle.sab), 0)) : undefined;
   }
 
-  /** Recount from disk; returns {before, after} per key. */
-  async rescan(): Promise<Record<string, { ledger: number; disk: number }>> {
-    const out: Record<string, { ledger: number; disk: number }> = {};
+  /** Count `n` entries made outside a Vfs (zone folders) against a quota already scanned. */
+  addFiles(key: string, n: number): void {
+    const e = this.entries.get(key);
+    if (e) Atomics.add(new BigInt64Array(e.handle.sab), e.handle.index + 1, BigInt(n));
+  }
+
+  /** Files and folders counted against a quota. */
+  files(key: string): number | undefined {
+    const e = this.entries.get(key);
+    return e ? Number(Atomics.load(new BigInt64Array(e.handle.sab), 1)) : undefined;
+  }
+
+  /** Recount from disk; returns bytes {ledger, disk} per key, and files and folders the same way. */
+  async rescan(): Promise<Record<string, { ledger: number; disk: number; files: { ledger: number; disk: number } }>> {
+    const out: Record<string, { ledger: number; disk: number; files: { ledger: number; disk: number } }> = {};
     for (const [key, e] of this.entries) {
       const counters = new BigInt64Array(e.handle.sab);
-      const disk = await scanBytes(e.folders);
-      const ledger = Number(Atomics.exchange(counters, 0, BigInt(disk)));
-      out[key] = { ledger, disk };
+      const disk = await scanUsage(e.folders);
+      const ledger = Number(Atomics.exchange(counters, 0, BigInt(disk.bytes)));
+      const files = Number(Atomics.exchange(counters, 1, BigInt(disk.files)));
+      out[key] = { ledger, disk: disk.bytes, files: { ledger: files, disk: disk.files } };
     }
     return out;
   }
@@ -91,7 +118,7 @@ const SLICE_MS = 10;
  * read a batch of entries at a time (a folder may hold millions); iterative, so that a deep
  * tree cannot overflow the stack.
  */
-export async function forEachFile(folder: string, fn: (file: string, st: fs.Stats) => void): Promise<void> {
+export async function forEachFile(folder: string, fn: (file: string, st: fs.Stats) => void, other?: (entry: string, d: fs.Dirent) => void): Promise<void> {
   const dirs = [folder];
   let sliceStart = performance.now();
   let n = 0;
@@ -113,12 +140,14 @@ export async function forEachFile(folder: string, fn: (file: string, st: fs.Stat
         try { d = handle.readSync(); } catch { break; /* unreadable or vanished */ }
         if (d === null) break;
         const p = path.join(dir, d.name);
-        if (d.isDirectory()) dirs.push(p);
-        else if (d.isFile()) {
+        if (d.isDirectory()) {
+          dirs.push(p);
+          other?.(p, d);
+        } else if (d.isFile()) {
           let st: fs.Stats;
           try { st = fs.lstatSync(p); } catch { continue; /* vanished */ }
           fn(p, st);
-        }
+        } else other?.(p, d);
       }
     } finally {
       try { handle.closeSync(); } catch { /* closed */ }
@@ -127,12 +156,14 @@ export async function forEachFile(folder: string, fn: (file: string, st: fs.Stat
 }
 
 /**
- * Bytes of regular files below the folders (hard links counted once). Temp files of writes
+ * What the folders hold against a quota: bytes of regular files (chargeOf), and files and
+ * folders (every entry below them); a hard-linked file counted once. Temp files of writes
  * (.nosh-tmp-*) are not counted: a write under way counts its growth itself, and those a
  * killed process left are removed (removeStaleTemps), never a charge on the quota.
  */
-export async function scanBytes(folders: string[]): Promise<number> {
-  let total = 0;
+export async function scanUsage(folders: string[]): Promise<{ bytes: number; files: number }> {
+  let bytes = 0;
+  let files = 0;
   const seen = new Set<string>();
   for (const f of folders) {
     await forEachFile(f, (p, st) => {
@@ -142,20 +173,22 @@ export async function scanBytes(folders: string[]): Promise<number> {
         if (seen.has(id)) return;
         seen.add(id);
       }
-      total += st.size;
-    });
+      bytes += chargeOf(st);
+      files++;
+    }, () => { files++; });
   }
-  return total;
+  return { bytes, files };
 }
 
-/** Count files and bytes below one folder (for stats). */
+
+/** Count files and bytes below one folder (for stats; bytes as a quota counts them). */
 export async function countFiles(folder: string): Promise<{ files: number; bytes: number }> {
   let files = 0;
   let bytes = 0;
   await forEachFile(folder, (p, st) => {
     if (isTempName(path.basename(p))) return;
     files++;
-    bytes += st.size;
+    bytes += chargeOf(st);
   });
   return { files, bytes };
 }

@@ -3,6 +3,7 @@ import { NoshError } from '../errors.js';
 import * as fs from 'node:fs';
 import { baseName, fromNodeError, VfsError, type Vfs } from '../vfs/index.js';
 import { defineTool, type ToolDef } from '../tools/types.js';
+import { chargeOf } from './quota.js';
 
 /**
  * Worker side of zone bridges and imports. They need two zones (or a write into a zone the
@@ -81,7 +82,9 @@ function moveByRename(src: Vfs, dst: Vfs, from: string, to: string, cwd: string)
     throw fromNodeError(e, to);
   }
   // The bytes stay in the same quota; a replaced destination file gives its bytes back.
-  dst.recordChange({ op: 'write', path: b.vpath, delta: b.stat?.isFile() ? -b.stat.size : 0 });
+  if (b.stat) dst.releaseFiles(1);
+  if (b.stat?.isFile()) dst.releaseQuota(chargeOf(b.stat));
+  dst.recordChange({ op: 'write', path: b.vpath, delta: b.stat?.isFile() ? -b.stat.size : 0 }, true);
   src.recordChange({ op: 'delete', path: a.vpath, delta: 0 });
   return true;
 }

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { NoshError } from '../errors.js';
-import type { ResolvedConfig } from '../config.js';
+import { maxFilesFor, type ResolvedConfig } from '../config.js';
 import { DEFAULT_BLOCKED_PATTERNS, defaultPolicy, type ZonePolicy } from '../vfs/policy.js'; // not the whole Vfs: the main thread needs policies only
 import { roleMayWrite, type Context } from './context.js';
 import { validateId } from './ids.js';
@@ -37,7 +37,10 @@ export class Workspace {
       if ((BUILTIN_ZONES as readonly string[]).includes(m.name) || m.name === 'root') {
         throw new NoshError('INVALID_ARGUMENT', `mount name '${m.name}' is a built-in zone name`, 'Choose another name for the mount.');
       }
+      refuseHostFolder(`mount '${m.name}'`, m.path, this.base, true);
     }
+    // The root zone is the operator's one folder: a system folder is refused; the base only when named too.
+    if (cfg.root !== undefined) refuseHostFolder('root', cfg.root, this.base, cfg.base !== undefined);
   }
 
   /**
@@ -82,7 +85,7 @@ export class Workspace {
   }
 
   private userQuota(user: string): QuotaHandle | Promise<QuotaHandle> {
-    return this.quotas.handle(`user:${user}`, this.cfg.quotas.userMb * MB, [this.dir('users', user)]);
+    return this.quotas.handle(`user:${user}`, this.cfg.quotas.userMb * MB, [this.dir('users', user)], maxFilesFor(this.cfg.quotas, this.cfg.quotas.userMb));
   }
 
   private locate(name: string, ctx: Context): Zone | Promise<Zone> {
@@ -102,18 +105,18 @@ export class Workspace {
           throw new NoshError('MISSING_PARAMETER', 'the uploads zone needs a conversation id in the context', 'Pass context.conversation.');
         }
         const conv = validateId('conversation', ctx.conversation);
-        return counted({ name, kind, root: this.ensure('users', user, 'Uploads', conv), versioned: false,
+        return counted({ name, kind, root: this.ensureUser(user, 'Uploads', conv), versioned: false,
           policy: this.policyFor('uploads', { readonly: true, allowDelete: true }) }, this.userQuota(user));
       }
       case 'storage': case 'documents': case 'output': {
         const user = this.userOf(ctx);
         const sub = kind === 'storage' ? ['Storage'] : kind === 'documents' ? ['Documents'] : ['Storage', 'output'];
-        return counted({ name, kind, root: this.ensure('users', user, ...sub), versioned: kind === 'documents',
+        return counted({ name, kind, root: this.ensureUser(user, ...sub), versioned: kind === 'documents',
           policy: this.policyFor(kind) }, this.userQuota(user));
       }
       case 'share':
         return counted({ name, kind, root: this.ensure('share'), versioned: false, policy: this.policyFor('share') },
-          this.quotas.handle('share', this.cfg.quotas.groupMb * MB, [this.dir('share')]));
+          this.quotas.handle('share', this.cfg.quotas.groupMb * MB, [this.dir('share')], maxFilesFor(this.cfg.quotas, this.cfg.quotas.groupMb)));
       case 'group': {
         const id = validateId('group', arg);
         const user = this.userOf(ctx);
@@ -123,7 +126,7 @@ export class Workspace {
               'Use a group you belong to, or ask an administrator to add you.', { group: id });
           }
           return counted({ name, kind, root: this.ensure('groups', id), versioned: true, policy: this.policyFor('group') },
-            this.quotas.handle(`group:${id}`, this.cfg.quotas.groupMb * MB, [this.dir('groups', id)]));
+            this.quotas.handle(`group:${id}`, this.cfg.quotas.groupMb * MB, [this.dir('groups', id)], maxFilesFor(this.cfg.quotas, this.cfg.quotas.groupMb)));
         });
       }
       case 'session': {
@@ -133,7 +136,7 @@ export class Workspace {
         const now = Date.now() / 1000;
         fs.utimesSync(root, now, now); // last use, for the TTL
         return counted({ name: `session:${id}`, kind, root, versioned: false, policy: this.policyFor('session') },
-          this.quotas.handle(`session:${id}`, this.cfg.quotas.sessionMb * MB, [root]));
+          this.quotas.handle(`session:${id}`, this.cfg.quotas.sessionMb * MB, [root], maxFilesFor(this.cfg.quotas, this.cfg.quotas.sessionMb)));
       }
       default: {
         const m = this.cfg.mounts.find((x) => x.name === name);
@@ -212,6 +215,22 @@ export class Workspace {
     fs.mkdirSync(p, { recursive: true });
     return p;
   }
+
+  /**
+   * A zone folder below users/{user}, made if missing: the folders made count against the
+   * user's quota (they are entries below its folder, as a rescan counts them). Before the
+   * quota's first scan there is nothing to add to: the scan finds them.
+   */
+  private ensureUser(user: string, ...sub: string[]): string {
+    const top = this.dir('users', user);
+    const p = path.join(top, ...sub);
+    const first = fs.mkdirSync(p, { recursive: true });
+    if (first !== undefined) {
+      const made = first.startsWith(top + path.sep) ? p.split(path.sep).length - first.split(path.sep).length + 1 : sub.length;
+      this.quotas.addFiles(`user:${user}`, made);
+    }
+    return p;
+  }
 }
 
 /** The zone with its quota counter, a promise while the counter's first scan runs. */
@@ -223,6 +242,45 @@ function counted(zone: Zone, quota: QuotaHandle | Promise<QuotaHandle>): Zone | 
 export function withRole(zone: Zone, ctx: Context): Zone {
   if (roleMayWrite(ctx.role)) return zone;
   return { ...zone, policy: { ...zone.policy, readonly: true, allowDelete: false, readonlyRole: ctx.role } };
+}
+
+/** Folders of the kernel's view of the host: /proc/self/environ, devices, sysfs. */
+const SYSTEM_FOLDERS = ['/proc', '/sys', '/dev'];
+
+/**
+ * A folder that would hand out the host is refused at start (INVALID_ARGUMENT naming it, not
+ * its path): /proc, /sys, /dev or anything under them or above them (/), and with `base`, the
+ * base or a folder holding it (every user's zones). Real paths decide: a symlink to /proc/self
+ * is /proc/self.
+ */
+function refuseHostFolder(what: string, folder: string, base: string, checkBase: boolean): void {
+  const real = realish(folder);
+  const within = (inner: string, outer: string) => outer === '/' || inner === outer || inner.startsWith(outer + '/');
+  if (SYSTEM_FOLDERS.some((sys) => within(real, sys) || within(sys, real))) {
+    throw new NoshError('INVALID_ARGUMENT', `config: ${what}: its folder is or holds a system folder (/proc, /sys, /dev), which hands out the host`,
+      'Give a folder of files: not /proc, /sys, /dev, anything below them, or /.', { key: what });
+  }
+  if (checkBase && within(realish(base), real)) {
+    throw new NoshError('INVALID_ARGUMENT', `config: ${what}: its folder is or holds the base folder (every user's zones)`,
+      'Give a folder outside the base: a folder that holds the base hands out every zone and the metadata.', { key: what });
+  }
+}
+
+/** The real path of a folder; for one not there yet, that of its nearest existing ancestor plus the rest. */
+function realish(p: string): string {
+  const abs = path.resolve(p);
+  let head = abs;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(head), ...rest);
+    } catch {
+      const up = path.dirname(head);
+      if (up === head) return abs;
+      rest.unshift(path.basename(head));
+      head = up;
+    }
+  }
 }
 
 function readIfExists(file: string): string | undefined {

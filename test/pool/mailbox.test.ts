@@ -91,14 +91,17 @@ describe('tasks across the mailbox', () => {
   });
 
   it('a quota counter reaches the worker the first time by port, then by number: both writes are counted', async () => {
-    const sab = new SharedArrayBuffer(8);
-    const quota = { sab, index: 0, limit: 1_000_000, name: 'test' };
+    // bytes at index 0 (as a quota counts them: a 5-byte file takes a block), files at index 1
+    const sab = new SharedArrayBuffer(16);
+    const quota = { sab, index: 0, limit: 1_000_000, maxFiles: 100, name: 'test' };
     for (const [i, name] of ['q1.txt', 'q2.txt'].entries()) {
       const r = await pool.run(task({ quota, tool: { name: 'write', args: { path: name, content: '12345' } } }), 30_000);
       expect(r.ok).toBe(true);
-      expect(Number(new BigInt64Array(sab)[0])).toBe(5 * (i + 1));
+      const st = fs.statSync(path.join(root, name));
+      expect(Number(new BigInt64Array(sab)[0])).toBe(Math.max(5, st.blocks * 512) * (i + 1));
+      expect(Number(new BigInt64Array(sab)[1])).toBe(i + 1);
     }
-    const full = { sab: new SharedArrayBuffer(8), index: 0, limit: 3, name: 'small' };
+    const full = { sab: new SharedArrayBuffer(16), index: 0, limit: 3, maxFiles: 100, name: 'small' };
     const r = await pool.run(task({ quota: full, tool: { name: 'write', args: { path: 'q3.txt', content: '12345' } } }), 30_000);
     expect(r.ok ? 'written' : r.error.code).toBe('QUOTA_EXCEEDED');
   });

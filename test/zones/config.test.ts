@@ -10,7 +10,11 @@ import { NoshError } from '../../src/errors.js';
 import { tempDir } from '../helpers.js';
 
 const base = tempDir('nosh-config-');
-afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
+const course = tempDir('nosh-config-course-');
+afterAll(() => {
+  fs.rmSync(base, { recursive: true, force: true });
+  fs.rmSync(course, { recursive: true, force: true });
+});
 
 const BAD: [string, Record<string, unknown>, RegExp][] = [
   ['unknown top-level key', { bogus: 1 }, /bogus/],
@@ -49,7 +53,7 @@ describe('createNosh refuses a bad config, naming the key', () => {
 
   it('a good config starts, with defaults filled in', async () => {
     const nosh = await createNosh({ base, threads: 1, quotas: { userMb: 3 }, groups: { team: ['alice'] },
-      mounts: [{ name: 'course', path: base, allowedExtensions: ['.py'] }] });
+      mounts: [{ name: 'course', path: course, allowedExtensions: ['.py'] }] });
     try {
       expect(nosh.config.quotas).toEqual({ userMb: 3, groupMb: 2000, sessionMb: 100 });
       expect(nosh.config.sessionTtlSeconds).toBe(86400);
