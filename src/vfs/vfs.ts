@@ -4,6 +4,7 @@ import { VfsError, fromNodeError } from './errors.js';
 import { noteBytes } from '../pool/memory.js';
 import { BlockMatcher, extensionOf, type ZonePolicy } from './policy.js';
 import { MAX_NAME_BYTES, MAX_PATH_BYTES, splitVirtual } from './paths.js';
+import { HAVE_PROC_FD, PROC_FD, HeldDir, holdDir, inodeIn, lstatIn, mkdirIn, openIn, renameIn, rmdirIn, setMode, setTimes, unlinkIn } from './at.js';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 const MAX_SYMLINK_HOPS = 40;
@@ -30,18 +31,6 @@ function makeRoom(keep: VfsDir | null): void {
 }
 /** Permission bits a zone may set: never setuid/setgid (we may run as root; the host may exec zone files). */
 const MODE_MASK = 0o1777;
-const HAVE_PROC_FD = (() => { try { return fs.existsSync('/proc/self/fd'); } catch { return false; } })();
-/**
- * This process's descriptors by path: /proc/PID/fd when /proc shows this process under its
- * pid (the kernel then skips resolving the 'self' link: ~0.15 µs of every open and readlink
- * through it), else /proc/self/fd. Every thread of the process shares the one table.
- */
-const PROC_FD = (() => {
-  try {
-    if (fs.readlinkSync('/proc/self') === String(process.pid)) return `/proc/${process.pid}/fd`;
-  } catch { /* no /proc: HAVE_PROC_FD is false and this is never used */ }
-  return '/proc/self/fd';
-})();
 /** Per compiled matcher: name -> bits (1 blocked as a file, 2 as a directory, 4 may end a multi-component pattern). */
 const NAME_MEMO = new WeakMap<BlockMatcher, Map<string, number>>();
 
@@ -115,6 +104,14 @@ export interface DirHandle {
   /** Visible entries in readdir order (as Vfs.readdir). */
   entries(): DirEntry[];
   close(): void;
+}
+
+/** A resolved path's folder, held open (see at.ts), and what its final name is there now. */
+interface Held {
+  dir: HeldDir;
+  name: string;
+  vpath: string;
+  stat: fs.Stats | null;
 }
 
 export interface WriteOptions {
@@ -833,33 +830,42 @@ export class Vfs {
     if (this.policy.readonly) throw new VfsError('EROFS', path);
   }
 
-  /** Resolve a path to be created or replaced: parent must be an existing directory. */
-  private resolveForWrite(path: string, cwd: string): Resolved {
+  /**
+   * Resolve a path to be created or replaced and hold its folder (which must be an existing
+   * directory): the checks are of what is in the held folder now. The caller closes `dir`.
+   */
+  private resolveForWrite(path: string, cwd: string): { r: Resolved; held: Held } {
     this.assertWritable(path);
     // Resolved without its trailing slashes: 'name/' is refused below, as open(2) with O_CREAT does.
     const slash = path.length > 1 && path.endsWith('/');
     const r = this.resolve(slash ? path.replace(/\/+$/, '') || '/' : path, cwd, { followFinal: this.policy.followSymlinks });
     if (r.parts.length === 0) throw new VfsError('EISDIR', path);
-    const parent = this.hostOf(r.parts.slice(0, -1));
-    const pst = this.lstatHost(parent, path);
-    if (!pst) throw new VfsError('ENOENT', path);
-    if (!pst.isDirectory()) throw new VfsError('ENOTDIR', path);
-    if (r.stat) {
-      if (r.stat.isDirectory()) throw new VfsError('EISDIR', path);
-      if (r.stat.isSymbolicLink()) throw new VfsError('ESYMLINK', path);
-      if (!r.stat.isFile()) throw new VfsError('ESPECIAL', path);
-      if (r.stat.nlink > 1) throw new VfsError('EHARDLINK', path);
+    const held = this.holdParent(r, path);
+    try {
+      const st = held.stat;
+      if (st) {
+        if (st.isDirectory()) throw new VfsError('EISDIR', path);
+        if (st.isSymbolicLink()) throw new VfsError('ESYMLINK', path);
+        if (!st.isFile()) throw new VfsError('ESPECIAL', path);
+        if (st.nlink > 1) throw new VfsError('EHARDLINK', path);
+      }
+      if (slash) throw new VfsError('EISDIR', path);
+      this.checkExtension(held.name, path);
+      return { r: { ...r, stat: st }, held };
+    } catch (e) {
+      held.dir.close();
+      throw e;
     }
-    if (slash) throw new VfsError('EISDIR', path);
-    this.checkExtension(r.parts[r.parts.length - 1]!, path);
-    return r;
   }
 
-  /** Start an atomic write: bytes go to a temp file in the same folder, renamed on commit. */
+  /** Start an atomic write: bytes go to a temp file in the same (held) folder, renamed on commit. */
   createWriter(path: string, cwd = '/', opts: WriteOptions = {}): AtomicWriter {
-    const r = this.resolveForWrite(path, cwd);
-    if (opts.exclusive && r.stat) throw new VfsError('EEXIST', path);
-    return new AtomicWriter(this, r, path, opts);
+    const { r, held } = this.resolveForWrite(path, cwd);
+    if (opts.exclusive && r.stat) {
+      held.dir.close();
+      throw new VfsError('EEXIST', path);
+    }
+    return new AtomicWriter(this, r, path, opts, held.dir);
   }
 
   writeFile(path: string, data: Uint8Array | string, cwd = '/', opts: WriteOptions = {}): void {
@@ -888,15 +894,44 @@ export class Vfs {
     if (q && bytes > 0) Atomics.sub(q.counters, q.index, BigInt(bytes));
   }
 
+  /**
+   * Hold the folder of a resolved path (see at.ts) and lstat its final component again through
+   * it: a change then acts on that name in that directory, whatever happens to the path. The
+   * name checks of resolve() are repeated for what is there now. The caller closes `dir`.
+   */
+  private holdParent(r: Resolved, path: string): Held {
+    const parts = r.parts.slice(0, -1);
+    const name = r.parts[r.parts.length - 1]!;
+    const dir = holdDir(this.hostOf(parts), '/' + parts.join('/'), path);
+    try {
+      const stat = lstatIn(dir, name, path);
+      this.checkBlocked(parts, name, stat ? stat.isDirectory() : true, path);
+      if (stat && !stat.isDirectory()) this.checkExtension(name, path);
+      return { dir, name, vpath: r.vpath, stat };
+    } catch (e) {
+      dir.close();
+      throw e;
+    }
+  }
+
+  /** holdParent, `fn` on it, the folder closed again. */
+  private inParent<T>(r: Resolved, path: string, fn: (h: Held) => T): T {
+    const h = this.holdParent(r, path);
+    try {
+      return fn(h);
+    } finally {
+      h.dir.close();
+    }
+  }
+
   mkdir(path: string, cwd = '/', mode = 0o777): void {
     this.assertWritable(path);
     const r = this.resolve(path, cwd);
     if (r.parts.length === 0 || r.stat) throw new VfsError('EEXIST', path);
-    try {
-      fs.mkdirSync(r.host, { mode });
-    } catch (e) {
-      throw fromNodeError(e, path);
-    }
+    this.inParent(r, path, (h) => {
+      if (h.stat) throw new VfsError('EEXIST', path);
+      mkdirIn(h.dir, h.name, mode, path);
+    });
     this.recordChange({ op: 'mkdir', path: r.vpath, delta: 0 });
   }
 
@@ -909,11 +944,11 @@ export class Vfs {
     const r = this.resolveExisting(path, cwd);
     if (r.parts.length === 0) throw new VfsError('EBUSY', path);
     if (!r.stat.isDirectory()) throw new VfsError('ENOTDIR', path);
-    try {
-      fs.rmdirSync(r.host);
-    } catch (e) {
-      throw fromNodeError(e, path);
-    }
+    this.inParent(r, path, (h) => {
+      if (!h.stat) throw new VfsError('ENOENT', path);
+      if (!h.stat.isDirectory()) throw new VfsError('ENOTDIR', path);
+      rmdirIn(h.dir, h.name, path);
+    });
     this.recordChange({ op: 'delete', path: r.vpath, delta: 0 });
   }
 
@@ -922,12 +957,13 @@ export class Vfs {
     this.assertDeletable(path);
     const r = this.resolveExisting(path, cwd);
     if (r.stat.isDirectory()) throw new VfsError('EISDIR', path);
-    try {
-      fs.unlinkSync(r.host);
-    } catch (e) {
-      throw fromNodeError(e, path);
-    }
-    this.recordChange({ op: 'delete', path: r.vpath, delta: r.stat.isFile() && r.stat.nlink <= 1 ? -r.stat.size : 0 });
+    const st = this.inParent(r, path, (h) => {
+      if (!h.stat) throw new VfsError('ENOENT', path);
+      if (h.stat.isDirectory()) throw new VfsError('EISDIR', path);
+      unlinkIn(h.dir, h.name, path);
+      return h.stat;
+    });
+    this.recordChange({ op: 'delete', path: r.vpath, delta: st.isFile() && st.nlink <= 1 ? -st.size : 0 });
   }
 
   /**
@@ -961,56 +997,114 @@ export class Vfs {
     this.recordChange({ op: 'delete', path: vpath, delta: !isDir && st.isFile() && st.nlink <= 1 ? -st.size : 0 });
   }
 
-  /** rename(2) inside the zone; neither end may be the root. */
+  /** rename(2) inside the zone, both folders held; neither end may be the root. */
   rename(from: string, to: string, cwd = '/'): void {
     this.assertWritable(to);
     const a = this.resolveExisting(from, cwd);
     const b = this.resolve(to, cwd);
     if (a.parts.length === 0 || b.parts.length === 0) throw new VfsError('EBUSY', a.parts.length === 0 ? from : to);
-    if (b.stat?.isFile() && b.stat.nlink > 1) throw new VfsError('EHARDLINK', to);
-    // Moving a folder can change what a multi-component pattern ('.git/config') matches
-    // below it: refuse when either name could be such an anchor (exposing or planting).
-    if (a.stat.isDirectory() && (this.blocked.anchorsBelow(a.parts[a.parts.length - 1]!) || this.blocked.anchorsBelow(b.parts[b.parts.length - 1]!))) {
-      throw new VfsError('EBLOCKED', this.blocked.anchorsBelow(a.parts[a.parts.length - 1]!) ? from : to);
-    }
-    if (!a.stat.isDirectory()) this.checkExtension(b.parts[b.parts.length - 1]!, to);
-    try {
-      fs.renameSync(a.host, b.host);
-    } catch (e) {
-      throw fromNodeError(e, (e as NodeJS.ErrnoException).code === 'ENOENT' ? to : from);
-    }
-    const removed = b.stat?.isFile() ? b.stat.size : 0;
+    const removed = this.renameHeld(this, a, from, b, to, (sa, sb, nb) => {
+      if (sb?.isFile() && sb.nlink > 1) throw new VfsError('EHARDLINK', to);
+      // Moving a folder can change what a multi-component pattern ('.git/config') matches
+      // below it: refuse when either name could be such an anchor (exposing or planting).
+      const na = a.parts[a.parts.length - 1]!;
+      if (sa.isDirectory() && (this.blocked.anchorsBelow(na) || this.blocked.anchorsBelow(nb))) {
+        throw new VfsError('EBLOCKED', this.blocked.anchorsBelow(na) ? from : to);
+      }
+      if (!sa.isDirectory()) this.checkExtension(nb, to);
+    });
     this.recordChange({ op: 'rename', path: a.vpath, to: b.vpath, delta: -removed });
+  }
+
+  /**
+   * rename(2) of a regular file of this zone to `to` in zone `dst` (same quota, same file system
+   * or false: EXDEV), both folders held. The destination had the checks of a write (createWriter).
+   */
+  renameFileTo(from: string, cwd: string, dst: Vfs, to: string): boolean {
+    const a = this.resolveExisting(from, cwd);
+    const b = dst.resolve(to, '/');
+    if (a.parts.length === 0 || b.parts.length === 0) throw new VfsError('EBUSY', a.parts.length === 0 ? from : to);
+    let removed: number;
+    try {
+      removed = this.renameHeld(dst, a, from, b, to, (sa, sb) => {
+        if (!sa.isFile()) throw new VfsError('ESPECIAL', from);
+        if (sb && (!sb.isFile() || sb.nlink > 1)) throw new VfsError(sb.isDirectory() ? 'EISDIR' : sb.isFile() ? 'EHARDLINK' : 'ESPECIAL', to);
+      });
+    } catch (e) {
+      if (e instanceof VfsError && e.errno === 'EXDEV') return false;
+      throw e;
+    }
+    // The bytes stay in the same quota; a replaced destination file gives its bytes back.
+    dst.recordChange({ op: 'write', path: b.vpath, delta: -removed });
+    this.recordChange({ op: 'delete', path: a.vpath, delta: 0 });
+    return true;
+  }
+
+  /**
+   * Hold both folders, `check` what is there now (source, destination or null, its name), rename;
+   * the size of a regular file replaced at the destination.
+   */
+  private renameHeld(dst: Vfs, a: Resolved, from: string, b: Resolved, to: string, check: (sa: fs.Stats, sb: fs.Stats | null, nb: string) => void): number {
+    return this.inParent(a, from, (ha) => dst.inParent(b, to, (hb) => {
+      if (!ha.stat) throw new VfsError('ENOENT', from);
+      check(ha.stat, hb.stat, hb.name);
+      try {
+        renameIn(ha.dir, ha.name, hb.dir, hb.name);
+      } catch (e) {
+        throw fromNodeError(e, (e as NodeJS.ErrnoException).code === 'ENOENT' ? to : from);
+      }
+      return hb.stat?.isFile() ? hb.stat.size : 0;
+    }));
+  }
+
+  /**
+   * The inode a resolved path names now, held (see at.ts inodeIn) in its held folder, for a
+   * change of its metadata: `fn` checks its fstat and changes it. The root is held itself.
+   */
+  private onInode(r: Resolved, path: string, fn: (dir: HeldDir, name: string, inode: { fd: number; stat: fs.Stats }) => void): void {
+    if (r.parts.length === 0) {
+      const root = holdDir(this.rootHost, '/', path);
+      try {
+        // Its own descriptor holds the root; without /proc, its path.
+        fn(root, '.', { fd: root.fd >= 0 ? root.fd : -1, stat: root.fd >= 0 ? fs.fstatSync(root.fd) : this.rootStat });
+      } finally {
+        root.close();
+      }
+      return;
+    }
+    this.inParent(r, path, (h) => {
+      const inode = inodeIn(h.dir, h.name, path);
+      try {
+        fn(h.dir, h.name, inode);
+      } finally {
+        if (inode.fd >= 0) fs.closeSync(inode.fd);
+      }
+    });
   }
 
   /** Set access and modification times (seconds, fractional allowed). Symlinks are not followed. */
   utimes(path: string, atime: number, mtime: number, cwd = '/'): void {
     this.assertWritable(path);
     const r = this.resolveExisting(path, cwd, { followFinal: this.policy.followSymlinks });
-    // Metadata of a shared inode is shared too: the other name may be outside the zone.
-    if (r.stat.isFile() && r.stat.nlink > 1) throw new VfsError('EHARDLINK', path);
-    try {
-      // Node takes a negative number of seconds for "now"; a Date keeps times before 1970.
-      const a = atime < 0 ? new Date(atime * 1000) : atime;
-      const m = mtime < 0 ? new Date(mtime * 1000) : mtime;
-      if (r.stat.isSymbolicLink()) fs.lutimesSync(r.host, a, m);
-      else fs.utimesSync(r.host, a, m);
-    } catch (e) {
-      throw fromNodeError(e, path);
-    }
+    // Node takes a negative number of seconds for "now"; a Date keeps times before 1970.
+    const a = atime < 0 ? new Date(atime * 1000) : atime;
+    const m = mtime < 0 ? new Date(mtime * 1000) : mtime;
+    this.onInode(r, path, (dir, name, inode) => {
+      // Metadata of a shared inode is shared too: the other name may be outside the zone.
+      if (inode.stat.isFile() && inode.stat.nlink > 1) throw new VfsError('EHARDLINK', path);
+      setTimes(dir, name, inode, a, m, path);
+    });
     this.recordChange({ op: 'meta', path: r.vpath, delta: 0 });
   }
 
   chmod(path: string, mode: number, cwd = '/'): void {
     this.assertWritable(path);
     const r = this.resolveExisting(path, cwd, { followFinal: this.policy.followSymlinks });
-    if (r.stat.isSymbolicLink()) throw new VfsError('ESYMLINK', path);
-    if (r.stat.isFile() && r.stat.nlink > 1) throw new VfsError('EHARDLINK', path);
-    try {
-      fs.chmodSync(r.host, mode & MODE_MASK);
-    } catch (e) {
-      throw fromNodeError(e, path);
-    }
+    this.onInode(r, path, (dir, name, inode) => {
+      if (inode.stat.isSymbolicLink()) throw new VfsError('ESYMLINK', path);
+      if (inode.stat.isFile() && inode.stat.nlink > 1) throw new VfsError('EHARDLINK', path);
+      setMode(dir, name, inode, mode & MODE_MASK, path);
+    });
     this.recordChange({ op: 'meta', path: r.vpath, delta: 0 });
   }
 
@@ -1039,10 +1133,16 @@ export interface QuotaCounter {
   name: string;
 }
 
-/** A write in progress: temp file + fsync + rename on commit; abort removes the temp. */
+/**
+ * A write in progress: temp file + fsync + rename on commit; abort removes the temp. The temp
+ * file is created in the target's folder, held open since its resolution (see at.ts), and
+ * renamed to the target's name there: a swap of any folder on the path cannot move either.
+ */
 export class AtomicWriter {
   private fd: number;
+  /** The temp file's name in the held folder. */
   private readonly tmp: string;
+  private readonly name: string;
   private size = 0;
   private done = false;
   private committed = false;
@@ -1050,18 +1150,21 @@ export class AtomicWriter {
   private reserved = 0;
   private readonly oldSize: number;
 
-  constructor(private readonly vfs: Vfs, private readonly target: Resolved, private readonly path: string, opts: WriteOptions) {
-    this.tmp = vfs.tempHostFor(target.host);
+  constructor(private readonly vfs: Vfs, private readonly target: Resolved, private readonly path: string, opts: WriteOptions, private readonly dir: HeldDir) {
+    const tmpHost = vfs.tempHostFor(target.host);
+    this.tmp = tmpHost.slice(tmpHost.lastIndexOf('/') + 1);
+    this.name = target.parts[target.parts.length - 1]!;
     const mode = (target.stat ? target.stat.mode : (opts.mode ?? 0o666) & ~0o022) & MODE_MASK;
     this.oldSize = target.stat?.size ?? 0;
     try {
-      this.fd = fs.openSync(this.tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW, mode);
+      this.fd = openIn(dir, this.tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW, mode, path);
     } catch (e) {
-      throw fromNodeError(e, path);
+      dir.close();
+      throw e;
     }
     try {
-      // The folder may have been swapped for a symlink since it was resolved: the temp file
-      // must really be inside, or the rename on commit would publish it outside.
+      // The held folder may have been moved out of the root since it was verified: the temp
+      // file must really be inside, or the rename on commit would publish it outside.
       vfs.checkFdInside(this.fd, path);
       if (target.stat) fs.fchmodSync(this.fd, mode);
     } catch (e) {
@@ -1072,11 +1175,23 @@ export class AtomicWriter {
       // Appending is copy-then-append into the temp file, so a crash never leaves a torn file.
       // A failed copy (EFBIG, or the file changed under us) must not leave the temp or its fd.
       try {
-        for (const chunk of vfs.readChunks(target.vpath)) this.write(chunk);
+        for (const chunk of this.oldChunks(target.stat)) this.write(chunk);
       } catch (e) {
         this.abort();
         throw e;
       }
+    }
+  }
+
+  /** The file being replaced, read through the held folder: the one that was checked (dev, ino). */
+  private *oldChunks(st: fs.Stats): Generator<Buffer> {
+    const fd = openIn(this.dir, this.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, undefined, this.path);
+    try {
+      const now = fs.fstatSync(fd);
+      if (now.dev !== st.dev || now.ino !== st.ino || !now.isFile()) throw new VfsError('EESCAPE', this.path);
+      yield* readFdChunks(fd, Math.max(1024, Math.min(256 * 1024, now.size + 1)), true);
+    } finally {
+      fs.closeSync(fd);
     }
   }
 
@@ -1123,11 +1238,14 @@ export class AtomicWriter {
       fs.fsyncSync(this.fd);
       fs.closeSync(this.fd);
       this.done = true;
-      fs.renameSync(this.tmp, this.target.host);
+      // Published only in a folder still inside the root (it may have been moved out since).
+      if (this.dir.fd >= 0) this.vfs.checkFdInside(this.dir.fd, this.path);
+      renameIn(this.dir, this.tmp, this.dir, this.name);
       this.committed = true;
+      this.dir.close();
     } catch (e) {
       this.abort();
-      throw fromNodeError(e, this.path);
+      throw e instanceof VfsError ? e : fromNodeError(e, this.path);
     }
     this.vfs.recordChange({ op: 'write', path: this.target.vpath, delta: this.size - this.oldSize });
   }
@@ -1141,7 +1259,10 @@ export class AtomicWriter {
       this.done = true;
       try { fs.closeSync(this.fd); } catch { /* already closed */ }
     }
-    try { fs.unlinkSync(this.tmp); } catch { /* already renamed or removed */ }
+    if (!this.committed && this.dir.isOpen) {
+      try { fs.unlinkSync(this.dir.child(this.tmp)); } catch { /* already removed */ }
+    }
+    this.dir.close();
   }
 }
 

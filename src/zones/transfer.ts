@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { NoshError } from '../errors.js';
-import * as fs from 'node:fs';
-import { baseName, fromNodeError, VfsError, type Vfs } from '../vfs/index.js';
+import { baseName, VfsError, type Vfs } from '../vfs/index.js';
 import { defineTool, type ToolDef } from '../tools/types.js';
 
 /**
@@ -67,17 +66,8 @@ function moveByRename(src: Vfs, dst: Vfs, from: string, to: string, cwd: string)
   if (!a.stat.isFile()) return false;
   const probe = dst.createWriter(to, '/');
   probe.abort();
-  const b = dst.resolve(to, '/');
-  try {
-    fs.renameSync(a.host, b.host);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EXDEV') return false;
-    throw fromNodeError(e, to);
-  }
-  // The bytes stay in the same quota; a replaced destination file gives its bytes back.
-  dst.recordChange({ op: 'write', path: b.vpath, delta: b.stat?.isFile() ? -b.stat.size : 0 });
-  src.recordChange({ op: 'delete', path: a.vpath, delta: 0 });
-  return true;
+  // Both folders held (Vfs.renameFileTo): a folder swapped since the checks cannot redirect it.
+  return src.renameFileTo(from, cwd, dst, to);
 }
 
 function removeTree(fs: Vfs, path: string, cwd: string): void {
