@@ -5,7 +5,8 @@
 // envelope; the outside folders (names, contents, modes, mtimes) must never change, no
 // `.nosh-tmp-*` file may appear there, and nothing of theirs may be copied into the zone.
 //
-// NOSH_TOCTOU_OPS sets the operations per command and scenario (default 40);
+// NOSH_TOCTOU_OPS sets the operations per command and scenario (default 40: about 120 per command
+// over the three swap scenarios);
 // NOSH_TOCTOU_RUNS repeats every scenario (the issue's acceptance: NOSH_TOCTOU_RUNS=20 NOSH_TOCTOU_OPS=200).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -129,10 +130,40 @@ async function attack(nosh: Nosh, p: string, ops: number, out: Outcome): Promise
 }
 let okFile = '';
 
+/** Walkers (rm -r, cp -r, find -delete, the delete tool) over trees whose own subfolder `sub` is being swapped. */
+async function attackWalks(nosh: Nosh, ops: number, out: Outcome): Promise<void> {
+  const note = (r: { success: boolean; error?: { code: string } }) => {
+    if (r.success) out.ok++;
+    else out.errors[r.error!.code] = (out.errors[r.error!.code] ?? 0) + 1;
+  };
+  for (let k = 0; k < ops; k++) {
+    await Promise.all([
+      nosh.exec({ command: `rm -r w/r${k}` }).then(note),
+      nosh.exec({ command: `cp -r w/s${k} w/c${k}` }).then(note),
+      nosh.exec({ command: `find w/f${k} -delete` }).then(note),
+      nosh.call('delete', { path: `w/d${k}`, recursive: true }).then(note),
+    ]);
+  }
+}
+
+/** A tree for the walkers: sub/ (real, inside) and lnk (to the same tree outside), exchanged by the swapper. */
+function walkTree(base: string, name: string): [string, string] {
+  for (const [top, text] of [[`root/w/${name}/sub`, 'inside'], [`outside/${name}/sub`, 'OUTSIDE']] as const) {
+    for (const d of ['', '/x', '/x/y', '/z']) {
+      fs.mkdirSync(path.join(base, top + d), { recursive: true });
+      fs.writeFileSync(path.join(base, top + d, 'f1'), `${text} a\n`);
+      fs.writeFileSync(path.join(base, top + d, 'f2'), `${text} a\n`);
+    }
+  }
+  fs.symlinkSync(path.join(base, `outside/${name}/sub`), path.join(base, `root/w/${name}/lnk`));
+  return [`root/w/${name}/sub`, `root/w/${name}/lnk`];
+}
+
 interface Scenario {
   name: string;
   /** Build root and outside folders for `ops` operations; returns the swapped pairs (relative to base) and the zone path to attack. */
   build(base: string, ops: number): { pairs: [string, string][]; at: string; outside: string[] };
+  attack?: (nosh: Nosh, ops: number, out: Outcome) => Promise<void>;
 }
 
 const SCENARIOS: Scenario[] = [
@@ -172,12 +203,21 @@ const SCENARIOS: Scenario[] = [
       return { pairs: [['root/a', 'root/y'], ['root/a/d', 'root/a/x']], at: 'a/d', outside: ['outside', 'outside2'] };
     },
   },
+  {
+    name: 'mid-walk: the folder rm -r, cp -r, find -delete and delete are walking exchanged with a symlink to outside',
+    build(base, ops) {
+      const pairs: [string, string][] = [];
+      for (let k = 0; k < ops; k++) for (const n of ['r', 's', 'f', 'd']) pairs.push(walkTree(base, `${n}${k}`));
+      return { pairs, at: 'w', outside: ['outside'] };
+    },
+    attack: attackWalks,
+  },
 ];
 
 const bases: string[] = [];
 afterAll(() => {
   for (const b of bases) fs.rmSync(b, { recursive: true, force: true });
-});
+}, 120_000);
 
 describe.runIf(HAVE_PY && LINUX)('TOCTOU: a folder exchanged with a symlink to outside while nosh changes files in it', () => {
   for (const sc of SCENARIOS) {
@@ -196,7 +236,7 @@ describe.runIf(HAVE_PY && LINUX)('TOCTOU: a folder exchanged with a symlink to o
         const out: Outcome = { ok: 0, errors: {} };
         const swapper = await startSwapper(pairs.map(([a, b]) => [path.join(base, a), path.join(base, b)]));
         try {
-          await attack(nosh, at, OPS, out);
+          await (sc.attack ? sc.attack(nosh, OPS, out) : attack(nosh, at, OPS, out));
         } finally {
           await stopSwapper(swapper);
           await nosh.close();
@@ -212,6 +252,7 @@ describe.runIf(HAVE_PY && LINUX)('TOCTOU: a folder exchanged with a symlink to o
         // Failures under the swap are error envelopes of known kinds, never a crash.
         expect(Object.keys(out.errors).filter((c) => /INTERNAL|CRASH|WORKER/.test(c))).toEqual([]);
         expect(out.ok).toBeGreaterThan(0);
+        fs.rmSync(base, { recursive: true, force: true }); // kept for a look when a check failed
       }
     }, 120_000 + RUNS * OPS * 2_000);
   }
