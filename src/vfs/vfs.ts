@@ -5,6 +5,7 @@ import { BlockMatcher, extensionOf, type ZonePolicy } from './policy.js';
 import { MAX_NAME_BYTES, MAX_PATH_BYTES, splitVirtual } from './paths.js';
 import { TMP_MARK, tempName } from './temp-name.js';
 import { chargeOf } from '../zones/quota.js';
+import { HAVE_PROC_FD, PROC_FD, HeldDir, holdDir, inodeIn, lstatIn, mkdirIn, openIn, renameIn, rmdirIn, setMode, setTimes, unlinkIn } from './at.js';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 const MAX_SYMLINK_HOPS = 40;
@@ -30,18 +31,6 @@ function makeRoom(keep: VfsDir | null): void {
 }
 /** Permission bits a zone may set: never setuid/setgid (we may run as root; the host may exec zone files). */
 const MODE_MASK = 0o1777;
-const HAVE_PROC_FD = (() => { try { return fs.existsSync('/proc/self/fd'); } catch { return false; } })();
-/**
- * This process's descriptors by path: /proc/PID/fd when /proc shows this process under its
- * pid (the kernel then skips resolving the 'self' link: ~0.15 µs of every open and readlink
- * through it), else /proc/self/fd. Every thread of the process shares the one table.
- */
-const PROC_FD = (() => {
-  try {
-    if (fs.readlinkSync('/proc/self') === String(process.pid)) return `/proc/${process.pid}/fd`;
-  } catch { /* no /proc: HAVE_PROC_FD is false and this is never used */ }
-  return '/proc/self/fd';
-})();
 /** Per compiled matcher: name -> bits (1 blocked as a file, 2 as a directory, 4 may end a multi-component pattern). */
 const NAME_MEMO = new WeakMap<BlockMatcher, Map<string, number>>();
 
@@ -115,6 +104,14 @@ export interface DirHandle {
   /** Visible entries in readdir order (as Vfs.readdir). */
   entries(): DirEntry[];
   close(): void;
+}
+
+/** A resolved path's folder, held open (see at.ts), and what its final name is there now. */
+interface Held {
+  dir: HeldDir;
+  name: string;
+  vpath: string;
+  stat: fs.Stats | null;
 }
 
 export interface WriteOptions {
@@ -862,33 +859,42 @@ export class Vfs {
     if (this.policy.readonly) throw new VfsError('EROFS', path);
   }
 
-  /** Resolve a path to be created or replaced: parent must be an existing directory. */
-  private resolveForWrite(path: string, cwd: string): Resolved {
+  /**
+   * Resolve a path to be created or replaced and hold its folder (which must be an existing
+   * directory): the checks are of what is in the held folder now. The caller closes `dir`.
+   */
+  private resolveForWrite(path: string, cwd: string): { r: Resolved; held: Held } {
     this.assertWritable(path);
     // Resolved without its trailing slashes: 'name/' is refused below, as open(2) with O_CREAT does.
     const slash = path.length > 1 && path.endsWith('/');
     const r = this.resolve(slash ? path.replace(/\/+$/, '') || '/' : path, cwd, { followFinal: this.policy.followSymlinks });
     if (r.parts.length === 0) throw new VfsError('EISDIR', path);
-    const parent = this.hostOf(r.parts.slice(0, -1));
-    const pst = this.lstatHost(parent, path);
-    if (!pst) throw new VfsError('ENOENT', path);
-    if (!pst.isDirectory()) throw new VfsError('ENOTDIR', path);
-    if (r.stat) {
-      if (r.stat.isDirectory()) throw new VfsError('EISDIR', path);
-      if (r.stat.isSymbolicLink()) throw new VfsError('ESYMLINK', path);
-      if (!r.stat.isFile()) throw new VfsError('ESPECIAL', path);
-      if (r.stat.nlink > 1) throw new VfsError('EHARDLINK', path);
+    const held = this.holdParent(r, path);
+    try {
+      const st = held.stat;
+      if (st) {
+        if (st.isDirectory()) throw new VfsError('EISDIR', path);
+        if (st.isSymbolicLink()) throw new VfsError('ESYMLINK', path);
+        if (!st.isFile()) throw new VfsError('ESPECIAL', path);
+        if (st.nlink > 1) throw new VfsError('EHARDLINK', path);
+      }
+      if (slash) throw new VfsError('EISDIR', path);
+      this.checkExtension(held.name, path);
+      return { r: { ...r, stat: st }, held };
+    } catch (e) {
+      held.dir.close();
+      throw e;
     }
-    if (slash) throw new VfsError('EISDIR', path);
-    this.checkExtension(r.parts[r.parts.length - 1]!, path);
-    return r;
   }
 
-  /** Start an atomic write: bytes go to a temp file in the same folder, renamed on commit. */
+  /** Start an atomic write: bytes go to a temp file in the same (held) folder, renamed on commit. */
   createWriter(path: string, cwd = '/', opts: WriteOptions = {}): AtomicWriter {
-    const r = this.resolveForWrite(path, cwd);
-    if (opts.exclusive && r.stat) throw new VfsError('EEXIST', path);
-    return new AtomicWriter(this, r, path, opts);
+    const { r, held } = this.resolveForWrite(path, cwd);
+    if (opts.exclusive && r.stat) {
+      held.dir.close();
+      throw new VfsError('EEXIST', path);
+    }
+    return new AtomicWriter(this, r, path, opts, held.dir);
   }
 
   writeFile(path: string, data: Uint8Array | string, cwd = '/', opts: WriteOptions = {}): void {
@@ -939,16 +945,49 @@ export class Vfs {
     if (q && n > 0) Atomics.sub(q.counters, q.index + 1, BigInt(n));
   }
 
+  /**
+   * Hold the folder of a resolved path (see at.ts) and lstat its final component again through
+   * it: a change then acts on that name in that directory, whatever happens to the path. The
+   * name checks of resolve() are repeated for what is there now. The caller closes `dir`.
+   */
+  private holdParent(r: Resolved, path: string): Held {
+    const parts = r.parts.slice(0, -1);
+    const name = r.parts[r.parts.length - 1]!;
+    const dir = holdDir(this.hostOf(parts), '/' + parts.join('/'), path);
+    try {
+      const stat = lstatIn(dir, name, path);
+      this.checkBlocked(parts, name, stat ? stat.isDirectory() : true, path);
+      if (stat && !stat.isDirectory()) this.checkExtension(name, path);
+      return { dir, name, vpath: r.vpath, stat };
+    } catch (e) {
+      dir.close();
+      throw e;
+    }
+  }
+
+  /** holdParent, `fn` on it, the folder closed again. */
+  private inParent<T>(r: Resolved, path: string, fn: (h: Held) => T): T {
+    const h = this.holdParent(r, path);
+    try {
+      return fn(h);
+    } finally {
+      h.dir.close();
+    }
+  }
+
   mkdir(path: string, cwd = '/', mode = 0o777): void {
     this.assertWritable(path);
     const r = this.resolve(path, cwd);
     if (r.parts.length === 0 || r.stat) throw new VfsError('EEXIST', path);
     this.reserveFiles(1, path);
     try {
-      fs.mkdirSync(r.host, { mode });
+      this.inParent(r, path, (h) => {
+        if (h.stat) throw new VfsError('EEXIST', path);
+        mkdirIn(h.dir, h.name, mode, path);
+      });
     } catch (e) {
       this.releaseFiles(1);
-      throw fromNodeError(e, path);
+      throw e;
     }
     this.recordChange({ op: 'mkdir', path: r.vpath, delta: 0 });
   }
@@ -962,11 +1001,11 @@ export class Vfs {
     const r = this.resolveExisting(path, cwd);
     if (r.parts.length === 0) throw new VfsError('EBUSY', path);
     if (!r.stat.isDirectory()) throw new VfsError('ENOTDIR', path);
-    try {
-      fs.rmdirSync(r.host);
-    } catch (e) {
-      throw fromNodeError(e, path);
-    }
+    this.inParent(r, path, (h) => {
+      if (!h.stat) throw new VfsError('ENOENT', path);
+      if (!h.stat.isDirectory()) throw new VfsError('ENOTDIR', path);
+      rmdirIn(h.dir, h.name, path);
+    });
     this.releaseFiles(1);
     this.recordChange({ op: 'delete', path: r.vpath, delta: 0 });
   }
@@ -976,15 +1015,16 @@ export class Vfs {
     this.assertDeletable(path);
     const r = this.resolveExisting(path, cwd);
     if (r.stat.isDirectory()) throw new VfsError('EISDIR', path);
-    try {
-      fs.unlinkSync(r.host);
-    } catch (e) {
-      throw fromNodeError(e, path);
-    }
-    const last = !r.stat.isFile() || r.stat.nlink <= 1;
+    const st = this.inParent(r, path, (h) => {
+      if (!h.stat) throw new VfsError('ENOENT', path);
+      if (h.stat.isDirectory()) throw new VfsError('EISDIR', path);
+      unlinkIn(h.dir, h.name, path);
+      return h.stat;
+    });
+    const last = !st.isFile() || st.nlink <= 1;
     if (last) this.releaseFiles(1);
-    if (last && r.stat.isFile()) this.releaseQuota(chargeOf(r.stat));
-    this.recordChange({ op: 'delete', path: r.vpath, delta: r.stat.isFile() && last ? -r.stat.size : 0 }, true);
+    if (last && st.isFile()) this.releaseQuota(chargeOf(st));
+    this.recordChange({ op: 'delete', path: r.vpath, delta: st.isFile() && last ? -st.size : 0 }, true);
   }
 
   /**
@@ -1021,59 +1061,121 @@ export class Vfs {
     this.recordChange({ op: 'delete', path: vpath, delta: !isDir && st.isFile() && last ? -st.size : 0 }, true);
   }
 
-  /** rename(2) inside the zone; neither end may be the root. */
+  /** rename(2) inside the zone, both folders held; neither end may be the root. */
   rename(from: string, to: string, cwd = '/'): void {
     this.assertWritable(to);
     const a = this.resolveExisting(from, cwd);
     const b = this.resolve(to, cwd);
     if (a.parts.length === 0 || b.parts.length === 0) throw new VfsError('EBUSY', a.parts.length === 0 ? from : to);
-    if (b.stat?.isFile() && b.stat.nlink > 1) throw new VfsError('EHARDLINK', to);
-    // Moving a folder can change what a multi-component pattern ('.git/config') matches
-    // below it: refuse when either name could be such an anchor (exposing or planting).
-    if (a.stat.isDirectory() && (this.blocked.anchorsBelow(a.parts[a.parts.length - 1]!) || this.blocked.anchorsBelow(b.parts[b.parts.length - 1]!))) {
-      throw new VfsError('EBLOCKED', this.blocked.anchorsBelow(a.parts[a.parts.length - 1]!) ? from : to);
-    }
-    if (!a.stat.isDirectory()) this.checkExtension(b.parts[b.parts.length - 1]!, to);
-    try {
-      fs.renameSync(a.host, b.host);
-    } catch (e) {
-      throw fromNodeError(e, (e as NodeJS.ErrnoException).code === 'ENOENT' ? to : from);
-    }
+    const replaced = this.renameHeld(this, a, from, b, to, (sa, sb, nb) => {
+      if (sb?.isFile() && sb.nlink > 1) throw new VfsError('EHARDLINK', to);
+      // Moving a folder can change what a multi-component pattern ('.git/config') matches
+      // below it: refuse when either name could be such an anchor (exposing or planting).
+      const na = a.parts[a.parts.length - 1]!;
+      if (sa.isDirectory() && (this.blocked.anchorsBelow(na) || this.blocked.anchorsBelow(nb))) {
+        throw new VfsError('EBLOCKED', this.blocked.anchorsBelow(na) ? from : to);
+      }
+      if (!sa.isDirectory()) this.checkExtension(nb, to);
+    });
     // a replaced file (one link: checked above) or empty folder is one entry less
-    const replaced = b.stat && !(b.stat.dev === a.stat.dev && b.stat.ino === a.stat.ino) ? b.stat : undefined;
     if (replaced) this.releaseFiles(1);
     if (replaced?.isFile()) this.releaseQuota(chargeOf(replaced));
     this.recordChange({ op: 'rename', path: a.vpath, to: b.vpath, delta: replaced?.isFile() ? -replaced.size : 0 }, true);
+  }
+
+  /**
+   * rename(2) of a regular file of this zone to `to` in zone `dst` (same quota, same file system
+   * or false: EXDEV), both folders held. The destination had the checks of a write (createWriter).
+   */
+  renameFileTo(from: string, cwd: string, dst: Vfs, to: string): boolean {
+    const a = this.resolveExisting(from, cwd);
+    const b = dst.resolve(to, '/');
+    if (a.parts.length === 0 || b.parts.length === 0) throw new VfsError('EBUSY', a.parts.length === 0 ? from : to);
+    let replaced: fs.Stats | null;
+    try {
+      replaced = this.renameHeld(dst, a, from, b, to, (sa, sb) => {
+        if (!sa.isFile()) throw new VfsError('ESPECIAL', from);
+        if (sb && (!sb.isFile() || sb.nlink > 1)) throw new VfsError(sb.isDirectory() ? 'EISDIR' : sb.isFile() ? 'EHARDLINK' : 'ESPECIAL', to);
+      });
+    } catch (e) {
+      if (e instanceof VfsError && e.errno === 'EXDEV') return false;
+      throw e;
+    }
+    // The bytes stay in the same quota; a replaced destination file gives its bytes back.
+    if (replaced) dst.releaseFiles(1);
+    if (replaced?.isFile()) dst.releaseQuota(chargeOf(replaced));
+    dst.recordChange({ op: 'write', path: b.vpath, delta: replaced?.isFile() ? -replaced.size : 0 }, true);
+    this.recordChange({ op: 'delete', path: a.vpath, delta: 0 });
+    return true;
+  }
+
+  /**
+   * Hold both folders, `check` what is there now (source, destination or null, its name), rename;
+   * what was replaced at the destination (null: nothing).
+   */
+  private renameHeld(dst: Vfs, a: Resolved, from: string, b: Resolved, to: string, check: (sa: fs.Stats, sb: fs.Stats | null, nb: string) => void): fs.Stats | null {
+    return this.inParent(a, from, (ha) => dst.inParent(b, to, (hb) => {
+      if (!ha.stat) throw new VfsError('ENOENT', from);
+      check(ha.stat, hb.stat, hb.name);
+      try {
+        renameIn(ha.dir, ha.name, hb.dir, hb.name);
+      } catch (e) {
+        throw fromNodeError(e, (e as NodeJS.ErrnoException).code === 'ENOENT' ? to : from);
+      }
+      // what the rename replaced (not the source itself, under another link or name)
+      const sb = hb.stat;
+      return sb && !(sb.dev === ha.stat.dev && sb.ino === ha.stat.ino) ? sb : null;
+    }));
+  }
+
+  /**
+   * The inode a resolved path names now, held (see at.ts inodeIn) in its held folder, for a
+   * change of its metadata: `fn` checks its fstat and changes it. The root is held itself.
+   */
+  private onInode(r: Resolved, path: string, fn: (dir: HeldDir, name: string, inode: { fd: number; stat: fs.Stats }) => void): void {
+    if (r.parts.length === 0) {
+      const root = holdDir(this.rootHost, '/', path);
+      try {
+        // Its own descriptor holds the root; without /proc, its path.
+        fn(root, '.', { fd: root.fd >= 0 ? root.fd : -1, stat: root.fd >= 0 ? fs.fstatSync(root.fd) : this.rootStat });
+      } finally {
+        root.close();
+      }
+      return;
+    }
+    this.inParent(r, path, (h) => {
+      const inode = inodeIn(h.dir, h.name, path);
+      try {
+        fn(h.dir, h.name, inode);
+      } finally {
+        if (inode.fd >= 0) fs.closeSync(inode.fd);
+      }
+    });
   }
 
   /** Set access and modification times (seconds, fractional allowed). Symlinks are not followed. */
   utimes(path: string, atime: number, mtime: number, cwd = '/'): void {
     this.assertWritable(path);
     const r = this.resolveExisting(path, cwd, { followFinal: this.policy.followSymlinks });
-    // Metadata of a shared inode is shared too: the other name may be outside the zone.
-    if (r.stat.isFile() && r.stat.nlink > 1) throw new VfsError('EHARDLINK', path);
-    try {
-      // Node takes a negative number of seconds for "now"; a Date keeps times before 1970.
-      const a = atime < 0 ? new Date(atime * 1000) : atime;
-      const m = mtime < 0 ? new Date(mtime * 1000) : mtime;
-      if (r.stat.isSymbolicLink()) fs.lutimesSync(r.host, a, m);
-      else fs.utimesSync(r.host, a, m);
-    } catch (e) {
-      throw fromNodeError(e, path);
-    }
+    // Node takes a negative number of seconds for "now"; a Date keeps times before 1970.
+    const a = atime < 0 ? new Date(atime * 1000) : atime;
+    const m = mtime < 0 ? new Date(mtime * 1000) : mtime;
+    this.onInode(r, path, (dir, name, inode) => {
+      // Metadata of a shared inode is shared too: the other name may be outside the zone.
+      if (inode.stat.isFile() && inode.stat.nlink > 1) throw new VfsError('EHARDLINK', path);
+      setTimes(dir, name, inode, a, m, path);
+    });
     this.recordChange({ op: 'meta', path: r.vpath, delta: 0 });
   }
 
   chmod(path: string, mode: number, cwd = '/'): void {
     this.assertWritable(path);
     const r = this.resolveExisting(path, cwd, { followFinal: this.policy.followSymlinks });
-    if (r.stat.isSymbolicLink()) throw new VfsError('ESYMLINK', path);
-    if (r.stat.isFile() && r.stat.nlink > 1) throw new VfsError('EHARDLINK', path);
-    try {
-      fs.chmodSync(r.host, mode & MODE_MASK);
-    } catch (e) {
-      throw fromNodeError(e, path);
-    }
+    this.onInode(r, path, (dir, name, inode) => {
+      if (inode.stat.isSymbolicLink()) throw new VfsError('ESYMLINK', path);
+      if (inode.stat.isFile() && inode.stat.nlink > 1) throw new VfsError('EHARDLINK', path);
+      setMode(dir, name, inode, mode & MODE_MASK, path);
+    });
     this.recordChange({ op: 'meta', path: r.vpath, delta: 0 });
   }
 
@@ -1104,10 +1206,16 @@ export interface QuotaCounter {
   name: string;
 }
 
-/** A write in progress: temp file + fsync + rename on commit; abort removes the temp. */
+/**
+ * A write in progress: temp file + fsync + rename on commit; abort removes the temp. The temp
+ * file is created in the target's folder, held open since its resolution (see at.ts), and
+ * renamed to the target's name there: a swap of any folder on the path cannot move either.
+ */
 export class AtomicWriter {
   private fd: number;
+  /** The temp file's name in the held folder. */
   private readonly tmp: string;
+  private readonly name: string;
   private size = 0;
   private done = false;
   private committed = false;
@@ -1120,8 +1228,10 @@ export class AtomicWriter {
   /** A new name: one file of the quota's file limit, reserved until commit or abort. */
   private newEntry = false;
 
-  constructor(private readonly vfs: Vfs, private readonly target: Resolved, private readonly path: string, opts: WriteOptions) {
-    this.tmp = vfs.tempHostFor(target.host);
+  constructor(private readonly vfs: Vfs, private readonly target: Resolved, private readonly path: string, opts: WriteOptions, private readonly dir: HeldDir) {
+    const tmpHost = vfs.tempHostFor(target.host);
+    this.tmp = tmpHost.slice(tmpHost.lastIndexOf('/') + 1);
+    this.name = target.parts[target.parts.length - 1]!;
     const mode = (target.stat ? target.stat.mode : (opts.mode ?? 0o666) & ~0o022) & MODE_MASK;
     this.oldSize = target.stat ? chargeOf(target.stat) : 0;
     this.oldBytes = target.stat?.size ?? 0;
@@ -1130,15 +1240,16 @@ export class AtomicWriter {
       this.newEntry = true;
     }
     try {
-      this.fd = fs.openSync(this.tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW, mode);
+      this.fd = openIn(dir, this.tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW, mode, path);
     } catch (e) {
       if (this.newEntry) vfs.releaseFiles(1);
       this.newEntry = false;
-      throw fromNodeError(e, path);
+      dir.close();
+      throw e;
     }
     try {
-      // The folder may have been swapped for a symlink since it was resolved: the temp file
-      // must really be inside, or the rename on commit would publish it outside.
+      // The held folder may have been moved out of the root since it was verified: the temp
+      // file must really be inside, or the rename on commit would publish it outside.
       vfs.checkFdInside(this.fd, path);
       if (target.stat) fs.fchmodSync(this.fd, mode);
     } catch (e) {
@@ -1149,11 +1260,23 @@ export class AtomicWriter {
       // Appending is copy-then-append into the temp file, so a crash never leaves a torn file.
       // A failed copy (EFBIG, or the file changed under us) must not leave the temp or its fd.
       try {
-        for (const chunk of vfs.readChunks(target.vpath)) this.write(chunk);
+        for (const chunk of this.oldChunks(target.stat)) this.write(chunk);
       } catch (e) {
         this.abort();
         throw e;
       }
+    }
+  }
+
+  /** The file being replaced, read through the held folder: the one that was checked (dev, ino). */
+  private *oldChunks(st: fs.Stats): Generator<Buffer> {
+    const fd = openIn(this.dir, this.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, undefined, this.path);
+    try {
+      const now = fs.fstatSync(fd);
+      if (now.dev !== st.dev || now.ino !== st.ino || !now.isFile()) throw new VfsError('EESCAPE', this.path);
+      yield* readFdChunks(fd, Math.max(1024, Math.min(256 * 1024, now.size + 1)), true);
+    } finally {
+      fs.closeSync(fd);
     }
   }
 
@@ -1216,8 +1339,11 @@ export class AtomicWriter {
       }
       fs.closeSync(this.fd);
       this.done = true;
-      fs.renameSync(this.tmp, this.target.host);
+      // Published only in a folder still inside the root (it may have been moved out since).
+      if (this.dir.fd >= 0) this.vfs.checkFdInside(this.dir.fd, this.path);
+      renameIn(this.dir, this.tmp, this.dir, this.name);
       this.committed = true;
+      this.dir.close();
     } catch (e) {
       this.abort();
       throw e instanceof VfsError ? e : fromNodeError(e, this.path);
@@ -1239,7 +1365,10 @@ export class AtomicWriter {
       this.done = true;
       try { fs.closeSync(this.fd); } catch { /* already closed */ }
     }
-    try { fs.unlinkSync(this.tmp); } catch { /* already renamed or removed */ }
+    if (!this.committed && this.dir.isOpen) {
+      try { fs.unlinkSync(this.dir.child(this.tmp)); } catch { /* already removed */ }
+    }
+    this.dir.close();
   }
 }
 

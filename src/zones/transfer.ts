@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { NoshError } from '../errors.js';
-import * as fs from 'node:fs';
-import { baseName, fromNodeError, VfsError, type Vfs } from '../vfs/index.js';
+import { baseName, VfsError, type Vfs } from '../vfs/index.js';
 import { defineTool, type ToolDef } from '../tools/types.js';
-import { chargeOf } from './quota.js';
 
 /**
  * Worker side of zone bridges and imports. They need two zones (or a write into a zone the
@@ -74,19 +72,8 @@ function moveByRename(src: Vfs, dst: Vfs, from: string, to: string, cwd: string)
   if (!a.stat.isFile()) return false;
   const probe = dst.createWriter(to, '/');
   probe.abort();
-  const b = dst.resolve(to, '/');
-  try {
-    fs.renameSync(a.host, b.host);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EXDEV') return false;
-    throw fromNodeError(e, to);
-  }
-  // The bytes stay in the same quota; a replaced destination file gives its bytes back.
-  if (b.stat) dst.releaseFiles(1);
-  if (b.stat?.isFile()) dst.releaseQuota(chargeOf(b.stat));
-  dst.recordChange({ op: 'write', path: b.vpath, delta: b.stat?.isFile() ? -b.stat.size : 0 }, true);
-  src.recordChange({ op: 'delete', path: a.vpath, delta: 0 });
-  return true;
+  // Both folders held (Vfs.renameFileTo): a folder swapped since the checks cannot redirect it.
+  return src.renameFileTo(from, cwd, dst, to);
 }
 
 /** FILE_EXISTS when a file of the source tree would replace one at the destination. */

@@ -3,8 +3,8 @@
 import * as fs from 'node:fs';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { executeTask } from '../../src/exec/index.js';
-import { VfsError, defaultPolicy } from '../../src/vfs/index.js';
-import { expectVfsError, guardLeaks, makeZone, record, tempLeftovers, type Zone } from './fixture.js';
+import { defaultPolicy } from '../../src/vfs/index.js';
+import { expectVfsError, guardLeaks, hookOnce, makeZone, record, tempLeftovers, type Zone } from './fixture.js';
 
 guardLeaks();
 
@@ -76,9 +76,13 @@ describe('atomic replacement', () => {
 
   test('a failure while copying the old content for append leaves no temp file', () => {
     const vfs = z.vfs();
-    // e.g. the file was swapped for something unreadable between resolve and copy
-    vfs.readChunks = function* () { throw new VfsError('ESPECIAL', '/d/f.txt'); } as typeof vfs.readChunks;
-    expectVfsError(() => vfs.createWriter('d/f.txt', '/', { append: true }), 'ESPECIAL');
+    // The file was replaced by another (same content, another inode) between its check and the
+    // copy: the copy reads through the held folder and refuses a file that is not the one checked.
+    hookOnce('openSync', () => {
+      fs.writeFileSync(z.at('d/f2.txt'), 'old content\n'); // made while the old inode lives: another ino
+      fs.renameSync(z.at('d/f2.txt'), z.at('d/f.txt'));
+    }, (p) => String(p).endsWith('/f.txt'));
+    expectVfsError(() => vfs.createWriter('d/f.txt', '/', { append: true }), 'EESCAPE');
     expect(tempLeftovers(z.at('d'))).toEqual([]);
     expect(old()).toBe('old content\n');
   });

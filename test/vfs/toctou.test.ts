@@ -14,15 +14,17 @@
 // 'reads by a plain path' tests swap inside the short way. readdir lists through the
 // verified fd. A writer's temp file is checked the same way right after it is created.
 //
-// What remains (documented, not closable from Node without openat/renameat): between the
-// writer's check and its rename(2) on commit, and for mkdir / unlink / rmdir / rename /
-// chmod / utimes, which act on host paths. A host-side attacker fast enough to swap a
-// directory in that window can redirect one such operation. Inside nosh nobody can create
-// a symlink, so this needs a hostile process on the host with write access to the zone.
+// Changes (issue 17.1) act relative to a held directory: the folder of the path is opened
+// O_DIRECTORY|O_NOFOLLOW and must sit exactly where the resolution checked it, then the change
+// names one component inside it through /proc/self/fd/N/NAME (unlink, rmdir, mkdir, rename of
+// both ends, the writer's temp file and its rename; times and modes on an O_PATH descriptor of
+// the inode). A swap after the checks either makes the hold fail (ESYMLINK, EESCAPE) or lands the
+// change in the zone's own folder wherever it was moved, never in the folder swapped in. The
+// swap loop against every command and tool is test/vfs/toctou-swap.test.ts.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeEach, describe, expect, test } from 'vitest';
-import { SECRET, countCalls, expectVfsError, guardLeaks, hookOnce, makeZone, tempLeftovers, type Zone } from './fixture.js';
+import { SECRET, countCalls, expectVfsError, guardLeaks, hookOnce, makeZone, record, tempLeftovers, type Zone } from './fixture.js';
 
 guardLeaks();
 
@@ -186,14 +188,91 @@ describe('writes', () => {
     expect(w).toBeUndefined();
   });
 
-  test('the remaining window (swap between temp check and rename) cannot name an outside file', () => {
-    // After the temp file is verified inside, a swap of its folder makes rename(2) look for
-    // the random temp name in the new folder, where it does not exist: ENOENT, no write.
+  test('a swap between the last check and the rename: the rename happens in the held folder, not the outside one', () => {
     const vfs = z.vfs();
     const w = vfs.createWriter('d/f.txt');
     w.write(Buffer.from('PWNED'));
-    hookOnce('renameSync', () => swapDir(outside));
-    expectVfsError(() => w.commit(), 'ENOENT');
+    const aside = path.join(z.base, 'aside');
+    hookOnce('renameSync', () => swapDir(outside, aside));
+    try {
+      w.commit();
+    } catch (e) {
+      record(e);
+    }
     expect(fs.readFileSync(path.join(outside, 'f.txt'), 'utf8')).toBe(SECRET);
+    expect(tempLeftovers(outside)).toEqual([]);
+    // the zone's own folder (moved aside by the attacker) got the write
+    expect(fs.readFileSync(path.join(aside, 'f.txt'), 'utf8')).toBe('PWNED');
   });
+
+  test('the held folder moved out of the root before the commit: nothing is published, the temp is removed', () => {
+    const vfs = z.vfs();
+    const w = vfs.createWriter('d/f.txt');
+    w.write(Buffer.from('PWNED'));
+    const aside = path.join(outside, 'moved');
+    hookOnce('readlinkSync', () => swapDir(aside, aside));
+    expectVfsError(() => w.commit(), 'EESCAPE');
+    expect(fs.readFileSync(path.join(aside, 'f.txt'), 'utf8')).toBe('inside\n');
+    expect(tempLeftovers(aside)).toEqual([]);
+  });
+});
+
+describe('changes act in the held folder', () => {
+  // everything outside the root but the zone's own folder the attacker moved aside
+  const before = () => ({
+    snap: Object.entries(z.outsideSnapshot()).filter(([k]) => !k.startsWith('aside')),
+    mtime: fs.lstatSync(path.join(outside, 'f.txt')).mtimeMs,
+  });
+  type V = ReturnType<Zone['vfs']>;
+  const ops: [string, (v: V) => void][] = [
+    ['unlink', (v) => v.unlink('d/f.txt')],
+    ['rmdir', (v) => v.rmdir('d/e')],
+    ['mkdir', (v) => v.mkdir('d/new')],
+    ['rename within', (v) => v.rename('d/f.txt', 'd/g.txt')],
+    ['rename into', (v) => v.rename('top.txt', 'd/f.txt')],
+    ['rename out of', (v) => v.rename('d/f.txt', 'top2.txt')],
+    ['utimes', (v) => v.utimes('d/f.txt', 1, 1)],
+    ['chmod', (v) => v.chmod('d/f.txt', 0o600)],
+    ['writeFile', (v) => v.writeFile('d/f.txt', 'PWNED')],
+    ['writeFile new', (v) => v.writeFile('d/n.txt', 'PWNED')],
+    ['append', (v) => v.writeFile('d/f.txt', 'PWNED', '/', { append: true })],
+  ];
+  beforeEach(() => {
+    fs.mkdirSync(z.at('d/e'));
+    fs.mkdirSync(path.join(outside, 'e'));
+    fs.writeFileSync(z.at('top.txt'), 'top\n');
+    fs.utimesSync(path.join(outside, 'f.txt'), 1000, 1000);
+  });
+
+  for (const [name, op] of ops) {
+    test(`${name}: d swapped for a symlink to outside after the path was resolved`, () => {
+      const vfs = z.vfs();
+      const orig = vfs.resolve.bind(vfs);
+      let calls = 0;
+      // swap once the path naming d was resolved (the last resolution of the op)
+      vfs.resolve = ((p: string, cwd?: string, o?: object) => {
+        const r = orig(p, cwd, o);
+        if (p.startsWith('d/') && calls++ === 0) swapDir(outside);
+        return r;
+      }) as typeof vfs.resolve;
+      const b = before();
+      expectVfsError(() => op(vfs), ['ESYMLINK', 'EESCAPE']);
+      expect(before()).toEqual(b);
+    });
+
+    test(`${name}: d swapped for a symlink to outside after it was held`, () => {
+      const vfs = z.vfs();
+      const aside = path.join(z.base, 'aside');
+      // the first lstat through a held folder is right after it was opened and verified
+      hookOnce('lstatSync', () => swapDir(outside, aside), (p) => String(p).startsWith('/proc/') && !String(p).endsWith('/top.txt') && !String(p).endsWith('/top2.txt'));
+      const b = before();
+      try {
+        op(vfs);
+      } catch (e) {
+        record(e);
+      }
+      expect(before()).toEqual(b);
+      expect(tempLeftovers(outside)).toEqual([]);
+    });
+  }
 });
