@@ -57,8 +57,9 @@ export class HeldDir {
     let real: string;
     try {
       real = fs.readlinkSync(`${PROC_FD}/${this.fd}`);
-    } catch {
-      throw new VfsError('EESCAPE', this.vpath);
+    } catch (e) {
+      // Unknown location is not inside; ENAMETOOLONG: it is deeper than the kernel can name.
+      throw new VfsError((e as NodeJS.ErrnoException).code === 'ENAMETOOLONG' ? 'ETOODEEP' : 'EESCAPE', this.vpath);
     }
     if (real !== this.host) throw new VfsError('EESCAPE', this.vpath);
   }

@@ -8,7 +8,8 @@ import { workspace, type Ws } from './setup.js';
 
 let ws: Ws;
 beforeAll(async () => {
-  ws = await workspace();
+  // maxFileSize: the huge file must be searched (reads past the zone's maximum are refused)
+  ws = await workspace({ limits: { maxFileSize: 2 ** 40 } });
   // 64 GB with no newline: text at the start, then a hole (reads as NUL bytes, costs no disk).
   const fd = fs.openSync(path.join(ws.root, 'huge.txt'), 'w');
   fs.writeSync(fd, Buffer.alloc(16384, 'x'));

@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNosh } from '../../src/index.js';
 import { processStart } from '../../src/vfs/temp-name.js';
+import { chargeOf } from '../../src/zones/quota.js';
 import { tempDir } from '../helpers.js';
 
 const dirs: string[] = [];
@@ -36,6 +37,7 @@ describe('temp files of gone processes', () => {
     dirs.push(base);
     const dir = storageOf(base);
     fs.writeFileSync(path.join(dir, 'real.txt'), 'x'.repeat(1000));
+    const charge = chargeOf(fs.statSync(path.join(dir, 'real.txt'))); // what the quota counts for it (allocated size)
     const dead = spawnSync('true').pid!; // exited: its pid names no process (or a later one, with another start time)
     const me = `${process.pid}-${processStart('self')}`;
     const big = Buffer.alloc(200_000, 1);
@@ -50,14 +52,14 @@ describe('temp files of gone processes', () => {
     try {
       expect(temps(dir)).toEqual(['.nosh-tmp-dddddddddddd', `.nosh-tmp-${me}-cccccccccccc`].sort());
       expect(temps(path.join(dir, 'sub'))).toEqual([]);
-      expect(await quotaUsed(nosh)).toBe(1000);
+      expect(await quotaUsed(nosh)).toBe(charge);
       const stats = await nosh.call('stats', {});
-      expect((stats as { data: { zones: Record<string, { files: number; bytes: number }> } }).data.zones.storage).toEqual({ files: 1, bytes: 1000 });
+      expect((stats as { data: { zones: Record<string, { files: number; bytes: number }> } }).data.zones.storage).toEqual({ files: 1, bytes: charge });
       // maintenance: a temp planted later by a process now gone goes at once (not after an hour).
       fs.writeFileSync(path.join(dir, `.nosh-tmp-${dead}-777-eeeeeeeeeeee`), big);
       const m = await nosh.call('maintenance', { rescan: true });
       expect(m.success && (m.data as { stale_temp_files: number }).stale_temp_files).toBe(1);
-      expect((m as { data: { rescan: Record<string, { disk: number }> } }).data.rescan['user:default']!.disk).toBe(1000);
+      expect((m as { data: { rescan: Record<string, { disk: number }> } }).data.rescan['user:default']!.disk).toBe(charge);
       expect(temps(dir)).toEqual(['.nosh-tmp-dddddddddddd', `.nosh-tmp-${me}-cccccccccccc`].sort());
     } finally {
       await nosh.close();
