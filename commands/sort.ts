@@ -5,6 +5,7 @@ import { filevercmp } from '../src/command/filevercmp.js';
 import { sortLineIndexes } from '../src/command/line-sort.js';
 import { argmatch, FatalError, OutBuffer, recordBatches, records } from '../src/command/text-lines.js';
 import { VfsError } from '../src/vfs/index.js';
+import { checkBatchSize, checkBufferSize, checkParallel, compareRandom, obsoleteKey, randomDigest, randomSalt, rewriteObsoleteKeys } from '../src/command/sort-options.js';
 
 /**
  * GNU sort (coreutils 9.1) in the C locale. The input is buffered as one byte array with
@@ -21,11 +22,13 @@ const def: CommandDef = defineCommand({
   usage: '[FILE]...',
   mutates: (args) => {
     try {
-      return parseArgs(def, args).opts.has('o');
+      return parseArgs(def, rewriteObsoleteKeys(args)).opts.has('o');
     } catch {
       return false;
     }
   },
+  // +POS1 [-POS2] keys become --key words before getopt (see sort-options.ts).
+  preprocess: rewriteObsoleteKeys,
   // GNU's whole table, in its order: `--version` is not an abbreviation of --version-sort,
   // and a prefix that also fits an option nosh lacks (`--r`: --random-sort) is ambiguous.
   gnuLongOptions: ['ignore-leading-blanks', 'check', 'compress-program', 'debug', 'dictionary-order', 'ignore-case', 'files0-from',
@@ -41,6 +44,8 @@ const def: CommandDef = defineCommand({
     { key: 'M', short: 'M', long: 'month-sort', help: "compare (unknown) < 'JAN' < ... < 'DEC'" },
     { key: 'h', short: 'h', long: 'human-numeric-sort', help: 'compare human readable numbers (e.g., 2K 1G)' },
     { key: 'n', short: 'n', long: 'numeric-sort', help: 'compare according to string numerical value' },
+    { key: 'R', short: 'R', long: 'random-sort', help: 'shuffle, but group identical keys' },
+    { key: 'random-source', long: 'random-source', kind: 'string', arg: 'FILE', help: 'get random bytes from FILE' },
     { key: 'r', short: 'r', long: 'reverse', help: 'reverse the result of comparisons' },
     { key: 'sort', long: 'sort', kind: 'string', arg: 'WORD', help: 'sort according to WORD: general-numeric -g, human-numeric -h, month -M, numeric -n, version -V' },
     { key: 'V', short: 'V', long: 'version-sort', help: 'natural sort of (version) numbers within text' },
@@ -51,6 +56,10 @@ const def: CommandDef = defineCommand({
     { key: 'm', short: 'm', long: 'merge', help: 'merge already sorted files; do not sort' },
     { key: 'o', short: 'o', long: 'output', kind: 'string', arg: 'FILE', help: 'write result to FILE instead of standard output' },
     { key: 's', short: 's', long: 'stable', help: 'stabilize sort by disabling last-resort comparison' },
+    { key: 'S', short: 'S', long: 'buffer-size', kind: 'string', arg: 'SIZE', help: 'use SIZE for main memory buffer (checked, no effect in nosh)' },
+    { key: 'T', short: 'T', long: 'temporary-directory', kind: 'string', arg: 'DIR', help: 'use DIR for temporaries (accepted, never used: nosh sorts in memory)' },
+    { key: 'parallel', long: 'parallel', kind: 'string', arg: 'N', help: 'change the number of sorts run concurrently to N (checked, no effect)' },
+    { key: 'batch-size', long: 'batch-size', kind: 'string', arg: 'NMERGE', help: 'merge at most NMERGE inputs at once (checked, no effect)' },
     { key: 't', short: 't', long: 'field-separator', kind: 'string', arg: 'SEP', help: 'use SEP instead of non-blank to blank transition' },
     { key: 'u', short: 'u', long: 'unique', help: 'with -c, check for strict ordering; without -c, output only the first of an equal run' },
     { key: 'z', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
@@ -106,6 +115,8 @@ interface Key {
   version: boolean;
   random: boolean;
   reverse: boolean;
+  /** -R: the salt of the keyed hash (set once the options are read). */
+  salt: Buffer | null;
 }
 
 const BLANKS = new Uint8Array(256);
@@ -124,7 +135,7 @@ function newKey(): Key {
   return {
     sword: SIZE_MAX, schar: 0, eword: SIZE_MAX, echar: 0, skipsblanks: false, skipeblanks: false,
     ignore: null, translate: null, numeric: false, general: false, human: false, month: false,
-    version: false, random: false, reverse: false,
+    version: false, random: false, reverse: false, salt: null,
   };
 }
 
@@ -198,6 +209,39 @@ function parseKey(spec: string): Key {
     i = setOrdering(spec, i, key, 'end');
   }
   if (i < spec.length) bad('stray character in field spec');
+  return key;
+}
+
+/**
+ * An obsolete +POS1 [-POS2] key (both origin 0): +A.x -B.y is -k A+1.x+1,B.y when y is 0
+ * and -k A+1.x+1,B+1.y otherwise. rewriteObsoleteKeys only passes a POS1 that reads as one.
+ */
+function parseObsoleteKey(pos: string, end: string | null): Key {
+  const key = newKey();
+  let r = fieldCount(pos, 1, '');
+  key.sword = r.value;
+  let i = r.next;
+  if (pos[i] === '.') {
+    r = fieldCount(pos, i + 1, '');
+    key.schar = r.value;
+    i = r.next;
+  }
+  if (!(key.sword || key.schar)) key.sword = SIZE_MAX;
+  setOrdering(pos, i, key, 'start');
+  if (end !== null) {
+    r = fieldCount(end, 1, "invalid number after '-'");
+    key.eword = r.value;
+    i = r.next;
+    if (end[i] === '.') {
+      r = fieldCount(end, i + 1, "invalid number after '.'");
+      key.echar = r.value;
+      i = r.next;
+    }
+    if (!key.echar && key.eword && key.eword !== SIZE_MAX) key.eword--;
+    if (setOrdering(end, i, key, 'end') < end.length) {
+      throw new FatalError(`stray character in field spec: invalid field specification ${gnuQuote(end)}`);
+    }
+  }
   return key;
 }
 
@@ -546,7 +590,7 @@ function compareKey(key: Key, a: Uint8Array, ta: number, la: number, b: Uint8Arr
   lb = Math.max(tb, lb);
   const ignore = key.ignore;
   const translate = key.translate;
-  if (key.numeric || key.general || key.human || key.month || key.version) {
+  if (key.numeric || key.general || key.human || key.month || key.version || key.random) {
     if (ignore || translate) {
       a = translated(a, ta, la, key);
       b = translated(b, tb, lb, key);
@@ -559,6 +603,7 @@ function compareKey(key: Key, a: Uint8Array, ta: number, la: number, b: Uint8Arr
     if (key.general) return generalcompare(a, ta, la, b, tb, lb);
     if (key.human) return humancompare(a, ta, la, b, tb, lb);
     if (key.month) return getmonth(a, ta, la) - getmonth(b, tb, lb);
+    if (key.random) return compareRandom(key.salt!, a.subarray(ta, la), b.subarray(tb, lb));
     return filevercmp(a.subarray(ta, la), b.subarray(tb, lb));
   }
   if (ignore) {
@@ -594,8 +639,8 @@ function compareKey(key: Key, a: Uint8Array, ta: number, la: number, b: Uint8Arr
 
 function makeComparator(cfg: Config) {
   const { keys, tab, reverse, stable, unique } = cfg;
-  const keycompare = (a: Uint8Array, sa: number, ea: number, b: Uint8Array, sb: number, eb: number, first?: [number, number, number, number]): number => {
-    for (let k = 0; k < keys.length; k++) {
+  const keycompare = (a: Uint8Array, sa: number, ea: number, b: Uint8Array, sb: number, eb: number, first?: [number, number, number, number], from = 0): number => {
+    for (let k = from; k < keys.length; k++) {
       const key = keys[k]!;
       let ta: number, la: number, tb: number, lb: number;
       if (k === 0 && first) [ta, la, tb, lb] = first;
@@ -619,9 +664,10 @@ function makeComparator(cfg: Config) {
     }
     return 0;
   };
-  const compare = (a: Uint8Array, sa: number, ea: number, b: Uint8Array, sb: number, eb: number, first?: [number, number, number, number]): number => {
+  /** `from`: the keys before it are known equal (the sort compared them already). */
+  const compare = (a: Uint8Array, sa: number, ea: number, b: Uint8Array, sb: number, eb: number, first?: [number, number, number, number], from = 0): number => {
     if (keys.length) {
-      const d = keycompare(a, sa, ea, b, sb, eb, first);
+      const d = keycompare(a, sa, ea, b, sb, eb, first, from);
       if (d || unique || stable) return d;
     }
     const alen = ea - sa;
@@ -651,9 +697,10 @@ async function sortMain(ctx: CommandContext): Promise<number> {
   let tab = -1;
   let check: string | null = null;
   let outfile: string | null = null;
+  let randomSource: string | null = null;
   for (const o of ctx.opts.order) {
     switch (o.key) {
-      case 'b': case 'd': case 'f': case 'g': case 'i': case 'M': case 'h': case 'n': case 'r': case 'V':
+      case 'b': case 'd': case 'f': case 'g': case 'i': case 'M': case 'h': case 'n': case 'r': case 'R': case 'V':
         setOrdering(o.key, 0, gkey, 'both');
         break;
       case 'sort': {
@@ -669,7 +716,18 @@ async function sortMain(ctx: CommandContext): Promise<number> {
         check = c;
         break;
       }
-      case 'k': keys.push(parseKey(o.value)); break;
+      case 'k': {
+        const obs = obsoleteKey(o.value);
+        keys.push(obs ? parseObsoleteKey(obs[0], obs[1]) : parseKey(o.value));
+        break;
+      }
+      case 'S': checkBufferSize(o.flag, o.value); break;
+      case 'parallel': checkParallel(o.value); break;
+      case 'batch-size': checkBatchSize(o.value); break;
+      case 'random-source':
+        if (randomSource !== null && randomSource !== o.value) throw new FatalError('multiple random sources specified');
+        randomSource = o.value;
+        break;
       case 'o':
         if (outfile !== null && outfile !== o.value) throw new FatalError('multiple output files specified');
         outfile = o.value;
@@ -702,7 +760,10 @@ async function sortMain(ctx: CommandContext): Promise<number> {
     const n = Number(key.numeric) + Number(key.general) + Number(key.human) + Number(key.month) + Number(key.version || key.random || !!key.ignore);
     if (n > 1) throw new FatalError(`options '-${keyOpts({ ...key, skipsblanks: false, skipeblanks: false, reverse: false })}' are incompatible`);
   }
-  if (keys.some((k) => k.random) || gkey.random) throw new FatalError('random sort (-R) is not supported');
+  if (keys.some((k) => k.random)) {
+    const salt = randomSalt(ctx, randomSource);
+    for (const k of keys) k.salt = salt;
+  }
 
   const cfg: Config = { keys, tab, reverse: gkey.reverse, stable: ctx.opts.has('s'), unique: ctx.opts.has('u') };
   const eol = ctx.opts.has('z') ? 0 : 0x0a;
@@ -795,7 +856,15 @@ async function sortMain(ctx: CommandContext): Promise<number> {
       const num = k0.numeric && !k0.ignore && !k0.translate ? numericKeys(data, kb, ke, count)
         : isTextKey(k0) ? prefixKeys(data, kb, ke, count) : null;
       const sign = k0.reverse ? -1 : 1;
+      // -R: each line's first-key digest once (compare_random hashes on every comparison).
+      const digests = k0.random ? randomDigests(data, kb, ke, count, k0) : null;
       order = mergeSort(byKey, (x, y) => {
+        if (digests) {
+          const d = digests.compare(digests, y * 16, y * 16 + 16, x * 16, x * 16 + 16)
+            || compareKey({ ...k0, random: false }, data, kb[x]!, ke[x]!, data, kb[y]!, ke[y]!);
+          if (d) return d < 0 ? -sign : sign;
+          return compare(data, starts[x]!, endOf(x), data, starts[y]!, endOf(y), undefined, 1);
+        }
         if (num) {
           const d = num[x]! - num[y]!;
           if (d < 0) return -sign;
@@ -818,6 +887,18 @@ async function sortMain(ctx: CommandContext): Promise<number> {
     }
     return 0;
   });
+}
+
+/** The -R digest of each line's key [kb, max(kb, ke)), with -f/-d/-i applied, 16 bytes each. */
+function randomDigests(data: Buffer, kb: Uint32Array, ke: Uint32Array, count: number, key: Key): Buffer {
+  const out = Buffer.alloc(count * 16);
+  for (let i = 0; i < count; i++) {
+    const s = kb[i]!;
+    const e = Math.max(s, ke[i]!);
+    const text = key.ignore || key.translate ? translated(data, s, e, key) : data.subarray(s, e);
+    randomDigest(key.salt!, text).copy(out, i * 16);
+  }
+  return out;
 }
 
 /**
