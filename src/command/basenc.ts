@@ -61,10 +61,11 @@ function encodeBlock(enc: Encoding, b: Uint8Array): string {
   let s = '';
   for (let i = 0; i < b.length; i += 5) {
     const n = Math.min(5, b.length - i);
-    let bits = 0n;
-    for (let k = 0; k < 5; k++) bits = (bits << 8n) | BigInt(k < n ? b[i + k]! : 0);
+    // 40 bits: exact in a double.
+    let bits = 0;
+    for (let k = 0; k < 5; k++) bits = bits * 256 + (k < n ? b[i + k]! : 0);
     const chars = [2, 4, 5, 7, 8][n - 1]!;
-    for (let k = 0; k < 8; k++) s += k < chars ? alpha[Number((bits >> BigInt(35 - 5 * k)) & 31n)] : '=';
+    for (let k = 0; k < 8; k++) s += k < chars ? alpha[Math.floor(bits / 2 ** (35 - 5 * k)) % 32] : '=';
   }
   return s;
 }
@@ -75,8 +76,8 @@ function encodeBlock(enc: Encoding, b: Uint8Array): string {
  * what is left at the end.
  */
 interface Decoder {
-  push(chars: Uint8Array): { bytes: number[]; bad: boolean };
-  flush(): { bytes: number[]; bad: boolean };
+  push(chars: Uint8Array): { bytes: Buffer; bad: boolean };
+  flush(): { bytes: Buffer; bad: boolean };
 }
 
 /** gnulib's decode_4 / decode_8 / z85 / base16 / base2 over quanta of `size` characters. */
@@ -139,22 +140,34 @@ function makeDecoder(enc: Encoding): Decoder {
   return {
     push(chars) {
       const out: number[] = [];
+      let fast: Buffer | undefined;
+      if (size === 4 && q.length === 0) {
+        // Whole quanta of alphabet characters: node's decoder, which agrees on them.
+        let end = 0;
+        while (end < chars.length && t[chars[end]!]! >= 0) end++;
+        end -= end % 4;
+        if (end > 0) {
+          fast = Buffer.from(Buffer.from(chars.buffer, chars.byteOffset, end).toString('latin1'), enc === 'base64' ? 'base64' : 'base64url');
+          chars = chars.subarray(end);
+        }
+      }
+      const result = (bad: boolean, bytes: number[]) => ({ bytes: fast ? Buffer.concat([fast, Buffer.from(bytes)]) : Buffer.from(bytes), bad });
       for (const ch of chars) {
         q.push(ch);
         if (q.length === size) {
           const ok = quantum(q, out);
           q.length = 0;
-          if (!ok) return { bytes: enc === 'z85' ? [] : out, bad: true };
+          if (!ok) return result(true, enc === 'z85' ? [] : out);
         }
       }
-      return { bytes: out, bad: false };
+      return result(false, out);
     },
     flush() {
-      if (q.length === 0) return { bytes: [], bad: false };
+      if (q.length === 0) return { bytes: Buffer.alloc(0), bad: false };
       // A partial quantum is bad; base64's decode_4 still gives the bytes its first characters make.
       const out: number[] = [];
       if (size === 4) quantum(q, out);
-      return { bytes: out, bad: true };
+      return { bytes: Buffer.from(out), bad: true };
     },
   };
 }
@@ -234,14 +247,31 @@ async function encode(ctx: CommandContext, enc: Encoding, source: AsyncIterable<
   return 0;
 }
 
+/** The chunk without its newlines (decoders skip them wherever they are). */
+function dropNewlines(chunk: Uint8Array): Uint8Array {
+  let nl = chunk.indexOf(0x0a);
+  if (nl < 0) return chunk;
+  const out = Buffer.allocUnsafe(chunk.length);
+  let n = 0;
+  let start = 0;
+  while (nl >= 0) {
+    out.set(chunk.subarray(start, nl), n);
+    n += nl - start;
+    start = nl + 1;
+    nl = chunk.indexOf(0x0a, start);
+  }
+  out.set(chunk.subarray(start), n);
+  return out.subarray(0, n + chunk.length - start);
+}
+
 async function decode(ctx: CommandContext, enc: Encoding, source: AsyncIterable<Uint8Array>, ignoreGarbage: boolean): Promise<number> {
   const dec = makeDecoder(enc);
   const t = table(ALPHABET[enc]);
-  const keep = (c: number) => (ignoreGarbage ? t[c]! >= 0 || (c === 0x3d && enc !== 'z85' && enc !== 'base16' && !enc.startsWith('base2')) : c !== 0x0a);
+  const keep = (c: number) => t[c]! >= 0 || (c === 0x3d && enc !== 'z85' && enc !== 'base16' && !enc.startsWith('base2'));
   for await (const chunk of source) {
-    const chars = chunk.filter(keep);
+    const chars = ignoreGarbage ? chunk.filter(keep) : dropNewlines(chunk);
     const r = dec.push(chars);
-    if (r.bytes.length) await ctx.stdout.write(Buffer.from(r.bytes));
+    if (r.bytes.length) await ctx.stdout.write(r.bytes);
     if (r.bad) {
       await ctx.warn('invalid input');
       return 1;
