@@ -6,7 +6,8 @@
 // required, optional ones as a union with null (R3); only the supported types and composition
 // (anyOf, $ref; no allOf/not/oneOf/if) (R4); only the supported constraint keywords, none of
 // minLength/maxLength/default/... (R5), and none at all for fine-tuned models (R6); size limits (R7).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -206,4 +207,36 @@ describe('strict-mode calls round-trip', () => {
     const read = listMethods().find((m) => m.name === 'read')!.input;
     expect(nullsAsAbsent(read, { path: null, offset: null })).toEqual({ path: null });
   });
+});
+
+describe('strict-mode calls through nosh serve', () => {
+  it('a model connection takes nulls for optional arguments, not for required ones', async () => {
+    const root = tempDir();
+    fs.writeFileSync(path.join(root, 'a.txt'), 'one\ntwo\n');
+    const child = spawn(process.execPath, [bin, 'serve', '--root', root], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const replies = new Map<number, (m: any) => void>();
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      const m = JSON.parse(l);
+      replies.get(m.id)?.(m);
+    });
+    let id = 0;
+    const call = (method: string, params: unknown) => new Promise<any>((resolve) => {
+      replies.set(++id, resolve);
+      child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+    });
+    try {
+      const read = await call('read', { path: 'a.txt', offset: 2, limit: null, line_numbers: null, max_bytes: null, encoding: null, head: null,
+        tail: null, byte_offset: null, byte_length: null, parse: null, zone: null, cwd: null });
+      expect(JSON.stringify(read)).toContain('two');
+      expect(JSON.stringify(read)).not.toContain('INVALID_ARGUMENT');
+      const exec = await call('exec', { command: 'cat a.txt', cmd: null, args: null, stdin: null, timeout_ms: null, max_output_bytes: null, stdout_file: null, zone: null, cwd: null });
+      expect(JSON.stringify(exec)).toContain('one\\ntwo\\n');
+      const bad = await call('read', { path: null, zone: null });
+      expect(JSON.stringify(bad)).toContain('INVALID_ARGUMENT');
+    } finally {
+      child.stdin!.end();
+      await new Promise((r) => child.once('exit', r));
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

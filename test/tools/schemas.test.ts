@@ -62,7 +62,7 @@ describe('nosh schemas', () => {
     expect(read.function.parameters.type).toBe('object');
     expect(read.function.parameters.required).toEqual(['path']);
     expect(read.function.parameters.$schema).toBeUndefined();
-    expect(tools.map((t: any) => t.function.name)).toEqual(listMethods().map((m) => m.name));
+    expect(tools.map((t: any) => t.function.name)).toEqual(listMethods(undefined, 'model').map((m) => m.name));
   });
 
   it('anthropic: name, description, input_schema; optional fields are not required', () => {
