@@ -13,6 +13,7 @@ import type { Change } from '../vfs/index.js';
 import { normalizeVirtual } from '../vfs/paths.js';
 import { ExecOptionsSchema, ExecRequestSchema, buildTask, taskLimits, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
 import { ExecParams, ZoneParams, checkParamsSize } from './params.js';
+import { hasNull, nullsAsAbsent } from './strict.js';
 import type { MethodInfo, Surface } from './methods.js';
 import { WriteOrder, mayMutate, orderKey } from './write-order.js';
 import type { HostEngine, ZoneToolOptions, ZoneToolResult } from './host.js';
@@ -167,6 +168,8 @@ export class Engine implements HostEngine {
     this.pool.prewake();
     try {
       checkParamsSize(params);
+      // strict function calling sends null for an optional argument not given (src/api/strict.ts)
+      if (hasNull(params)) params = nullsAsAbsent(method === 'exec' ? ExecParams : (registry ?? await loadRegistry()).list().find((m) => m.name === method)?.input, params);
       if (method === 'exec') {
         const p = ExecParams.parse(params ?? {});
         return await this.execute(

@@ -19,7 +19,7 @@ Usage:
   nosh repl [WORKSPACE]                                (interactive prompt)
   nosh serve [WORKSPACE] [--trust-request-context]     (JSON-RPC 2.0 over stdio, one message a line)
   nosh mcp [WORKSPACE]                                 (MCP server over stdio)
-  nosh schemas [--format openai|anthropic|jsonschema]  (tool definitions for function calling)
+  nosh schemas [--format openai|openai-responses|anthropic|jsonschema] [--strict]  (tool definitions for function calling)
   nosh help                                            (this text)
 
 WORKSPACE options:
