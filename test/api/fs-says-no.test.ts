@@ -172,7 +172,7 @@ describe('a full request queue', () => {
     const fd = fs.openSync(path.join(busyRoot, 'sparse.bin'), 'w');
     fs.ftruncateSync(fd, 64 * 1024 ** 3);
     fs.closeSync(fd);
-    const n = await createNosh({ root: busyRoot, threads: 1 });
+    const n = await createNosh({ root: busyRoot, threads: 1, limits: { maxFileSize: 2 ** 40 } }); // the slow read must be allowed to run
     try {
       // Commands not loaded yet in this thread are ordered as possible writers (not queued at
       // once): load them first. Then one long call holds the only worker and 10 000 more
