@@ -453,7 +453,11 @@ class Lister {
     else if (sort === 'time') cmp = (a, b) => cmpTime(b.time, a.time) || byName(a, b);
     else if (sort === 'ext') cmp = (a, b) => compareNames(extension(a.name), extension(b.name)) || byName(a, b);
     else if (sort === 'version') cmp = (a, b) => filevercmp(Buffer.from(a.name), Buffer.from(b.name)) || byName(a, b);
-    else if (sort === 'width') cmp = (a, b) => (nameWidth(a.name) - nameWidth(b.name)) || byName(a, b);
+    else if (sort === 'width') {
+      // GNU fileinfo_name_width: the name as printed (quoted, -q's '?', the alignment space).
+      const widths = new Map(list.map((e) => [e, this.nameCell(e).width]));
+      cmp = (a, b) => (widths.get(a)! - widths.get(b)!) || byName(a, b);
+    }
     else cmp = byName;
     const ordered = reverse ? (a: Entry, b: Entry) => cmp(b, a) : cmp;
     // GNU's dirfirst_check: the directory test stays outside -r.
@@ -570,6 +574,13 @@ class Lister {
     return { text, width, quoted };
   }
 
+  /** The name as printed, with GNU's alignment space when others in the listing are quoted. */
+  private nameCell(e: Entry): Cell {
+    const s = this.shown(e.name);
+    const pad = this.cfg.align && this.someQuoted && !s.quoted ? ' ' : '';
+    return { text: pad + s.text, width: pad.length + s.width };
+  }
+
   private async printEntries(list: Entry[], sizedBy: Entry[] = list): Promise<void> {
     const { cfg } = this;
     const commas = cfg.format === 'commas';
@@ -585,11 +596,7 @@ class Lister {
       (cfg.inode ? String(e.st.ino).padStart(commas ? 0 : inodeWidth) + ' ' : '') +
       (cfg.blocks ? blocksOf(e).padStart(commas ? 0 : blockWidth) + ' ' : '') +
       (cfg.context && !cfg.long ? '? ' : '');
-    const name = (e: Entry) => {
-      const s = this.shown(e.name);
-      const pad = cfg.align && this.someQuoted && !s.quoted ? ' ' : '';
-      return { text: pad + s.text, width: pad.length + s.width };
-    };
+    const name = (e: Entry) => this.nameCell(e);
     if (!cfg.long) {
       const cells: Cell[] = list.map((e) => {
         const p = prefix(e);
@@ -678,11 +685,4 @@ function extension(name: string): string {
 /** GNU --group-directories-first: a directory, or a symlink whose target is one. */
 function isLinkedDir(e: Entry): boolean {
   return e.st.isDirectory() || (e.st.isSymbolicLink() && e.linkSt != null && e.linkSt.isDirectory());
-}
-
-/** --sort=width: GNU's width of the name in the C locale, one column per printable ASCII byte. */
-function nameWidth(name: string): number {
-  let n = 0;
-  for (const b of Buffer.from(name)) if (b >= 0x20 && b < 0x7f) n++;
-  return n;
 }

@@ -159,6 +159,7 @@ export function columnsLayout(cells: Cell[], byColumns: boolean, lineLength: num
  * (0: never). GNU's print_with_separator, also what -C and -x print with -w 0 (SEP ' ').
  */
 export function commasLayout(cells: Cell[], lineLength: number, sep = ','): string {
+  if (cells.length === 0) return '';
   const out: string[] = [];
   let pos = 0;
   cells.forEach((f, i) => {
