@@ -295,7 +295,10 @@ function lineWidth(spec: string): number | undefined {
 /** GNU's message for a bad -w or -T value (exit 2, no usage line), else undefined. */
 function numError({ key, value }: { key: string; value: string }): string | undefined {
   if (key !== 'w' && key !== 'T') return undefined;
-  if (lineWidth(value) !== undefined) return undefined;
+  const n = lineWidth(value);
+  // -T goes through xnumtoumax: a value too large is an error where -w takes it as no limit.
+  if (key === 'T' && n === 0 && /[1-9a-fA-F]/.test(value)) return `invalid tab size: ${quoteLocale(value)}: Value too large for defined data type`;
+  if (n !== undefined) return undefined;
   return `invalid ${key === 'w' ? 'line width' : 'tab size'}: ${quoteLocale(value)}`;
 }
 
