@@ -7,7 +7,8 @@ import { filevercmp } from '../src/command/filevercmp.js';
 import {
   cmpTime, compareNames, fullTime, typeIndicator, groupName, humanSize, joinPath, lookupGroup, lookupUser, lsTime, modeString, nowSpec, timeOf, timeOfNs, userName, type TimeSpec,
 } from '../src/command/format.js';
-import { linkTargetStat, linkText } from '../src/command/listing.js';
+import { columnsLayout, commasLayout, linkTargetStat, linkText, type Cell } from '../src/command/listing.js';
+import { QUOTING_STYLES, quoteBytesStyled, type QuotingStyle } from '../src/command/quote.js';
 import { compileGlob } from '../src/find/fnmatch.js';
 import { VfsError, listedOrClosed, type DirHandle } from '../src/vfs/index.js';
 
@@ -32,15 +33,34 @@ interface Entry {
   linkSt?: Stats | null;
   /** The time shown and sorted on (-c, -u, --time; else mtime), exact to the nanosecond where it matters. */
   time: TimeSpec;
+  /**
+   * GNU's f->quoted == 0: with aligned quoting, a name gathered while none before it needed
+   * quotes and needing none itself has its symlink target printed unquoted too.
+   */
+  plainTarget?: boolean;
 }
 
-type SortKey = 'name' | 'size' | 'time' | 'ext' | 'version' | 'width';
+type SortKey = 'name' | 'size' | 'time' | 'ext' | 'version' | 'width' | 'none';
+type Format = 'long' | 'one' | 'many' | 'horizontal' | 'commas';
 type Indicator = 'none' | 'slash' | 'classify';
 type TimeField = 'mtime' | 'atime' | 'ctime';
 type NameTest = (name: string) => boolean;
 
 interface Config {
   long: boolean;
+  format: Format;
+  /** -w / --width (80 without: nosh has no terminal and no environment); 0: no limit. */
+  lineLength: number;
+  tabsize: number;
+  quoting: QuotingStyle;
+  /** -q: nongraphic bytes as '?' (literal and shell styles). */
+  qmark: boolean;
+  /** GNU align_variable_outer_quotes: a space before names that need no quotes when some do. */
+  align: boolean;
+  /** Bytes the name quoting quotes too: ' ' for escape, '=>@|' with -F. */
+  quoteThese: string;
+  blocks: boolean;
+  context: boolean;
   fullTime: boolean;
   human: boolean;
   hidden: 'default' | 'almost' | 'all';
@@ -78,8 +98,15 @@ const ARG_TABLES: Record<string, { option: string; words: string[]; values?: str
     words: ['atime', 'access', 'use', 'ctime', 'status', 'birth', 'creation'],
     values: ['atime', 'atime', 'atime', 'ctime', 'ctime', 'birth', 'birth'],
   },
+  format: {
+    option: '--format',
+    words: ['verbose', 'long', 'commas', 'horizontal', 'across', 'vertical', 'single-column'],
+    values: ['long', 'long', 'commas', 'horizontal', 'horizontal', 'many', 'one'],
+  },
+  'quoting-style': { option: '--quoting-style', words: QUOTING_STYLES.slice(0, 6).concat('c-maybe', ...QUOTING_STYLES.slice(6)) },
 };
-const SORT_OF: Record<string, SortKey> = { S: 'size', t: 'time', X: 'ext', v: 'version', time: 'time', size: 'size', extension: 'ext', version: 'version', width: 'width' };
+const SORT_OF: Record<string, SortKey> = { S: 'size', t: 'time', X: 'ext', v: 'version', U: 'none', none: 'none', time: 'time', size: 'size', extension: 'ext', version: 'version', width: 'width' };
+const LONG_KEYS = new Set(['l', 'n', 'g', 'o', 'fulltime']);
 
 const def: CommandDef = defineCommand({
   name: 'ls',
@@ -88,6 +115,22 @@ const def: CommandDef = defineCommand({
   mutates: false,
   flags: [
     { key: 'a', short: 'a', long: 'all', help: 'do not ignore entries starting with .' },
+    { key: 'b', short: 'b', long: 'escape', help: 'print C-style escapes for nongraphic characters' },
+    { key: 'C', short: 'C', help: 'list entries by columns (80 wide unless -w)' },
+    { key: 'format', long: 'format', kind: 'string', arg: 'WORD', help: 'across -x, commas -m, horizontal -x, long -l, single-column -1, verbose -l, vertical -C' },
+    { key: 'k', short: 'k', long: 'kibibytes', help: 'default to 1024-byte blocks for file system usage (the default here)' },
+    { key: 'm', short: 'm', help: 'fill width with a comma separated list of entries' },
+    { key: 'N', short: 'N', long: 'literal', help: 'print entry names without quoting' },
+    { key: 'q', short: 'q', long: 'hide-control-chars', help: 'print ? instead of nongraphic characters' },
+    { key: 'Q', short: 'Q', long: 'quote-name', help: 'enclose entry names in double quotes' },
+    { key: 'quoting-style', long: 'quoting-style', kind: 'string', arg: 'WORD', help: 'use quoting style WORD for entry names: literal (the default), locale, shell, shell-always, shell-escape, shell-escape-always, c, escape' },
+    { key: 's', short: 's', long: 'size', help: 'print the allocated size of each file, in blocks' },
+    { key: 'showcc', long: 'show-control-chars', help: 'show nongraphic characters as-is (the default)' },
+    { key: 'T', short: 'T', long: 'tabsize', kind: 'string', arg: 'COLS', help: 'assume tab stops at each COLS instead of 8 (0: spaces only)' },
+    { key: 'U', short: 'U', help: 'do not sort; list entries in directory order (nosh: the order the workspace returns, by name, with . and .. first)' },
+    { key: 'w', short: 'w', long: 'width', kind: 'string', arg: 'COLS', help: 'set output width to COLS (default 80); 0 means no limit' },
+    { key: 'x', short: 'x', help: 'list entries by lines instead of by columns' },
+    { key: 'Z', short: 'Z', long: 'context', help: 'print any security context of each file (nosh has none: ?)' },
     { key: 'A', short: 'A', long: 'almost-all', help: 'do not list implied . and ..' },
     { key: 'c', short: 'c', help: 'with -lt: sort by, and show, ctime (time of last change of file status information); with -l: show ctime and sort by name; otherwise: sort by ctime, newest first' },
     { key: 'color', long: 'color', kind: 'optional', arg: 'WHEN', value: 'always', help: "WHEN is 'never' or 'auto' (nosh output is never colored); --color alone means always, which is refused" },
@@ -109,7 +152,7 @@ const def: CommandDef = defineCommand({
     { key: 'r', short: 'r', long: 'reverse', help: 'reverse order while sorting' },
     { key: 'R', short: 'R', long: 'recursive', help: 'list subdirectories recursively' },
     { key: 'S', short: 'S', help: 'sort by file size, largest first' },
-    { key: 'sort', long: 'sort', kind: 'string', arg: 'WORD', help: 'sort by WORD instead of name: size (-S), time (-t), version (-v), extension (-X), width; none (-U) is not offered' },
+    { key: 'sort', long: 'sort', kind: 'string', arg: 'WORD', help: 'sort by WORD instead of name: none (-U), size (-S), time (-t), version (-v), extension (-X), width' },
     { key: 't', short: 't', help: 'sort by time (modification time unless -c, -u or --time), newest first' },
     { key: 'time', long: 'time', kind: 'string', arg: 'WORD', help: 'show (with -l) and sort by (with -t, or without -l) WORD: atime, access, use (-u); ctime, status (-c); birth is not offered' },
     { key: 'u', short: 'u', help: 'with -lt: sort by, and show, access time; with -l: show access time and sort by name; otherwise: sort by access time, newest first' },
@@ -132,7 +175,7 @@ const def: CommandDef = defineCommand({
       if (items.some((o) => 'rest' in o) && i + 1 < args.length) items = [...walkOptions(def, [args[i]!, args[++i]!])];
       for (const o of items) {
         if ('rest' in o) return args;
-        if ('key' in o && argError(o)) return args.slice(0, i + 1);
+        if ('key' in o && (argError(o) || numError(o))) return args.slice(0, i + 1);
       }
     }
     return args;
@@ -146,13 +189,37 @@ const def: CommandDef = defineCommand({
         await ctx.stderr.write(`ls: ${message}\nTry 'ls --help' for more information.\n`);
         return 1;
       }
+      const bad = numError(opt);
+      if (bad) {
+        await ctx.stderr.write(`ls: ${bad}\n`);
+        return 2;
+      }
     }
     // GNU: -p sets '/', -F and --classify=always set classify; --classify=never/auto change nothing.
     let indicator: Indicator = 'none';
     let timeField: TimeField = 'mtime';
     let explicitTime = false;
     let sortOpt: SortKey | undefined;
+    let format: Format = 'one';
+    let quoting: QuotingStyle = 'literal';
+    let qmark = false;
+    let lineLength = 80;
+    let tabsize = 8;
     for (const { key, value, flag } of o.order) {
+      if (LONG_KEYS.has(key)) format = 'long';
+      else if (key === 'C') format = 'many';
+      else if (key === 'x') format = 'horizontal';
+      else if (key === 'm') format = 'commas';
+      else if (key === '1' && format !== 'long') format = 'one';
+      else if (key === 'format') format = argWord(key, value) as Format;
+      else if (key === 'b') quoting = 'escape';
+      else if (key === 'N') quoting = 'literal';
+      else if (key === 'Q') quoting = 'c';
+      else if (key === 'quoting-style') quoting = argWord(key, value) as QuotingStyle;
+      else if (key === 'q') qmark = true;
+      else if (key === 'showcc') qmark = false;
+      else if (key === 'w') lineLength = lineWidth(value)!;
+      else if (key === 'T') tabsize = lineWidth(value)!;
       const word = hasWord(key, flag) ? argWord(key, value) : value;
       const given = `--${key}=${value}${word === value ? '' : ` (${word})`}`;
       if (key === 'p') indicator = 'slash';
@@ -163,14 +230,22 @@ const def: CommandDef = defineCommand({
         if (word === 'birth') throw new UsageError(`${given} is not supported: nosh does not show birth (creation) times; use --time=ctime or --time=atime`);
         timeField = key === 'c' ? 'ctime' : key === 'u' ? 'atime' : (word as TimeField);
         explicitTime = true;
-      } else if (key === 'sort' && word === 'none') {
-        throw new UsageError(`${given} is not supported: nosh has no directory order (ls -U is not offered); leave --sort out to sort by name`);
-      } else if (key === 'S' || key === 't' || key === 'X' || key === 'v' || key === 'sort') sortOpt = SORT_OF[key === 'sort' ? word : key];
+      } else if (key === 'S' || key === 't' || key === 'X' || key === 'v' || key === 'U' || key === 'sort') sortOpt = SORT_OF[key === 'sort' ? word : key];
     }
-    // -n, -g and -o imply -l; as in GNU, -1 never overrides it (whatever the order).
-    const long = ['l', 'n', 'g', 'o', 'fulltime'].some((k) => o.has(k));
+    // -n, -g and -o imply -l; -C, -x, -m and --format override an earlier one, -1 never does.
+    const long = format === 'long';
+    const columns = format === 'many' || format === 'horizontal';
     const cfg: Config = {
       long,
+      format,
+      lineLength,
+      tabsize,
+      quoting,
+      qmark: qmark && (quoting === 'literal' || quoting === 'shell' || quoting === 'shell-always'),
+      align: (long || (columns && lineLength !== 0)) && (quoting === 'shell' || quoting === 'shell-escape' || quoting === 'c-maybe'),
+      quoteThese: (quoting === 'escape' ? ' ' : '') + (indicator === 'classify' ? '=>@|' : ''),
+      blocks: o.has('s'),
+      context: o.has('Z'),
       fullTime: o.has('fulltime'),
       human: o.has('h'),
       hidden: o.lastOf('a', 'A') === 'a' ? 'all' : o.has('A') ? 'almost' : 'default',
@@ -204,6 +279,32 @@ function argWord(key: string, value: string): string {
 /** Whether the option takes a word from ARG_TABLES (-F is --classify without one). */
 function hasWord(key: string, flag: string): boolean {
   return ARG_TABLES[key] !== undefined && flag !== '-F';
+}
+
+/**
+ * GNU decode_line_length / the -T value: xstrtoumax in base 0 (0x.. hex, 0.. octal), leading
+ * blanks allowed, no sign; too large means 0 (no limit). Undefined when invalid.
+ */
+function lineWidth(spec: string): number | undefined {
+  const m = /^[ \t\n\v\f\r]*(?:(0[xX][0-9a-fA-F]+)|(0[0-7]*)|([1-9][0-9]*))$/.exec(spec);
+  if (!m) return undefined;
+  const n = m[1] ? BigInt(m[1]) : m[2] ? BigInt('0o' + (m[2].slice(1) || '0')) : BigInt(m[3]!);
+  return n > 0x7fffffffffffffffn ? 0 : Number(n);
+}
+
+/** GNU's message for a bad -w or -T value (exit 2, no usage line), else undefined. */
+function numError({ key, value }: { key: string; value: string }): string | undefined {
+  if (key !== 'w' && key !== 'T') return undefined;
+  const n = lineWidth(value);
+  // -T goes through xnumtoumax: a value too large is an error where -w takes it as no limit.
+  if (key === 'T' && n === 0 && /[1-9a-fA-F]/.test(value)) return `invalid tab size: ${quoteLocale(value)}: Value too large for defined data type`;
+  if (n !== undefined) return undefined;
+  return `invalid ${key === 'w' ? 'line width' : 'tab size'}: ${quoteLocale(value)}`;
+}
+
+/** gnulib quote(): the locale style, 'like this' in the C locale. */
+function quoteLocale(s: string): string {
+  return Buffer.from(quoteBytesStyled(Buffer.from(s, 'utf8'), 'locale')).toString('utf8');
 }
 
 /** GNU's "invalid/ambiguous argument" message for a bad option value, else undefined. */
@@ -248,9 +349,11 @@ class Lister {
     const operands = ctx.operands.length > 0 ? ctx.operands : ['.'];
     const files: Entry[] = [];
     const dirs: Entry[] = [];
+    this.resetQuoting();
     for (const op of operands) {
       const e = await this.gobbleOperand(op);
       if (!e) continue;
+      this.markQuoting(e);
       if (!cfg.immediateDirs && e.st.isDirectory()) dirs.push(e);
       else files.push(e);
     }
@@ -345,13 +448,19 @@ class Lister {
 
   private sort(list: Entry[]): void {
     const { sort, reverse, dirsFirst } = this.cfg;
+    // GNU sort_files with sort_none: neither -r nor --group-directories-first.
+    if (sort === 'none') return;
     const byName = (a: Entry, b: Entry) => compareNames(a.name, b.name);
     let cmp: (a: Entry, b: Entry) => number;
     if (sort === 'size') cmp = (a, b) => (b.st.size - a.st.size) || byName(a, b);
     else if (sort === 'time') cmp = (a, b) => cmpTime(b.time, a.time) || byName(a, b);
     else if (sort === 'ext') cmp = (a, b) => compareNames(extension(a.name), extension(b.name)) || byName(a, b);
     else if (sort === 'version') cmp = (a, b) => filevercmp(Buffer.from(a.name), Buffer.from(b.name)) || byName(a, b);
-    else if (sort === 'width') cmp = (a, b) => (nameWidth(a.name) - nameWidth(b.name)) || byName(a, b);
+    else if (sort === 'width') {
+      // GNU fileinfo_name_width: the name as printed (quoted, -q's '?', the alignment space).
+      const widths = new Map(list.map((e) => [e, this.nameCell(e).width]));
+      cmp = (a, b) => (widths.get(a)! - widths.get(b)!) || byName(a, b);
+    }
     else cmp = byName;
     const ordered = reverse ? (a: Entry, b: Entry) => cmp(b, a) : cmp;
     // GNU's dirfirst_check: the directory test stays outside -r.
@@ -400,20 +509,24 @@ class Lister {
     if (cfg.recursive || printName) {
       if (!this.first) this.emit('\n');
       this.first = false;
-      this.emit(`${name}:\n`);
+      this.emit(`${this.shown(name, ':').text}:\n`);
     }
-    if (cfg.hidden === 'all') names.push('.', '..');
+    // -U: '.' and '..' first, as readdir gives them on Linux file systems; sorted listings place them anyway.
+    if (cfg.hidden === 'all') names = ['.', '..', ...names];
     else if (cfg.hidden === 'default') names = names.filter((n) => !n.startsWith('.'));
     // GNU file_ignored: --hide only when neither -a nor -A is given; -I always (even '.' and '..').
     const hide = cfg.hidden === 'default' ? cfg.hide : [];
     if (cfg.ignore.length + hide.length > 0) names = names.filter((n) => !cfg.ignore.some((m) => m(n)) && !hide.some((m) => m(n)));
     const entries: Entry[] = [];
+    this.resetQuoting();
     for (const n of names) {
       const p = joinPath(path, n);
       try {
         const st = n === '.' ? dir.stat : n === '..' ? up ?? ctx.fs.lstat(p, ctx.cwd) : ctx.fs.lstatAt(dir, n);
         if (!st) throw new VfsError('ENOENT', p);
-        entries.push(this.entry(n, p, st));
+        const e = this.entry(n, p, st);
+        this.markQuoting(e);
+        entries.push(e);
       } catch (e) {
         if (!(e instanceof VfsError)) throw e;
         await this.warn(`cannot access ${quoteAlways(joinPath(name, n))}: ${e.reason}`);
@@ -421,7 +534,7 @@ class Lister {
       }
     }
     this.sort(entries);
-    if (cfg.long) {
+    if (cfg.long || cfg.blocks) {
       let blocks = 0;
       for (const e of entries) blocks += e.st.blocks;
       this.emit(`total ${cfg.human ? humanSize(blocks * 512) : String(Math.ceil(blocks / 2))}\n`);
@@ -433,17 +546,72 @@ class Lister {
       .map((e) => ({ name: joinPath(name, e.name), path: e.path, cmdline: false, entry: e.name }));
   }
 
+  private someQuoted = false;
+
+  /** A new batch of names (GNU clear_files): none quoted yet. */
+  private resetQuoting(): void {
+    this.someQuoted = false;
+  }
+
+  /** GNU gobble_file with aligned quoting: whether any name so far needs quotes, in the order they are gathered. */
+  private markQuoting(e: Entry): void {
+    if (!this.cfg.align || this.someQuoted) return;
+    if (this.shown(e.name).quoted) this.someQuoted = true;
+    else e.plainTarget = true;
+  }
+
+  /**
+   * A name as ls prints it in the chosen quoting style (`quoteThese`: bytes quoted too; only ':'
+   * for a directory header), with -q's '?', its width (printable bytes, C locale) and whether
+   * quoting changed it (GNU quote_name_buf).
+   */
+  private shown(name: string, quoteThese = this.cfg.quoteThese, plain = false): { text: string; width: number; quoted: boolean } {
+    const { cfg } = this;
+    const src = Buffer.from(name, 'utf8');
+    let bytes: Uint8Array = plain || cfg.quoting === 'literal' ? src : Uint8Array.from(quoteBytesStyled(src, cfg.quoting, quoteThese || null));
+    const quoted = bytes.length !== src.length || (src.length > 0 && bytes[0] !== src[0]);
+    if (cfg.qmark) bytes = bytes.map((b) => (b < 0x20 || b >= 0x7f ? 0x3f : b));
+    let width = 0;
+    for (const b of bytes) if (b >= 0x20 && b < 0x7f) width++;
+    const text = bytes === src ? name : Buffer.from(bytes).toString('utf8');
+    return { text, width, quoted };
+  }
+
+  /** The name as printed, with GNU's alignment space when others in the listing are quoted. */
+  private nameCell(e: Entry): Cell {
+    const s = this.shown(e.name);
+    const pad = this.cfg.align && this.someQuoted && !s.quoted ? ' ' : '';
+    return { text: pad + s.text, width: pad.length + s.width };
+  }
+
   private async printEntries(list: Entry[], sizedBy: Entry[] = list): Promise<void> {
     const { cfg } = this;
-    // -i: the inode numbers right-aligned to the widest of the listing (GNU's "%*s ").
+    const commas = cfg.format === 'commas';
+    // -i and -s: right-aligned to the widest of the listing (GNU's "%*s "), not with -m.
     let inodeWidth = 0;
-    if (cfg.inode) for (const e of sizedBy) inodeWidth = Math.max(inodeWidth, String(e.st.ino).length);
-    const inode = (e: Entry) => (cfg.inode ? String(e.st.ino).padStart(inodeWidth) + ' ' : '');
+    let blockWidth = 0;
+    const blocksOf = (e: Entry) => (cfg.human ? humanSize(e.st.blocks * 512) : String(Math.ceil(e.st.blocks / 2)));
+    for (const e of sizedBy) {
+      if (cfg.inode) inodeWidth = Math.max(inodeWidth, String(e.st.ino).length);
+      if (cfg.blocks) blockWidth = Math.max(blockWidth, blocksOf(e).length);
+    }
+    const prefix = (e: Entry) =>
+      (cfg.inode ? String(e.st.ino).padStart(commas ? 0 : inodeWidth) + ' ' : '') +
+      (cfg.blocks ? blocksOf(e).padStart(commas ? 0 : blockWidth) + ' ' : '') +
+      (cfg.context && !cfg.long ? '? ' : '');
+    const name = (e: Entry) => this.nameCell(e);
     if (!cfg.long) {
-      for (const e of list) {
-        this.emit(inode(e) + e.name + typeIndicator(e.st.mode, cfg.indicator) + '\n');
-        if (this.outLen > 65536) await this.flush();
-      }
+      const cells: Cell[] = list.map((e) => {
+        const p = prefix(e);
+        const n = name(e);
+        const ind = typeIndicator(e.st.mode, cfg.indicator);
+        return { text: p + n.text + ind, width: p.length + n.width + ind.length };
+      });
+      if (cfg.format === 'one') for (const c of cells) this.emit(c.text + '\n');
+      else if (commas) this.emit(commasLayout(cells, cfg.lineLength));
+      else if (cfg.lineLength === 0) this.emit(commasLayout(cells, 0, ' '));
+      else this.emit(columnsLayout(cells, cfg.format === 'many', cfg.lineLength, cfg.tabsize));
+      if (this.outLen > 65536) await this.flush();
       return;
     }
     // -n: numbers, right-aligned as GNU prints an id it has no name for.
@@ -467,13 +635,14 @@ class Lister {
     for (const r of rows) {
       const { e } = r;
       const when = cfg.fullTime ? fullTime(e.time) : lsTime(e.time, this.clock(e.time));
-      let line = `${inode(e)}${modeString(e.st.mode)} ${r.nlink.padStart(w.nlink)} `;
+      let line = `${prefix(e)}${modeString(e.st.mode)} ${r.nlink.padStart(w.nlink)} `;
       if (cfg.owner) line += idColumn(r.owner.text, r.owner.name, w.owner) + ' ';
       if (cfg.group) line += idColumn(r.group.text, r.group.name, w.group) + ' ';
-      line += `${r.size.padStart(w.size)} ${when} ${e.name}`;
+      if (cfg.context) line += '? ';
+      line += `${r.size.padStart(w.size)} ${when} ${name(e).text}`;
       if (e.st.isSymbolicLink()) {
         if (e.link != null) {
-          line += ` -> ${e.link}`;
+          line += ` -> ${this.shown(e.link, undefined, e.plainTarget).text}`;
           if (cfg.indicator === 'classify' && e.linkSt) line += typeIndicator(e.linkSt.mode, cfg.indicator);
         }
       } else line += typeIndicator(e.st.mode, cfg.indicator);
@@ -519,11 +688,4 @@ function extension(name: string): string {
 /** GNU --group-directories-first: a directory, or a symlink whose target is one. */
 function isLinkedDir(e: Entry): boolean {
   return e.st.isDirectory() || (e.st.isSymbolicLink() && e.linkSt != null && e.linkSt.isDirectory());
-}
-
-/** --sort=width: GNU's width of the name in the C locale, one column per printable ASCII byte. */
-function nameWidth(name: string): number {
-  let n = 0;
-  for (const b of Buffer.from(name)) if (b >= 0x20 && b < 0x7f) n++;
-  return n;
 }

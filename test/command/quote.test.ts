@@ -3,7 +3,7 @@
 // `cat NAME` (quotef: shell-escape, ':' quoted too) and `head NAME` ("cannot open %s for
 // reading", quoteaf: shell-escape-always). null: ls could not create a file of that name.
 import { describe, expect, it } from 'vitest';
-import { quoteAlways, quoteName, quoteNameColon } from '../../src/command/quote.js';
+import { quoteAlways, quoteName, quoteNameColon, quoteStyled } from '../../src/command/quote.js';
 
 const GNU: [name: string, shellEscape: string | null, quotef: string, quoteaf: string][] = [
   ["abc", "abc", "abc", "'abc'"],
@@ -62,4 +62,41 @@ describe('quoteName (GNU shell-escape quoting, C locale)', () => {
       expect(quoteAlways(name)).toBe(head);
     });
   }
+});
+
+// `LC_ALL=C ls -d --quoting-style=STYLE NAME` (GNU coreutils 9.1; escape: ls adds ' ' to the quoted bytes).
+const STYLED: [name: string, style: Parameters<typeof quoteStyled>[1], gnu: string][] = [
+  ["it's", 'shell', `"it's"`],
+  ["it's", 'locale', `'it\\'s'`],
+  ["it's", 'c', `"it's"`],
+  ['nl\nx', 'shell', "'nl\nx'"],
+  ['nl\nx', 'shell-escape', "'nl'$'\\n''x'"],
+  ['nl\nx', 'escape', 'nl\\nx'],
+  ['c\x01d', 'shell', 'c\x01d'],
+  ['c\x01d', 'shell-always', "'c\x01d'"],
+  ['c\x01d', 'c', '"c\\001d"'],
+  ['hi\u00e9', 'shell-escape', "'hi'$'\\303\\251'"],
+  ['hi\u00e9', 'locale', "'hi\\303\\251'"],
+  ['hi\u00e9', 'shell', 'hi\u00e9'],
+  ['b\\s', 'shell', "'b\\s'"],
+  ['b\\s', 'escape', 'b\\\\s'],
+  ['x"y', 'c', '"x\\"y"'],
+  ['x"y', 'clocale', '"x\\"y"'],
+  ["dq'$", 'shell-escape-always', `'dq'\\''$'`],
+  ['\x7f', 'shell-escape', "''$'\\177'"],
+  ['{', 'shell', "'{'"],
+  ['a{', 'shell', 'a{'],
+  ['a:b', 'literal', 'a:b'],
+];
+
+describe('quoteStyled (gnulib quotearg styles, C locale)', () => {
+  for (const [name, style, gnu] of STYLED) {
+    it(`${style} ${JSON.stringify(name)}`, () => {
+      expect(quoteStyled(name, style, style === 'escape' ? ' ' : null)).toBe(gnu);
+    });
+  }
+  it('escape style quotes the bytes ls adds (space; =>@| with -F)', () => {
+    expect(quoteStyled('a b@', 'escape', ' =>@|')).toBe('a\\ b\\@');
+    expect(quoteStyled('a@', 'shell', '=>@|')).toBe("'a@'");
+  });
 });

@@ -163,6 +163,8 @@ const ls = {
     'a.txt': 'hello\n', 'b.md': '', 'C.TXT': 'x'.repeat(3000), 'big.bin': 'y'.repeat(1_234_567), 'd1/e.txt': 'e\n', 'd1/f.log': 'f'.repeat(600),
     'd1/sub/g.txt': '', 'd1/sub/.hid': 'h', 'd2/x y.txt': 'sp', 'd3/deep/er/z.c': 'int', '.dot/k': 'k', 'tab\there': 't', 'new\nline': 'n',
     "q'uote": 'q', 'star*': 's', 'a-very-long-file-name-that-takes-room.txt': 'l', x10: '', x9: '', X1: '', emptydir: null,
+    'sp ace': '', 'back\\slash': '', 'hi\u00e9': '', 'ctl\x01x': '', 'esc\x1b[1m': '', '#hash': '', '~tilde': '', 'a:colon': '', 'dq"x': '',
+    'at@x': '', 'p|pe=': '', "it's\n": '', '{': '', 'del\x7f': '', 'd:x y/f\tg': 'f', 'd:x y/ok': '',
   },
   setup(w) {
     fs.symlinkSync('a.txt', path.join(w, 'ln'));
@@ -174,14 +176,30 @@ const ls = {
   },
   gen() {
     const flags = [];
-    for (let i = rnd(4); i > 0; i--) {
+    for (let i = rnd(5); i > 0; i--) {
       flags.push(...pick(['-l', '-a', '-A', '-R', '-r', '-t', '-S', '-1', '-d', '-F', '-p', '-h', '-X', '--full-time', '--classify',
         '--classify=never', '-lh', '-la', '-ltr', '-1R', '-lS', '-ld', '-lR', '-laR', '-i', '-n', '-g', '-o', '-G', '-v', '-u', '-lu',
         '--group-directories-first', '-I *.txt', '--ignore=d*', '--hide=*.md', '--color=never', '--sort=size', '--sort=version',
-        '--sort=extension', '--sort=width', '--time=atime', '-ltu']).split(' '));
+        '--sort=extension', '--sort=width', '--time=atime', '-ltu',
+        // output formats and quoting
+        '-C', '-C', '-x', '-x', '-m', '-m', '-Cs', '-xi', '-mF', '-w 40', '-w 1', '-w 0', '-w 120', '--width=25', '-w 0x30', '-T 0', '-T 3',
+        '--tabsize=1', '-b', '-q', '-N', '-Q', '-s', '-k', '-sh', '-Z', '-lZ', '--format=commas', '--format=across', '--format=vertical',
+        '--format=long', '--format=single-column', '--escape', '--literal', '--quote-name', '--hide-control-chars', '--show-control-chars',
+        ...['literal', 'locale', 'shell', 'shell-always', 'shell-escape', 'shell-escape-always', 'c', 'escape', 'c-maybe', 'clocale']
+          .map((q) => `--quoting-style=${q}`)]).split(' '));
     }
-    const operands = pick(['', '.', 'd1', 'a.txt', 'ln', 'dangling', 'nosuch', 'emptydir', 'd1 d2', 'b.md a.txt d3', '.dot', 'd1/sub']);
-    return { argv: ['ls', ...flags, ...operands.split(' ').filter(Boolean)] };
+    // -U: directory order is readdir's in GNU, the Vfs's (by name) in nosh; compared as sorted lines, one per line.
+    if (rnd(12) === 0) {
+      const keep = flags.filter((f) => !/^-[Cxm]|^--format|^-w|^--width|^0|^1|^40|^120|^25|^0x30/.test(f));
+      flags.length = 0;
+      flags.push(...keep, '-U', '-1');
+    }
+    const operands = pick(['', '.', 'd1', 'a.txt', 'ln', 'dangling', 'nosuch', 'emptydir', 'd1 d2', 'b.md a.txt d3', '.dot', 'd1/sub', 'd:x y',
+      'sp\\ ace', 'back\\slash tab\there', "it's\n d:x y", 'hi\u00e9 ctl\x01x']);
+    return { argv: ['ls', ...flags, ...operands.split(' ').filter(Boolean).map((o) => o.replace(/\\ /g, ' '))] };
+  },
+  normalize(out, argv) {
+    return argv.includes('-U') ? out.split('\n').sort().join('\n') : out;
   },
 };
 
