@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
 import {
   NO_BACKUP_CONTROL, OperandError, UMASK, backupName, backupOptions, destNotOlder, errnoOf, isDotOrDotDot, lastComponent,
-  planTargets, quoteAlways, reasonOf, renameAside, sameFile, type BackupOptions,
+  planTargets, Prompter, quoteAlways, reasonOf, renameAside, sameFile, type BackupOptions,
 } from '../src/command/fileops.js';
 import { VfsError, type AtomicWriter } from '../src/vfs/index.js';
 
@@ -12,6 +12,8 @@ interface CpOptions {
   /** -a: a destination with several hard links is removed first (GNU's --preserve=links). */
   links: boolean;
   noClobber: boolean;
+  /** -i: ask before overwriting (the answers read from standard input). */
+  interactive: boolean;
   force: boolean;
   verbose: boolean;
   /** -u: a file is copied only over an older one. */
@@ -26,6 +28,7 @@ interface Seen { name: string; st: Stats }
 interface CopyRun {
   ctx: CommandContext;
   o: CpOptions;
+  prompt: Prompter;
   /** src_to_dest: a directory's (dev, ino) -> the destination name it was copied to. */
   copied: Map<string, string>;
   /** src_info / dest_info: kept only when two or more SOURCEs go into a directory. */
@@ -49,7 +52,9 @@ export default defineCommand({
     { key: 'backup', long: 'backup', kind: 'optional', arg: 'CONTROL', value: NO_BACKUP_CONTROL, help: 'make a backup of each existing destination file (renamed aside)' },
     { key: 'backup', short: 'b', value: NO_BACKUP_CONTROL, help: 'like --backup but does not accept an argument' },
     { key: 'f', short: 'f', long: 'force', help: 'if an existing destination file cannot be written (several hard links), remove it and try again' },
-    { key: 'n', short: 'n', long: 'no-clobber', help: 'do not overwrite an existing file' },
+    { key: 'i', short: 'i', long: 'interactive', help: 'prompt before overwrite (on standard error; the answers are lines of standard input, y or Y for yes; overrides a previous -n)' },
+    { key: 'n', short: 'n', long: 'no-clobber', help: 'do not overwrite an existing file (overrides a previous -i)' },
+    { key: 'P', short: 'P', long: 'no-dereference', help: 'never follow symbolic links in SOURCE (what nosh does with -r; accepted)' },
     { key: 'p', short: 'p', help: 'preserve mode and timestamps' },
     { key: 'r', short: 'r', long: 'recursive', help: 'copy directories recursively' },
     { key: 'r', short: 'R', help: 'same as -r' },
@@ -68,7 +73,9 @@ export default defineCommand({
       recursive: ctx.opts.has('r') || ctx.opts.has('a'),
       preserve: ctx.opts.has('p') || ctx.opts.has('a'),
       links: ctx.opts.has('a'),
-      noClobber: ctx.opts.has('n'),
+      // -i and -n: the one given last wins, as in GNU cp.
+      noClobber: ctx.opts.lastOf('i', 'n') === 'n',
+      interactive: ctx.opts.lastOf('i', 'n') === 'i',
       force: ctx.opts.has('f'),
       verbose: ctx.opts.has('v'),
       update: ctx.opts.has('u'),
@@ -85,7 +92,7 @@ export default defineCommand({
       return 1;
     }
     const many = pairs.length >= 2;
-    const r: CopyRun = { ctx, o, copied: new Map(), sources: many ? [] : null, dests: many ? [] : null, top: { src: '', dst: '', madeDir: false, intoSelf: false, noName: false } };
+    const r: CopyRun = { ctx, o, prompt: new Prompter(ctx), copied: new Map(), sources: many ? [] : null, dests: many ? [] : null, top: { src: '', dst: '', madeDir: false, intoSelf: false, noName: false } };
     let ok = true;
     for (const { src, dst, noName } of pairs) {
       r.top = { src, dst, madeDir: false, intoSelf: false, noName: noName ?? false };
@@ -223,6 +230,7 @@ async function copyEntry(r: CopyRun, src: string, dst: string, st: Stats, comman
     // -u: a destination at least as new is left alone (a directory is always merged).
     if (o.update && !isDir && destNotOlder(ctx.fs, ctx.cwd, src, st, dst, dstStat, !o.recursive, !backups)) return true;
     if (o.noClobber && !isDir) return true;
+    if (o.interactive && !isDir && !(await r.prompt.overwrite(dst))) return true;
     if (!dstStat.isDirectory()) {
       if (isDir) {
         await ctx.warn(`cannot overwrite non-directory ${quoteAlways(dst)} with directory ${quoteAlways(src)}`);

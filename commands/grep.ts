@@ -74,7 +74,7 @@ const FLAGS: FlagSpec[] = [
   { key: 'C', short: 'C', long: 'context', kind: 'string', arg: 'NUM', help: 'print NUM lines of output context (-NUM is the same)' },
   { key: 'sep', long: 'group-separator', kind: 'string', arg: 'SEP', help: 'print SEP on line between matches with context' },
   { key: 'sep', long: 'no-group-separator', value: '\0none', help: 'do not print separator for matches with context' },
-  { key: 'color', long: 'color', kind: 'optional', arg: 'WHEN', help: "WHEN is 'never' or 'auto' (nosh output is never colored)" },
+  { key: 'color', long: 'color', kind: 'optional', arg: 'WHEN', help: "WHEN is 'always', 'never' or 'auto' (auto: never, nosh output is not a terminal); GNU's default GREP_COLORS" },
   { key: 'color', long: 'colour', kind: 'optional', arg: 'WHEN', help: 'same as --color' },
   { key: 'U', short: 'U', long: 'binary', help: 'do not strip CR characters at EOL (no effect, as on GNU/Linux)' },
   { key: 'u', short: 'u', long: 'unix-byte-offsets', help: 'obsolete: no effect but a warning (as GNU grep 3.8)' },
@@ -401,6 +401,8 @@ interface Opts {
   byteOff: boolean;
   tab: boolean;
   nullName: boolean;
+  /** --color=always: GNU's SGR sequences with the default GREP_COLORS. */
+  color: boolean;
   z: boolean;
   before: number;
   after: number;
@@ -416,6 +418,16 @@ interface Opts {
   label: string;
   fileRules: FilterRule[];
   dirRules: RegExp[];
+}
+
+/**
+ * --color=always: GNU's sgr_start/sgr_end around a piece, with the default GREP_COLORS
+ * (ms=mc=01;31 matches, fn=35 file names, ln=32 line numbers, bn=32 byte offsets, se=36
+ * separators; sl and cx empty: lines themselves are not coloured).
+ */
+const SGR = { match: '01;31', file: '35', line: '32', byte: '32', sep: '36' } as const;
+function sgr(color: string, text: string): string {
+  return `\x1b[${color}m\x1b[K${text}\x1b[m\x1b[K`;
 }
 
 /** Output is sent on once this much is pending. */
@@ -509,6 +521,12 @@ class GrepRun {
 
   push(b: Buffer | string): void {
     this.out.push(b);
+  }
+
+  /** A file name (for -c, -l, -L), in the file-name colour with --color=always. */
+  private pushName(name: string): void {
+    const bytes = Buffer.from(name, 'utf8');
+    this.push(this.o.color ? sgr(SGR.file, bytes.toString('latin1')) : bytes);
   }
 
   get pending(): number {
@@ -790,13 +808,13 @@ class GrepRun {
     const showName = this.outFile === true;
     if (o.count && o.list === '' && !o.quiet) {
       if (showName) {
-        this.push(Buffer.from(name, 'utf8'));
-        this.push(o.nullName ? '\0' : ':');
+        this.pushName(name);
+        this.push(o.nullName ? '\0' : o.color ? sgr(SGR.sep, ':') : ':');
       }
       this.push(nlines + '\n');
     }
     if (!o.quiet && ((o.list === 'l' && nlines > 0) || (o.list === 'L' && nlines === 0))) {
-      this.push(Buffer.from(name, 'utf8'));
+      this.pushName(name);
       this.push(o.nullName ? '\0' : '\n');
     }
     if (s.binaryMatched) return this.binaryMatches(name, dir);
@@ -1126,11 +1144,17 @@ class Scan {
       fromRing = this.ring.filter((r) => r.abs >= this.lastOut).slice(-(B - k));
     }
     const groupStart = fromRing.length > 0 ? fromRing[0]!.abs : this.bufStart + p;
-    if (g.ctxOn && g.used && groupStart !== this.lastOut && g.o.groupSep !== null) g.push(g.o.groupSep + '\n');
+    if (g.ctxOn && g.used && groupStart !== this.lastOut && g.o.groupSep !== null) {
+      g.push(g.o.color ? sgr(SGR.sep, g.o.groupSep) + '\n' : g.o.groupSep + '\n');
+    }
     for (const r of fromRing) {
       if (!g.o.only) {
         g.push(this.head(r.abs, r.lineNo, '-', r.bytes.length > 1));
-        g.push(r.bytes);
+        if (g.o.color && g.o.invert) {
+          const end = r.bytes.length > 0 && r.bytes[r.bytes.length - 1] === g.eol ? r.bytes.length - 1 : r.bytes.length;
+          this.pushColored(r.bytes.toString('latin1', 0, end), r.bytes, 0);
+          g.push(r.bytes.subarray(end));
+        } else g.push(r.bytes);
       } else if (g.o.invert) {
         const end = r.bytes.length > 0 && r.bytes[r.bytes.length - 1] === g.eol ? r.bytes.length - 1 : r.bytes.length;
         this.printOnly(r.bytes.toString('latin1', 0, end), r.bytes, 0, r.abs, r.lineNo, '-');
@@ -1147,9 +1171,16 @@ class Scan {
   private head(abs: number, lineNo: number, sep: string, nonEmpty: boolean): string {
     const o = this.g.o;
     let h = '';
-    if (this.showName) h += (this.nameHead ??= Buffer.from(this.name, 'utf8').toString('latin1')) + (o.nullName ? '\0' : sep);
-    if (o.lineNo) h += String(lineNo).padStart(this.width) + sep;
-    if (o.byteOff) h += String(abs).padStart(this.width) + sep;
+    if (o.color) {
+      const cs = sgr(SGR.sep, sep);
+      if (this.showName) h += sgr(SGR.file, this.nameHead ??= Buffer.from(this.name, 'utf8').toString('latin1')) + (o.nullName ? '\0' : cs);
+      if (o.lineNo) h += sgr(SGR.line, String(lineNo).padStart(this.width)) + cs;
+      if (o.byteOff) h += sgr(SGR.byte, String(abs).padStart(this.width)) + cs;
+    } else {
+      if (this.showName) h += (this.nameHead ??= Buffer.from(this.name, 'utf8').toString('latin1')) + (o.nullName ? '\0' : sep);
+      if (o.lineNo) h += String(lineNo).padStart(this.width) + sep;
+      if (o.byteOff) h += String(abs).padStart(this.width) + sep;
+    }
     if (o.tab && h !== '' && nonEmpty) h += '\t';
     return h;
   }
@@ -1165,11 +1196,25 @@ class Scan {
       if ((sep === ':') !== o.invert) this.printOnly(this.s.slice(ls, le), buf, ls, this.bufStart + ls, lineNo, sep);
     } else {
       g.push(this.head(this.bufStart + ls, lineNo, sep, le > ls));
-      g.push(buf.subarray(ls, le));
+      // GNU colours the matches of matching lines: selected ones, or context with -v.
+      if (o.color && (sep === ':') !== o.invert) this.pushColored(this.s.slice(ls, le), buf, ls);
+      else g.push(buf.subarray(ls, le));
       g.push(eol);
       g.heldTooMuch(false);
     }
     this.lastOut = this.bufStart + Math.min(le + 1, buf.length);
+  }
+
+  /** A line (`line`, at `from` in `bytes`) with each non-empty match in the match colour. */
+  private pushColored(line: string, bytes: Buffer, from: number): void {
+    const g = this.g;
+    let done = 0;
+    for (let m = g.m.match(line, 0); m !== null; m = g.m.match(line, m[1])) {
+      if (m[0] > done) g.push(bytes.subarray(from + done, from + m[0]));
+      g.push(sgr(SGR.match, bytes.toString('latin1', from + m[0], from + m[1])));
+      done = m[1];
+    }
+    if (done < line.length) g.push(bytes.subarray(from + done, from + line.length));
   }
 
   /** -o: each match of `line` (at `from` in `bytes`, at offset `abs` in the input) on its own line. */
@@ -1177,7 +1222,8 @@ class Scan {
     const g = this.g;
     for (let m = g.m.match(line, 0); m !== null; m = g.m.match(line, m[1])) {
       g.push(this.head(abs + m[0], lineNo, sep, true));
-      g.push(bytes.subarray(from + m[0], from + m[1]));
+      if (g.o.color) g.push(sgr(SGR.match, bytes.toString('latin1', from + m[0], from + m[1])));
+      else g.push(bytes.subarray(from + m[0], from + m[1]));
       g.push(g.eolChar);
       if (g.heldTooMuch(true)) return;
     }
@@ -1284,6 +1330,7 @@ async function grep(ctx: CommandContext): Promise<number> {
   // -d ACTION, -r and -R set one setting: the last one wins (-R's link following stays).
   let directories = 'read';
   let skipDevices = false;
+  let color = false;
   for (const { key, value } of opts.order) {
     switch (key) {
       case 'recurse':
@@ -1351,10 +1398,10 @@ async function grep(ctx: CommandContext): Promise<number> {
         dirRules.push(globToRegExp(value));
         break;
       case 'color':
-        if (['always', 'yes', 'force'].includes(value.toLowerCase())) {
-          throw new Fatal(`--color=${value} is not supported: nosh never colors its output; use --color=never`);
-        }
-        if (!['', 'never', 'no', 'none', 'auto', 'tty', 'if-tty'].includes(value.toLowerCase())) throw new Fatal('', true);
+        // 'auto' (and --color alone) colours a terminal only: nosh's output never is one.
+        if (['always', 'yes', 'force'].includes(value.toLowerCase())) color = true;
+        else if (['', 'never', 'no', 'none', 'auto', 'tty', 'if-tty'].includes(value.toLowerCase())) color = false;
+        else throw new Fatal('', true);
         break;
     }
   }
@@ -1377,6 +1424,7 @@ async function grep(ctx: CommandContext): Promise<number> {
     byteOff: opts.has('b'),
     tab: opts.has('T'),
     nullName: opts.has('Z'),
+    color,
     z: opts.has('z'),
     before,
     after,

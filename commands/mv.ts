@@ -1,7 +1,7 @@
 import { defineCommand, UsageError, type CommandContext } from '../src/command/index.js';
 import {
   NO_BACKUP_CONTROL, OperandError, backupOptions, destNotOlder, errnoOf, isDotOrDotDot, lastComponent, planTargets,
-  quoteAlways, renameAside, sameFile, type BackupOptions,
+  Prompter, quoteAlways, renameAside, sameFile, type BackupOptions,
 } from '../src/command/fileops.js';
 import { moveAcross } from '../src/command/move-across.js';
 import { VfsError } from '../src/vfs/index.js';
@@ -9,6 +9,8 @@ import type { Stats } from 'node:fs';
 
 interface MvOptions {
   noClobber: boolean;
+  /** -i: ask before overwriting (the answers read from standard input). */
+  interactive: boolean;
   verbose: boolean;
   /** -u: a file is moved only over an older one. */
   update: boolean;
@@ -21,6 +23,7 @@ interface MvState {
   created: Set<string>;
   /** dev:ino of each source directory met, and the destination it was meant for. */
   dirs: Map<string, string>;
+  prompt: Prompter;
 }
 
 export default defineCommand({
@@ -33,6 +36,7 @@ export default defineCommand({
     { key: 'backup', long: 'backup', kind: 'optional', arg: 'CONTROL', value: NO_BACKUP_CONTROL, help: 'make a backup of each existing destination file (renamed aside)' },
     { key: 'backup', short: 'b', value: NO_BACKUP_CONTROL, help: 'like --backup but does not accept an argument' },
     { key: 'f', short: 'f', long: 'force', help: 'do not prompt before overwriting' },
+    { key: 'i', short: 'i', long: 'interactive', help: 'prompt before overwrite (on standard error; the answers are lines of standard input, y or Y for yes)' },
     { key: 'n', short: 'n', long: 'no-clobber', help: 'do not overwrite an existing file' },
     { key: 'S', short: 'S', long: 'suffix', kind: 'string', arg: 'SUFFIX', help: "override the usual backup suffix ('~')" },
     { key: 't', short: 't', long: 'target-directory', kind: 'string', arg: 'DIRECTORY', help: 'move all SOURCE arguments into DIRECTORY' },
@@ -40,13 +44,13 @@ export default defineCommand({
     { key: 'u', short: 'u', long: 'update', help: 'move only when the SOURCE file is newer than the destination file or when the destination file is missing' },
     { key: 'v', short: 'v', long: 'verbose', help: 'explain what is being done' },
   ],
-  notes: 'Not supported: -i (nosh never prompts).\n'
+  notes: '-f, -i and -n: the one given last wins.\n'
     + 'CONTROL: none/off, numbered/t, existing/nil (the default), simple/never. A backup is the\n'
     + 'existing destination renamed to NAME~ or NAME.~N~ beside it.',
   async run(ctx) {
     // -f and -n: the one given last wins, as in GNU mv.
     const o: MvOptions = {
-      noClobber: ctx.opts.lastOf('f', 'n') === 'n', verbose: ctx.opts.has('v'), update: ctx.opts.has('u'), backup: { type: 'none', suffix: '~' },
+      noClobber: ctx.opts.lastOf('f', 'i', 'n') === 'n', interactive: ctx.opts.lastOf('f', 'i', 'n') === 'i', verbose: ctx.opts.has('v'), update: ctx.opts.has('u'), backup: { type: 'none', suffix: '~' },
     };
     let pairs;
     try {
@@ -58,7 +62,7 @@ export default defineCommand({
       await ctx.warn(e.message);
       return 1;
     }
-    const state: MvState = { created: new Set(), dirs: new Map() };
+    const state: MvState = { created: new Set(), dirs: new Map(), prompt: new Prompter(ctx) };
     let ok = true;
     for (let i = 0; i < pairs.length; i++) {
       const { src, dst, name } = pairs[i]!;
@@ -119,6 +123,8 @@ async function moveOne(ctx: CommandContext, src: string, dst: string, o: MvOptio
       // -u: a destination at least as new is left alone (and the source stays).
       if (o.update && !s!.isDirectory() && destNotOlder(ctx.fs, ctx.cwd, src, s!, dst, d, false, false)) return true;
       if (o.noClobber) return true;
+      // -i: GNU's abandon_move (any source type); declined, the source stays.
+      if (o.interactive && !(await state.prompt.overwrite(dst))) return true;
       // With backups a directory may replace a file and a file a directory: DEST is renamed aside.
       if (!d.isDirectory()) {
         if (s!.isDirectory() && !backups) {

@@ -3,11 +3,12 @@ import { gnuQuote, parseCount, xstrtoumax } from '../src/command/gnu-number.js';
 import {
   argvError, asBuffer, fileChunks, firstOptionProblem, headerName, LastUnits, nthSeparator, quoteAlways, openOperand, reportArgvError,
 } from '../src/command/head-tail.js';
+import { argmatch } from '../src/command/text-lines.js';
 import type { RandomReader } from '../src/vfs/index.js';
 
 const def: CommandDef = defineCommand({
   name: 'tail',
-  summary: 'Print the last 10 lines of each FILE to standard output. With more than one FILE, precede each with a header giving the file name. With no FILE, or when FILE is -, read standard input. (-f/--follow is refused: nosh runs each command to completion.)',
+  summary: 'Print the last 10 lines of each FILE to standard output. With more than one FILE, precede each with a header giving the file name. With no FILE, or when FILE is -, read standard input. (-f on standard input, a pipe here, is ignored as GNU ignores it for a pipe; following a file is refused: nosh runs each command to completion.)',
   usage: '[FILE]...',
   mutates: false,
   usageStatus: 1,
@@ -18,8 +19,9 @@ const def: CommandDef = defineCommand({
     { key: 'q', long: 'silent', value: 'never', help: 'same as --quiet' },
     { key: 'q', short: 'v', long: 'verbose', value: 'always', help: 'always output headers giving file names' },
     { key: 'z', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
-    { key: 'follow', short: 'f', long: 'follow', kind: 'optional', arg: '{name|descriptor}', help: 'refused: nosh runs each command to completion; run tail again to see what was added' },
-    { key: 'follow', short: 'F', help: 'refused, as -f' },
+    { key: 'follow', short: 'f', value: 'descriptor', help: 'same as --follow=descriptor' },
+    { key: 'follow', long: 'follow', kind: 'optional', arg: '{name|descriptor}', help: 'ignored for standard input (a pipe), as GNU; refused for a file: nosh runs each command to completion; run tail again to see what was added' },
+    { key: 'follow', short: 'F', value: 'F', help: 'same as --follow=name --retry (refused for a file, as -f)' },
     // Meaningful only with -f; GNU still checks their values and warns that two are ignored.
     { key: 'max-unchanged-stats', long: 'max-unchanged-stats', kind: 'string', arg: 'N', help: 'only for -f (refused): the value is checked, then ignored' },
     { key: 'pid', long: 'pid', kind: 'string', arg: 'PID', help: 'only for -f (refused): the value is checked, then ignored with a warning' },
@@ -31,12 +33,22 @@ const def: CommandDef = defineCommand({
   async run(ctx) {
     const bad = await reportArgvError(ctx);
     if (bad !== undefined) return bad;
-    if (ctx.opts.has('follow')) {
-      await ctx.warn('following (-f, -F, --follow) is not supported: nosh runs each command to completion; run tail again to see what was added');
+    const follow = followMode(ctx);
+    const retry = ctx.opts.has('retry') || follow === 'F';
+    if (ctx.opts.has('retry') && !follow) await ctx.warn('warning: --retry ignored; --retry is useful only when following');
+    else if (retry && follow === 'descriptor') await ctx.warn('warning: --retry only effective for the initial open');
+    if (Number(ctx.opts.get('pid') ?? 0) !== 0 && !follow) await ctx.warn('warning: PID ignored; --pid=PID is useful only when following');
+    const operandsGiven = ctx.operands.length === 0 ? ['-'] : ctx.operands;
+    if (follow && follow !== 'descriptor' && operandsGiven.includes('-')) {
+      await ctx.warn("cannot follow '-' by name");
       return 1;
     }
-    if (ctx.opts.has('retry')) await ctx.warn('warning: --retry ignored; --retry is useful only when following');
-    if (Number(ctx.opts.get('pid') ?? 0) !== 0) await ctx.warn('warning: PID ignored; --pid=PID is useful only when following');
+    // GNU ignores -f for standard input that is a pipe (nosh's always is). A file it would
+    // follow forever (a regular file, or one --retry waits for) cannot be: refused.
+    if (follow && operandsGiven.some((op) => op !== '-' && (retry || followable(ctx, op)))) {
+      await ctx.warn('following a file (-f, -F, --follow) is not supported: nosh runs each command to completion; run tail again to see what was added');
+      return 1;
+    }
     let unit: 'lines' | 'bytes' = 'lines';
     let count = 10;
     let fromStart = false;
@@ -53,7 +65,7 @@ const def: CommandDef = defineCommand({
       count = r.value;
     }
     // Nothing can be output: GNU does not even open the files (no headers, no errors).
-    if (count === 0 && !fromStart) return 0;
+    if (count === 0 && !fromStart && !follow) return 0;
     if (fromStart && count > 0) count--; // +N starts at item N: skip N-1 (+0 is +1)
     const sep = ctx.opts.has('z') ? 0 : 0x0a;
     const operands = ctx.operands.length === 0 ? ['-'] : ctx.operands;
@@ -76,6 +88,7 @@ const def: CommandDef = defineCommand({
         // seeking (-c +N, and -c N as on ext4, where a directory's end can be sought, when N
         // fits in off_t) and for -n +1. Elsewhere (-n N, -n +N from 2) it goes on.
         if (unit === 'bytes' ? Number.isFinite(count) : fromStart && count === 0) return 1;
+        if (follow) await ctx.warn(`${operand}: cannot follow end of this type of file; giving up on this name`);
         status = 1;
         continue;
       }
@@ -98,9 +111,34 @@ const def: CommandDef = defineCommand({
         reader.close();
       }
     }
+    // With -f, the operands other than a pipe could not be opened (or followed): GNU's
+    // tail_forever finds no live file.
+    if (follow && operands.some((op) => op !== '-')) {
+      await ctx.warn('no files remaining');
+      return 1;
+    }
     return status;
   },
 });
+
+/** -f/--follow[=descriptor] 'descriptor', --follow=name 'name', -F 'F' (name with --retry), or null. */
+function followMode(ctx: CommandContext): 'descriptor' | 'name' | 'F' | null {
+  let mode: 'descriptor' | 'name' | 'F' | null = null;
+  for (const o of ctx.opts.order) {
+    if (o.key !== 'follow') continue;
+    mode = o.value === 'F' ? 'F' : o.value === '' ? 'descriptor' : (argmatch(o.value, ['descriptor', 'name'], '--follow') as 'descriptor' | 'name');
+  }
+  return mode;
+}
+
+/** A FILE operand tail -f would go on following: one that exists and is not a directory. */
+function followable(ctx: CommandContext, op: string): boolean {
+  try {
+    return !ctx.fs.stat(op, ctx.cwd).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 export default def;
 
@@ -181,6 +219,15 @@ function lastLinesStart(reader: RandomReader, n: number, sep: number): number {
 function preprocess(args: string[]): string[] {
   const ob = obsolete(args);
   if (ob) return ob;
+  // '--follow=' (an empty WHEN) is ambiguous for GNU's argmatch; nosh's parser sees '--follow'.
+  const end = args.indexOf('--');
+  if ((end < 0 ? args : args.slice(0, end)).some((a) => /^--fo(?:l(?:l(?:o(?:w)?)?)?)?=$/.test(a))) {
+    try {
+      argmatch('', ['descriptor', 'name'], '--follow');
+    } catch (e) {
+      return argvError((e as Error).message, true);
+    }
+  }
   const problem = firstOptionProblem(def, args, (opt, v) => {
     if (opt === 's') return validSeconds(v) ? undefined : `invalid number of seconds: ${gnuQuote(v)}`;
     if (opt === 'pid') {
@@ -193,11 +240,20 @@ function preprocess(args: string[]): string[] {
       const r = parseCount(v, 'invalid maximum number of unchanged stats between opens', '');
       return 'error' in r ? r.error : undefined;
     }
+    if (opt === 'follow' && v !== '' && v !== 'F') {
+      try {
+        argmatch(v, ['descriptor', 'name'], '--follow');
+      } catch (e) {
+        return `${(e as Error).message}\n__TRY__`;
+      }
+      return undefined;
+    }
     if (opt !== 'c' && opt !== 'n') return undefined;
     const r = parseUnits(opt, v);
     return 'error' in r ? r.error : undefined;
   });
   if (problem !== undefined) {
+    if ('message' in problem && problem.message.endsWith('\n__TRY__')) return argvError(problem.message.slice(0, -8), true);
     return argvError('digit' in problem ? `option used in invalid context -- ${problem.digit}` : problem.message, false);
   }
   return args;

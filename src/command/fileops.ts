@@ -405,3 +405,44 @@ export function destNotOlder(
     return dstStat.mtimeMs >= srcStat.mtimeMs;
   }
 }
+
+/**
+ * cp -i / mv -i: GNU's overwrite_ok + yesno() with standard input that is not a terminal
+ * (nosh's never is): the question goes to standard error without a newline, one line of
+ * standard input is the answer, yes when it starts with 'y' or 'Y' (the C locale's yesexpr);
+ * no line left (end of input) is no. GNU runs as root in the recorded cases, so the question
+ * is always "overwrite" (never "replace ..., overriding mode").
+ */
+export class Prompter {
+  private it: AsyncIterator<Uint8Array> | null = null;
+  private buf: Buffer = Buffer.alloc(0);
+  private eof = false;
+  constructor(private readonly ctx: CommandContext) {}
+
+  async overwrite(dst: string): Promise<boolean> {
+    await this.ctx.stderr.write(`${this.ctx.name}: overwrite ${quoteAlways(dst)}? `);
+    const line = await this.line();
+    return line !== null && /^[yY]/.test(line);
+  }
+
+  private async line(): Promise<string | null> {
+    for (;;) {
+      const nl = this.buf.indexOf(10);
+      if (nl >= 0) {
+        const l = this.buf.toString('latin1', 0, nl);
+        this.buf = this.buf.subarray(nl + 1);
+        return l;
+      }
+      if (this.eof) {
+        if (this.buf.length === 0) return null;
+        const l = this.buf.toString('latin1');
+        this.buf = Buffer.alloc(0);
+        return l;
+      }
+      this.it ??= this.ctx.stdin[Symbol.asyncIterator]();
+      const r = await this.it.next();
+      if (r.done) this.eof = true;
+      else this.buf = Buffer.concat([this.buf, Buffer.from(r.value)]);
+    }
+  }
+}

@@ -152,13 +152,16 @@ describe('GNU number arguments', () => {
 });
 
 describe('refusals and policy', () => {
-  it('tail -f, -F and --follow are refused with what to do instead, nothing printed', async () => {
+  it('tail -f, -F and --follow on a file are refused with what to do instead, nothing printed', async () => {
     for (const cmd of ['tail -f a.txt', 'tail -3f a.txt', 'tail --follow a.txt', 'tail --follow=name a.txt', 'tail -F a.txt', 'tail -n1 -f a.txt']) {
       const out = await run(root, cmd);
       expect(out.exitCode, cmd).toBe(1);
-      expect(out.stderr, cmd).toBe('tail: following (-f, -F, --follow) is not supported: nosh runs each command to completion; run tail again to see what was added\n');
+      expect(out.stderr, cmd).toBe('tail: following a file (-f, -F, --follow) is not supported: nosh runs each command to completion; run tail again to see what was added\n');
       expect(out.stdout.length).toBe(0);
     }
+    // Standard input (a pipe) is not followed, as GNU: its tail is printed.
+    const piped = await run(root, 'tail -f -n 1', { stdin: 'a\nb\n' });
+    expect([piped.exitCode, piped.stdout.toString()]).toEqual([0, 'b\n']);
     // A usage error met first is still reported as GNU does.
     expect((await run(root, 'tail -n x -f a.txt')).stderr).toBe("tail: invalid number of lines: 'x'\n");
   });
@@ -216,9 +219,9 @@ describe('refusals and policy', () => {
     expect(text.stdout.toString()).toBe('--help me\n');
   });
 
-  it('tail --help lists the flags, and -f / --follow as refused', async () => {
+  it('tail --help lists the flags, and -f / --follow as refused for a file', async () => {
     const out = await run(root, 'tail --help');
     expect(out.stdout.toString()).toMatch(/--lines=\[\+\]NUM/);
-    expect(out.stdout.toString()).toMatch(/^ +-f, --follow\[=\{name\|descriptor\}\]\n +refused: /m);
+    expect(out.stdout.toString()).toMatch(/^ +--follow\[=\{name\|descriptor\}\]\n +ignored for standard input \(a pipe\), as GNU; refused for a file/m);
   });
 });

@@ -45,11 +45,15 @@ describe('mv', () => {
     expect(fs.existsSync(z.at('a'))).toBe(true);
   });
 
-  test('-i is not accepted', async () => {
-    const z = zone({ a: 'x' });
+  test('-i asks on stderr and reads the answer from stdin: no answer keeps the file, y replaces it', async () => {
+    const z = zone({ a: 'x', b: 'y' });
     const r = await run(z.root, 'mv -i a b');
-    expect(r.exitCode).toBe(1);
-    expect(r.stderr).toBe("mv: invalid option -- 'i'\nTry 'mv --help' for more information.\n");
+    expect([r.exitCode, r.stderr]).toEqual([0, "mv: overwrite 'b'? "]);
+    expect(fs.readFileSync(z.at('b'), 'utf8')).toBe('y');
+    const r2 = await run(z.root, 'mv -i a b', { stdin: 'yes\n' });
+    expect([r2.exitCode, r2.stderr]).toEqual([0, "mv: overwrite 'b'? "]);
+    expect(fs.readFileSync(z.at('b'), 'utf8')).toBe('x');
+    expect(fs.existsSync(z.at('a'))).toBe(false);
   });
 
   test('-b moves a hard-linked destination aside instead of refusing', async () => {
