@@ -165,11 +165,12 @@ describe('grep: misc', () => {
     expect((await run(root, "fgrep 'a|b' a.txt")).stdout.toString()).toBe('a|b\n');
   });
 
-  it('--color=always is refused with a clear message', async () => {
-    const root = zone({ 'a.txt': 'a\n' });
+  it('--color=always colours the match with GNU\'s default SGR; --color=auto never colours', async () => {
+    const root = zone({ 'a.txt': 'xay\n' });
     const out = await run(root, 'grep --color=always a a.txt');
-    expect(out.exitCode).toBe(2);
-    expect(out.stderr).toContain('--color=never');
+    expect(out.exitCode).toBe(0);
+    expect(out.stdout.toString()).toBe('x\x1b[01;31m\x1b[Ka\x1b[m\x1b[Ky\n');
+    expect((await run(root, 'grep --color=auto a a.txt')).stdout.toString()).toBe('xay\n');
   });
 
   it('a match ending at a newline via \\s is not taken across lines', async () => {
