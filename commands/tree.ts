@@ -11,7 +11,6 @@ const NOSH_ERRNOS = new Set(['EBLOCKED', 'ESYMLINK', 'EESCAPE', 'ESPECIAL', 'EEX
 /** Letters tree 2.1 has that nosh refuses by name (the rest of tree's letters are "Invalid argument"). */
 const REFUSED: Record<string, string> = {
   C: '-C (colour) is not supported by nosh; use -n',
-  U: '-U (unsorted) is not supported by nosh: it has no directory order',
 };
 
 /** tree's line drawing (linedraw->vert, vert_left, corner, each followed by a space). */
@@ -21,8 +20,9 @@ const ASCII: Lines = { vert: '|   ', tee: '|-- ', corner: '`-- ' };
 const latin1 = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
 const UTF8: Lines = { vert: latin1('\u2502\u00a0\u00a0 '), tee: latin1('\u251c\u2500\u2500 '), corner: latin1('\u2514\u2500\u2500 ') };
 
-type SortKey = 'name' | 'version' | 'size' | 'mtime' | 'ctime';
-const SORTS: SortKey[] = ['name', 'version', 'size', 'mtime', 'ctime'];
+/** 'none': -U, the order the Vfs lists a directory in (by name; tree 2.1 uses readdir order). */
+type SortKey = 'name' | 'version' | 'size' | 'mtime' | 'ctime' | 'none';
+const SORTS: SortKey[] = ['name', 'version', 'size', 'mtime', 'ctime']; // --sort's words (not 'none')
 
 interface Options {
   all: boolean;
@@ -112,6 +112,7 @@ const def: CommandDef = defineCommand({
     { key: 'v', short: 'v', help: 'Sort files alphanumerically by version.' },
     { key: 't', short: 't', help: 'Sort files by last modification time.' },
     { key: 'c', short: 'c', help: 'Sort files by last status change time.' },
+    { key: 'U', short: 'U', help: 'Leave files unsorted (the order nosh lists a directory in: by name).' },
     { key: 'r', short: 'r', help: 'Reverse the order of the sort.' },
     { key: 'dirsfirst', long: 'dirsfirst', help: 'List directories before files.' },
     { key: 'filesfirst', long: 'filesfirst', help: 'List files before directories.' },
@@ -121,7 +122,7 @@ const def: CommandDef = defineCommand({
   ],
   notes: 'As tree 2.x parses them: -L, -P and -I take the next word (write -L 2, not -L2), letters bundle (-aL 2), ' +
     'long options are whole words, but --sort, --filelimit, --charset and --timefmt take =X or the next word. ' +
-    'Not supported: -C (colour), -U and --sort=none (nosh has no directory order).',
+    'Not supported: -C (colour). -U keeps the order nosh lists a directory in (by name), not readdir order.',
   async run(ctx) {
     const parsed = parseTreeArgs(ctx.args);
     if ('help' in parsed || 'version' in parsed) {
@@ -144,7 +145,7 @@ const def: CommandDef = defineCommand({
       await ctx.stderr.write(`tree: ${problem}.\nTry 'tree --help' for more information.\n`);
       return 1;
     }
-    const last = o.lastOf('t', 'c', 'v', 'sort');
+    const last = o.lastOf('t', 'c', 'v', 'sort', 'U');
     const human = o.has('h') || o.has('si');
     const opts: Options = {
       all: o.has('a'),
@@ -161,7 +162,8 @@ const def: CommandDef = defineCommand({
       noIndent: o.has('i'),
       lines: lines!,
       fileLimit: atoi(o.get('filelimit') ?? '0'),
-      sort: last === 't' ? 'mtime' : last === 'c' ? 'ctime' : last === 'v' ? 'version' : last === 'sort' ? (asciiLower(o.get('sort')!) as SortKey) : 'name',
+      sort: last === 't' ? 'mtime' : last === 'c' ? 'ctime' : last === 'v' ? 'version' : last === 'U' ? 'none'
+        : last === 'sort' ? (asciiLower(o.get('sort')!) as SortKey) : 'name',
       reverse: o.has('r'),
       top: o.lastOf('dirsfirst', 'filesfirst') as Options['top'],
       inodes: o.has('inodes'),
@@ -416,6 +418,8 @@ class TreeWalker {
   /** tree's sort: the base order (reversed by -r), under --dirsfirst / --filesfirst. */
   private compare(a: Node, b: Node): number {
     const { o } = this;
+    // unsorted: the listing's order as it is (-r and --dirsfirst/--filesfirst do nothing, as in tree)
+    if (o.sort === 'none') return 0;
     if (o.top && a.isDir !== b.isDir) return a.isDir === (o.top === 'dirsfirst') ? -1 : 1;
     let v = 0;
     if (o.sort === 'version') v = strverscmp(Buffer.from(a.name, 'utf8'), Buffer.from(b.name, 'utf8'));
