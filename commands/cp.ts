@@ -19,6 +19,8 @@ interface CpOptions {
   /** -u: a file is copied only over an older one. */
   update: boolean;
   backup: BackupOptions;
+  /** --parents: DEST is DIRECTORY/SOURCE, the missing folders between made first. */
+  parents: boolean;
 }
 
 /** A file met by name: GNU's F_triple (name, device, inode). */
@@ -39,6 +41,12 @@ interface CopyRun {
    * whether it met its own copy (then every directory being copied stops, as GNU's).
    */
   top: { src: string; dst: string; madeDir: boolean; intoSelf: boolean; noName: boolean };
+  /**
+   * --parents: GNU's new_dst, set when the last folder before a DEST was made (or cleared when
+   * it existed) and kept for the next SOURCE without folders: that DEST is then taken to be
+   * missing (GNU 9.1 fails with 'File exists' when it is not).
+   */
+  newDst: boolean;
 }
 
 export default defineCommand({
@@ -54,6 +62,7 @@ export default defineCommand({
     { key: 'f', short: 'f', long: 'force', help: 'if an existing destination file cannot be written (several hard links), remove it and try again' },
     { key: 'i', short: 'i', long: 'interactive', help: 'prompt before overwrite (on standard error; the answers are lines of standard input, y or Y for yes; overrides a previous -n)' },
     { key: 'n', short: 'n', long: 'no-clobber', help: 'do not overwrite an existing file (overrides a previous -i)' },
+    { key: 'parents', long: 'parents', help: 'use full source file name under DIRECTORY' },
     { key: 'P', short: 'P', long: 'no-dereference', help: 'never follow symbolic links in SOURCE (what nosh does with -r; accepted)' },
     { key: 'p', short: 'p', help: 'preserve mode and timestamps' },
     { key: 'r', short: 'r', long: 'recursive', help: 'copy directories recursively' },
@@ -80,6 +89,7 @@ export default defineCommand({
       verbose: ctx.opts.has('v'),
       update: ctx.opts.has('u'),
       backup: { type: 'none', suffix: '~' },
+      parents: ctx.opts.has('parents'),
     };
     let pairs;
     try {
@@ -92,10 +102,17 @@ export default defineCommand({
       return 1;
     }
     const many = pairs.length >= 2;
-    const r: CopyRun = { ctx, o, prompt: new Prompter(ctx), copied: new Map(), sources: many ? [] : null, dests: many ? [] : null, top: { src: '', dst: '', madeDir: false, intoSelf: false, noName: false } };
+    const r: CopyRun = { ctx, o, prompt: new Prompter(ctx), copied: new Map(), sources: many ? [] : null, dests: many ? [] : null, top: { src: '', dst: '', madeDir: false, intoSelf: false, noName: false }, newDst: false };
     let ok = true;
-    for (const { src, dst, noName } of pairs) {
+    for (const { src, dst, noName, srcAt } of pairs) {
       r.top = { src, dst, madeDir: false, intoSelf: false, noName: noName ?? false };
+      if (srcAt !== undefined) {
+        const made = await makeParents(r, dst, srcAt);
+        if (made === null) ok = false;
+        else if (!(await copyTop(r, src, dst))) ok = false;
+        if (made && !(await reProtect(r, made))) ok = false;
+        continue;
+      }
       if (noName === undefined && isForcedSelfBackup(ctx, o, src, dst)) {
         // GNU's special case: 'cp --force --backup FILE FILE' is 'cp --force FILE FILE~'.
         const saved = o.backup;
@@ -115,12 +132,14 @@ export default defineCommand({
  * The (SOURCE, DEST) pairs as GNU's do_copy names them: into a directory, DIR/BASE with the
  * directory's trailing slashes dropped (file_name_concat), and 'x/..' goes to DIR/. itself.
  */
-function destinations(ctx: CommandContext): { src: string; dst: string; noName?: boolean }[] {
+function destinations(ctx: CommandContext): { src: string; dst: string; noName?: boolean; srcAt?: number }[] {
   const plan = planTargets(ctx, UsageError);
   const files = ctx.operands;
   const last = files[files.length - 1]!;
   const target = ctx.opts.get('t') ?? (!ctx.opts.has('T') && plan.pairs[0]?.dst !== last ? last : undefined);
+  if (target === undefined && ctx.opts.has('parents')) throw new UsageError('with --parents, the destination must be a directory');
   if (target === undefined) return plan.pairs;
+  if (ctx.opts.has('parents')) return plan.pairs.map(({ src }) => ({ src, ...parentsConcat(target, src) }));
   return plan.pairs.map(({ src }) => {
     const base = lastComponent(src).replace(/\/+$/, '');
     return { src, dst: fileNameConcat(target, base === '..' ? '.' : base), noName: base === '' };
@@ -143,6 +162,144 @@ function fileNameConcat(dir: string, name: string): string {
 }
 
 const idOf = (st: Stats) => `${st.dev}:${st.ino}`;
+
+/**
+ * --parents: gnulib file_name_concat of DIRECTORY and all of SOURCE (its trailing slashes
+ * dropped): 'd' and '/a/b' give 'd/a/b'. srcAt is where SOURCE starts in the result.
+ */
+function parentsConcat(dir: string, src: string): { dst: string; srcAt: number } {
+  const name = /^\/+$/.test(src) ? '/' : src.replace(/\/+$/, '');
+  const base = lastComponent(dir).replace(/\/+$/, '');
+  const head = dir.slice(0, dir.length - lastComponent(dir).length) + base;
+  if (base === '') {
+    // DIRECTORY is the root: one leading slash of SOURCE is skipped.
+    const rest = name.startsWith('/') ? name.slice(1) : name;
+    return { dst: head + rest, srcAt: head.length };
+  }
+  const sep = name.startsWith('/') ? '' : '/';
+  return { dst: head + sep + name, srcAt: head.length + sep.length };
+}
+
+/** gnulib dir_len: the length of PATH's leading directories, without the slashes before the last name. */
+function dirLen(path: string): number {
+  const prefix = path.startsWith('/') ? 1 : 0;
+  let len = path.length - lastComponent(path).length;
+  while (prefix < len && path[len - 1] === '/') len--;
+  return len;
+}
+
+/** A folder met by --parents whose mode or times are set after the copy (GNU's dir_attr). */
+interface DirAttr { path: string; st: Stats; mode: number; restoreMode: boolean }
+
+/**
+ * GNU's make_dir_parents_private: each missing folder of DEST after DIRECTORY is made with
+ * its source folder's mode (and -v prints 'SRC -> DEST', unquoted). Null on an error; else
+ * the folders whose attributes re_protect sets after the copy (deepest first).
+ */
+async function makeParents(r: CopyRun, dst: string, srcAt: number): Promise<DirAttr[] | null> {
+  const { ctx, o } = r;
+  const attrs: DirAttr[] = [];
+  const len = dirLen(dst);
+  if (len <= srcAt) return attrs;
+  const statOf = (p: string): Stats | null => {
+    try {
+      return ctx.fs.stat(p, ctx.cwd);
+    } catch {
+      return null;
+    }
+  };
+  const dstDir = dst.slice(0, len);
+  const whole = statOf(dstDir);
+  if (whole) {
+    // All the folders exist: nothing is made or changed (not even with -p), as GNU's.
+    if (!whole.isDirectory()) {
+      await ctx.warn(`${quoteAlways(dstDir)} exists but is not a directory`);
+      return null;
+    }
+    r.newDst = false;
+    return attrs;
+  }
+  let slash = srcAt;
+  while (dst[slash] === '/') slash++;
+  while ((slash = dst.indexOf('/', slash)) !== -1) {
+    const dir = dst.slice(0, slash);
+    const src = dst.slice(srcAt, slash);
+    const have = statOf(dir);
+    let attr: DirAttr | null = null;
+    if (!have || o.preserve) {
+      let st: Stats;
+      try {
+        st = ctx.fs.stat(src, ctx.cwd);
+        if (!st.isDirectory()) throw new VfsError('ENOTDIR', src);
+      } catch (e) {
+        await ctx.warn(`failed to get attributes of ${quoteAlways(src)}: ${reasonOf(e)}`);
+        return null;
+      }
+      attr = { path: dir, st, mode: st.mode & 0o7777, restoreMode: false };
+      attrs.unshift(attr);
+    }
+    if (!have) {
+      r.newDst = true;
+      const srcMode = attr!.mode;
+      // -p: group and other write are left out until the copy is done.
+      const omitted = o.preserve ? srcMode & 0o022 : 0;
+      let mode: number;
+      try {
+        ctx.fs.mkdir(dir, ctx.cwd);
+        // mkdir(2) with the source's mode: the umask applies, the sticky bit is kept.
+        mode = srcMode & 0o1777 & ~omitted & ~UMASK;
+        ctx.fs.chmod(dir, mode, ctx.cwd);
+      } catch (e) {
+        await ctx.warn(`cannot make directory ${quoteAlways(dir)}: ${reasonOf(e)}`);
+        return null;
+      }
+      if (o.verbose) await ctx.stdout.write(`${src} -> ${dir}\n`);
+      if (!o.preserve && (mode & 0o700) !== 0o700) {
+        attr!.mode = mode;
+        attr!.restoreMode = true;
+      }
+      if ((mode | 0o700) !== mode) {
+        try {
+          ctx.fs.chmod(dir, mode | 0o700, ctx.cwd);
+        } catch (e) {
+          await ctx.warn(`setting permissions for ${quoteAlways(dir)}: ${reasonOf(e)}`);
+          return null;
+        }
+      }
+    } else if (!have.isDirectory()) {
+      await ctx.warn(`${quoteAlways(dir)} exists but is not a directory`);
+      return null;
+    } else {
+      r.newDst = false;
+    }
+    while (dst[slash] === '/') slash++;
+  }
+  return attrs;
+}
+
+/** GNU's re_protect: after the copy, -p gives each folder its source's times and mode; a folder made without u+rwx gets its mode back. */
+async function reProtect(r: CopyRun, attrs: DirAttr[]): Promise<boolean> {
+  const { ctx, o } = r;
+  for (const { path, st, mode, restoreMode } of attrs) {
+    if (o.preserve) {
+      try {
+        ctx.fs.utimes(path, st.atimeMs / 1000, st.mtimeMs / 1000, ctx.cwd);
+      } catch (e) {
+        await ctx.warn(`failed to preserve times for ${quoteAlways(path)}: ${reasonOf(e)}`);
+        return false;
+      }
+    }
+    if (o.preserve || restoreMode) {
+      try {
+        ctx.fs.chmod(path, mode, ctx.cwd);
+      } catch (e) {
+        await ctx.warn(`${o.preserve ? 'preserving' : 'failed to preserve'} permissions for ${quoteAlways(path)}: ${reasonOf(e)}`);
+        return false;
+      }
+    }
+  }
+  return true;
+}
 
 /** gnulib dir_name: the leading directories without trailing slashes, '.' if none. */
 function dirName(path: string): string {
@@ -206,17 +363,22 @@ async function copyEntry(r: CopyRun, src: string, dst: string, st: Stats, comman
     r.sources.push({ name: src, st });
   }
   let dstStat: Stats | null;
-  try {
-    // A file is copied through a symbolic link DEST (if the policy follows links); a
-    // directory meets the link itself, as GNU's lstat; so does a backup (the link is renamed).
-    dstStat = ctx.fs.resolve(dst, ctx.cwd, { followFinal: !isDir && !backups && ctx.fs.policy.followSymlinks }).stat;
-    if (dstStat && /\/$/.test(dst) && !dstStat.isDirectory()) throw new VfsError('ENOTDIR', dst);
-  } catch (e) {
-    // A missing parent is reported when the copy is created.
-    if (errnoOf(e) === 'ENOENT') dstStat = null;
-    else {
-      await ctx.warn(`cannot stat ${quoteAlways(dst)}: ${reasonOf(e)}`);
-      return false;
+  // --parents: GNU's new_dst skips looking at DEST (see CopyRun.newDst).
+  const assumeNew = commandLine && o.parents && r.newDst;
+  if (assumeNew) dstStat = null;
+  else {
+    try {
+      // A file is copied through a symbolic link DEST (if the policy follows links); a
+      // directory meets the link itself, as GNU's lstat; so does a backup (the link is renamed).
+      dstStat = ctx.fs.resolve(dst, ctx.cwd, { followFinal: !isDir && !backups && ctx.fs.policy.followSymlinks }).stat;
+      if (dstStat && /\/$/.test(dst) && !dstStat.isDirectory()) throw new VfsError('ENOTDIR', dst);
+    } catch (e) {
+      // A missing parent is reported when the copy is created.
+      if (errnoOf(e) === 'ENOENT') dstStat = null;
+      else {
+        await ctx.warn(`cannot stat ${quoteAlways(dst)}: ${reasonOf(e)}`);
+        return false;
+      }
     }
   }
   let backup: string | null = null;
@@ -291,7 +453,9 @@ async function copyEntry(r: CopyRun, src: string, dst: string, st: Stats, comman
   } else {
     // GNU announces a file before copying it (the copy may still fail).
     if (o.verbose) await ctx.stdout.write(`${quoteAlways(src)} -> ${quoteAlways(dst)}${backup ? ` (backup: ${quoteAlways(backup)})` : ''}\n`);
-    ok = await copyFile(r, src, dst, st, dstStat);
+    ok = assumeNew && isPresent(ctx, dst)
+      ? (await ctx.warn(`cannot create regular file ${quoteAlways(dst)}: File exists`), false)
+      : await copyFile(r, src, dst, st, dstStat);
     if (!ok && backup) {
       // GNU's un_backup: the backup is renamed back when the copy failed.
       try {
@@ -425,6 +589,14 @@ async function copyFile(r: CopyRun, src: string, dst: string, st: Stats, dstStat
     }
   }
   return true;
+}
+
+function isPresent(ctx: CommandContext, path: string): boolean {
+  try {
+    return ctx.fs.lstat(path, ctx.cwd) !== null;
+  } catch {
+    return false;
+  }
 }
 
 function isSymlink(ctx: CommandContext, path: string): boolean {

@@ -201,4 +201,44 @@ describe('cp', () => {
     const r = await run(z.root, 'cp -bv a b');
     expect(r.stdout.toString()).toBe("'a' -> 'b' (backup: 'b.~100000000000000000000~')\n");
   });
+
+  describe('--parents (folder modes and times checked against GNU cp 9.1)', () => {
+    const setup = () => {
+      const z = zone({ 'q/r/f': 'x\n', d: null });
+      const old = new Date('2020-01-01T00:00:00Z');
+      fs.utimesSync(z.at('q/r'), old, old);
+      fs.utimesSync(z.at('q'), old, old);
+      fs.chmodSync(z.at('q'), 0o775);
+      fs.chmodSync(z.at('q/r'), 0o555);
+      return z;
+    };
+    const modeOf = (p: string) => (fs.statSync(p).mode & 0o7777).toString(8);
+    const year = (p: string) => fs.statSync(p).mtime.getUTCFullYear();
+
+    test('without -p a folder made gets the source mode less the umask, kept without u+w', async () => {
+      const z = setup();
+      const r = await run(z.root, 'cp --parents q/r/f d');
+      expect(r.exitCode).toBe(0);
+      expect([modeOf(z.at('d/q')), modeOf(z.at('d/q/r'))]).toEqual(['755', '555']);
+      expect(year(z.at('d/q/r'))).not.toBe(2020);
+      expect(fs.readFileSync(z.at('d/q/r/f'), 'utf8')).toBe('x\n');
+    });
+
+    test('-p gives the folders made (and existing ones on the way) the source modes and times', async () => {
+      const z = setup();
+      fs.mkdirSync(z.at('d/q'), { mode: 0o700 });
+      const r = await run(z.root, 'cp -p --parents q/r/f d');
+      expect(r.exitCode).toBe(0);
+      expect([modeOf(z.at('d/q')), modeOf(z.at('d/q/r'))]).toEqual(['775', '555']);
+      expect([year(z.at('d/q')), year(z.at('d/q/r'))]).toEqual([2020, 2020]);
+    });
+
+    test("an absolute SOURCE is the zone's; its leading slash is dropped under DIRECTORY", async () => {
+      const z = setup();
+      const r = await run(z.root, 'cp --parents -v /q/r/f d');
+      expect(r.stderr).toBe('');
+      expect(r.stdout.toString()).toBe("/q -> d/q\n/q/r -> d/q/r\n'/q/r/f' -> 'd/q/r/f'\n");
+      expect(fs.readFileSync(z.at('d/q/r/f'), 'utf8')).toBe('x\n');
+    });
+  });
 });
