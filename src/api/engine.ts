@@ -13,7 +13,7 @@ import type { Change } from '../vfs/index.js';
 import { normalizeVirtual } from '../vfs/paths.js';
 import { ExecOptionsSchema, ExecRequestSchema, buildTask, taskLimits, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
 import { ExecParams, ZoneParams, checkParamsSize } from './params.js';
-import { hasNull, nullsAsAbsent } from './strict.js';
+import { nullsAsAbsent } from './strict.js';
 import type { MethodInfo, Surface } from './methods.js';
 import { WriteOrder, mayMutate, orderKey } from './write-order.js';
 import type { HostEngine, ZoneToolOptions, ZoneToolResult } from './host.js';
@@ -85,12 +85,18 @@ export class Engine implements HostEngine {
     const t0 = performance.now();
     const note: AuditNote = {};
     const env = await call(note);
-    try {
-      for (const e of auditEvents(this.config, method, req as never, env, note, performance.now() - t0)) this.audit!.auditor.emit(e);
-    } catch {
-      this.audit!.auditor.failures++;
-    }
+    this.emitAudit(method, req, env, note, performance.now() - t0);
     return env;
+  }
+
+  /** The audit lines of a finished call, to the sinks; a failure to build them never fails the call. */
+  private emitAudit(method: string, req: unknown, env: Envelope<unknown>, note: AuditNote, ms: number): void {
+    if (!this.audit) return;
+    try {
+      for (const e of auditEvents(this.config, method, req as never, env, note, ms)) this.audit.auditor.emit(e);
+    } catch {
+      this.audit.auditor.failures++;
+    }
   }
 
   /** The start-up removal of stale temp files: how many it removed. */
@@ -150,12 +156,7 @@ export class Engine implements HostEngine {
    * request that tried to change who it is). `req` carries the identity the caller is bound to.
    */
   recordRefusal(method: string, req: unknown, env: Envelope<unknown>): void {
-    if (!this.audit) return;
-    try {
-      for (const e of auditEvents(this.config, method, req as never, env, {}, 0)) this.audit.auditor.emit(e);
-    } catch {
-      this.audit.auditor.failures++;
-    }
+    this.emitAudit(method, req, env, {}, 0);
   }
 
   /** Call any registry method by name with JSON params (what RPC and MCP use). */
@@ -167,9 +168,9 @@ export class Engine implements HostEngine {
     if (this.closed) return closedEnvelope();
     this.pool.prewake();
     try {
-      checkParamsSize(params);
-      // strict function calling sends null for an optional argument not given (src/api/strict.ts)
-      if (hasNull(params)) params = nullsAsAbsent(method === 'exec' ? ExecParams : (registry ?? await loadRegistry()).list().find((m) => m.name === method)?.input, params);
+      // strict function calling sends null for an optional argument not given (src/api/strict.ts);
+      // the size check's walk tells whether the params hold a null, so they are walked once
+      if (checkParamsSize(params)) params = nullsAsAbsent(method === 'exec' ? ExecParams : (registry ?? await loadRegistry()).list().find((m) => m.name === method)?.input, params);
       if (method === 'exec') {
         const p = ExecParams.parse(params ?? {});
         return await this.execute(

@@ -43,11 +43,15 @@ export const MAX_PARAM_ITEMS = 100_000;
 /**
  * Refuse params with more than MAX_PARAM_ITEMS items before zod sees them. Validation runs in
  * the main thread, which serves every caller: 5 M empty strings in `include` (a 15 MB RPC line)
- * made 5 M zod issues and stalled it for 30 s; no method needs that many.
+ * made 5 M zod issues and stalled it for 30 s; no method needs that many. Returns whether a null
+ * is anywhere in them (strict function calling sends one for an optional argument not given:
+ * see strict.ts), so that the params are walked once.
  */
-export function checkParamsSize(params: unknown): void {
-  if (typeof params !== 'object' || params === null) return;
+export function checkParamsSize(params: unknown): boolean {
+  if (typeof params !== 'object') return false;
+  if (params === null) return true;
   let items = 0;
+  let nulls = false;
   const tooMany = () => new NoshError('INVALID_ARGUMENT', `params hold more than ${MAX_PARAM_ITEMS} array items and keys`,
     'Split the work into several calls, or use exec with a glob or a file list.', { limit: MAX_PARAM_ITEMS });
   const stack: object[] = [params];
@@ -56,13 +60,18 @@ export function checkParamsSize(params: unknown): void {
     if (Array.isArray(v)) {
       items += v.length;
       if (items > MAX_PARAM_ITEMS) throw tooMany();
-      for (const e of v as unknown[]) if (typeof e === 'object' && e !== null) stack.push(e);
+      for (const e of v as unknown[]) {
+        if (e === null) nulls = true;
+        else if (typeof e === 'object') stack.push(e);
+      }
     } else {
       for (const k in v) {
         if (++items > MAX_PARAM_ITEMS) throw tooMany();
         const e = (v as Record<string, unknown>)[k];
-        if (typeof e === 'object' && e !== null) stack.push(e);
+        if (e === null) nulls = true;
+        else if (typeof e === 'object') stack.push(e);
       }
     }
   }
+  return nulls;
 }

@@ -8,21 +8,6 @@
  */
 import type { z } from 'zod';
 
-/** Does the value hold a null anywhere? (Most calls do not: the engine skips the walk then.) */
-export function hasNull(value: unknown): boolean {
-  if (value === null) return true;
-  if (typeof value !== 'object') return false;
-  const stack: object[] = [value as object];
-  while (stack.length > 0) {
-    const v = stack.pop()!;
-    for (const e of (Array.isArray(v) ? v : Object.values(v)) as unknown[]) {
-      if (e === null) return true;
-      if (typeof e === 'object') stack.push(e as object);
-    }
-  }
-  return false;
-}
-
 interface Def {
   type: string;
   shape?: Record<string, z.ZodType>;

@@ -166,8 +166,9 @@ export class Workspace {
   async groupsOf(user: string, ctx: Context): Promise<string[]> {
     if (this.groupProvider) return [...await this.groupProvider(user)];
     const map = this.cfg.groups;
-    // own keys only: a group named __proto__ or constructor read Object.prototype's members
-    if (Object.keys(map).length > 0) return Object.keys(map).filter((g) => Object.hasOwn(map, g) && (map[g] ?? []).includes(user));
+    // own keys only (Object.keys): a group named __proto__ or constructor must not read Object.prototype
+    const groups = Object.keys(map);
+    if (groups.length > 0) return groups.filter((g) => (map[g] ?? []).includes(user));
     return [...(ctx.groups ?? [])];
   }
 

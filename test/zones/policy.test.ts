@@ -3,14 +3,12 @@
  * credential patterns (replaceDefaultBlocked drops them), the default list knows more secret
  * names, and maxFileSize holds for reads (read, cat, grep, search and check_access agree).
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNosh, type Nosh } from '../../src/index.js';
 import { tempDir } from '../helpers.js';
+import { startServe, type RpcSession } from '../trust/transports.js';
 
 const CTX = { user: 'alice' };
 const dirs: string[] = [];
@@ -210,15 +208,8 @@ describe('maxFileSize holds for reads: a larger file is refused, its listing sti
 });
 
 describe('over JSON-RPC (nosh serve --config): a mount with its own blockedPatterns keeps the defaults', () => {
-  const bin = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
-  let child: ReturnType<typeof spawn>;
-  const pending = new Map<number, (m: any) => void>();
-  let nextId = 1;
-  const call = (method: string, params: Record<string, unknown>): Promise<any> => new Promise((resolve) => {
-    const id = nextId++;
-    pending.set(id, resolve);
-    child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
-  });
+  let rpc: RpcSession;
+  const call = (method: string, params: Record<string, unknown>) => rpc.call(method, params);
 
   beforeAll(() => {
     const dir = folder('nosh-pol-rpc-', {});
@@ -227,17 +218,9 @@ describe('over JSON-RPC (nosh serve --config): a mount with its own blockedPatte
     fs.writeFileSync(path.join(dir, 'nosh.json'), JSON.stringify({
       base: path.join(dir, 'ws'), mounts: [{ name: 'course', path: course, blockedPatterns: ['*.log'] }],
     }));
-    child = spawn(process.execPath, [bin, 'serve', '--config', path.join(dir, 'nosh.json'), '--user', 'alice'], { stdio: ['pipe', 'pipe', 'inherit'] });
-    createInterface({ input: child.stdout! }).on('line', (l) => {
-      const m = JSON.parse(l);
-      pending.get(m.id)?.(m);
-      pending.delete(m.id);
-    });
+    rpc = startServe(['--config', path.join(dir, 'nosh.json'), '--user', 'alice']);
   });
-  afterAll(async () => {
-    child.stdin!.end();
-    await new Promise((r) => child.once('exit', r));
-  });
+  afterAll(async () => rpc?.close());
 
   it('ls, grep -r, cat, read and check_access', async () => {
     const ls = await call('exec', { zone: 'course', command: 'ls -a' });
