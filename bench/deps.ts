@@ -63,7 +63,7 @@ export function mcpFilesystemServer(): string | null {
   return fs.existsSync(p) ? p : null;
 }
 
-/** Does nosh have this command? (commands/<name>.ts in the tree, compiled to dist/commands). */
+/** Does nosh have this command? (a folder commands/<name>/ in the tree). */
 export function noshHasCommand(name: string): boolean {
-  return fs.existsSync(join(REPO, 'dist', 'commands', `${name}.js`)) || fs.existsSync(join(REPO, 'commands', `${name}.ts`));
+  return fs.existsSync(join(REPO, 'commands', name, 'index.ts'));
 }

@@ -16,7 +16,7 @@
  * policy follows symlinks (and only inside the zone).
  */
 import { defineCommand, UsageError, type CommandContext, type FlagSpec } from '../src/command/index.js';
-import { argmatch } from '../src/command/text-lines.js';
+import { argmatch } from '../src/gnulib/text-lines.js';
 import { RegexSyntaxError, translateRegex, type RegexDialect } from '../src/regex/index.js';
 import { LiteralSet, literalOf } from '../src/regex/aho-corasick.js';
 import { VfsError, sortByName } from '../src/vfs/index.js';

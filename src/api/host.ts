@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { z } from 'zod';
 import { NoshError } from '../errors.js';
-import { commandNames, loadCommand } from '../command/index.js';
+import { commandNames, loadCommand } from '../../commands/index.js';
 import { ContextSchema, roleMayWrite, type Context } from '../zones/context.js';
 import { countFiles } from '../zones/quota.js';
 import { STALE_TEMP_SECONDS, expireSessions, removeStaleTemps } from '../zones/maintenance.js';

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { hasCommand, loadCommand, loadedCommand } from '../command/registry.js';
+import { hasCommand, loadCommand, loadedCommand } from '../../commands/index.js';
 import type { TaskRequest } from '../exec/index.js';
 
 /**

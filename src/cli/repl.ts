@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import type { Nosh } from '../index.js';
-import { commandNames } from '../command/index.js';
+import { commandNames } from '../../commands/index.js';
 import { normalizeVirtual } from '../vfs/index.js';
 
 const HISTORY = path.join(os.homedir(), '.nosh_history');

@@ -1,9 +1,7 @@
 import { NoshError, readonlyError } from '../errors.js';
 import { Vfs, VfsError, type Change } from '../vfs/index.js';
-import {
-  BrokenPipe, CollectingOutput, OutputLimitReached, Pipe, UsageError, bufferInput, infoAsked, loadCommand, parseArgs,
-  type CommandContext, type CommandDef, type Input, type Limits, type Output,
-} from '../command/index.js';
+import { BrokenPipe, CollectingOutput, OutputLimitReached, Pipe, UsageError, bufferInput, infoAsked, parseArgs, type CommandContext, type CommandDef, type Input, type Limits, type Output } from '../command/index.js';
+import { loadCommand } from '../../commands/index.js';
 
 export interface PipelineResult {
   exitCode: number;

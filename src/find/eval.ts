@@ -9,7 +9,7 @@ import type { Stats } from 'node:fs';
 import type { CommandContext } from '../command/index.js';
 import { VfsError, sortByName, type DirEntry } from '../vfs/index.js';
 import type { DirHandle } from '../vfs/vfs.js';
-import { linkTargetStat } from '../command/listing.js';
+import { linkTargetStat } from '../gnulib/listing.js';
 import { bytesOf, localeQuote, LsWidths, lsLine } from './printf.js';
 import { Quit, type Entry, type EvalContext, type Node } from './types.js';
 import type { FindPlan } from './parse.js';

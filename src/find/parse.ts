@@ -6,9 +6,9 @@
 import type { Stats } from 'node:fs';
 import type { Vfs } from '../vfs/index.js';
 import { VfsError } from '../vfs/index.js';
-import { compileMode, adjustMode } from '../command/fileops.js';
+import { compileMode, adjustMode } from '../gnulib/fileops.js';
 import { compileGlob } from './fnmatch.js';
-import { linkTargetStat } from '../command/listing.js';
+import { linkTargetStat } from '../gnulib/listing.js';
 import { compileFindRegex, FindRegexError, REGEX_TYPES } from './regex.js';
 import { compileFormat, FormatError, formatNeedsStat, renderFormat, MissingStat, bytesOf, baseNameOf, localeQuote, typeLetter } from './printf.js';
 import { FindError, Quit, type Node, type PredFn } from './types.js';

@@ -3,7 +3,7 @@
  * Everything here works on byte strings (latin1: one char = one byte).
  */
 import type { Stats } from 'node:fs';
-import { modeString, timeOf, timeOfNs, userName, groupName, type TimeSpec } from '../command/format.js';
+import { modeString, timeOf, timeOfNs, userName, groupName, type TimeSpec } from '../gnulib/format.js';
 
 /** UTF-8 text (argv, file names from the Vfs) as a byte string. */
 export function bytesOf(s: string): string {

@@ -3,7 +3,7 @@ import { NoshError } from '../errors.js';
 import { defineTool, type ToolContext, type ToolResult } from './types.js';
 import { mkdirParents, parentOf } from './common.js';
 import { VfsError } from '../vfs/index.js';
-import { moveAcross } from '../command/move-across.js';
+import { moveAcross } from '../gnulib/move-across.js';
 
 const Input = z.object({
   from: z.string().min(1).describe('Existing file or folder to move, inside the zone.'),

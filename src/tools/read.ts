@@ -4,8 +4,8 @@ import { NoshError } from '../errors.js';
 import { defineTool, type ToolContext, type ToolResult } from './types.js';
 import { readCapped } from './common.js';
 import { valueLimit } from '../pool/memory.js';
-import { countByte } from '../command/count-byte.js';
-import { asBuffer, nthSeparator } from '../command/head-tail.js';
+import { countByte } from '../gnulib/count-byte.js';
+import { asBuffer, nthSeparator } from '../gnulib/head-tail.js';
 
 /** Largest file `parse` reads whole. */
 const PARSE_CAP = 20 * 1024 * 1024;

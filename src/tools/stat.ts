@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineTool } from './types.js';
 import { isoTime, typeOf } from './common.js';
 import { guessMime, looksText } from './mime.js';
-import { countByte } from '../command/count-byte.js';
+import { countByte } from '../gnulib/count-byte.js';
 
 /** Text files up to this size get a line count. */
 const LINE_COUNT_CAP = 10 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WriteOrder, mayMutate } from '../../src/api/write-order.js';
-import { loadCommand, loadedCommand } from '../../src/command/index.js';
+import { loadCommand, loadedCommand } from '../../commands/index.js';
 import { parseCommandLine } from '../../src/parse/index.js';
 
 /** A call that runs until released, recording when it starts and ends. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { countByte, countByteJs, countByteRead } from '../../src/command/count-byte.js';
+import { countByte, countByteJs, countByteRead } from '../../src/gnulib/count-byte.js';
 
 /** The plainest possible count, independent of both implementations. */
 function reference(buf: Uint8Array, byte: number): number {

@@ -3,7 +3,7 @@
 // `cat NAME` (quotef: shell-escape, ':' quoted too) and `head NAME` ("cannot open %s for
 // reading", quoteaf: shell-escape-always). null: ls could not create a file of that name.
 import { describe, expect, it } from 'vitest';
-import { quoteAlways, quoteName, quoteNameColon, quoteStyled } from '../../src/command/quote.js';
+import { quoteAlways, quoteName, quoteNameColon, quoteStyled } from '../../src/gnulib/quote.js';
 
 const GNU: [name: string, shellEscape: string | null, quotef: string, quoteaf: string][] = [
   ["abc", "abc", "abc", "'abc'"],

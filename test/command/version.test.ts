@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandNames } from '../../src/command/index.js';
+import { commandNames } from '../../commands/index.js';
 import { run as runRaw, tempDir } from '../helpers.js';
 
 let root: string;

@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LastUnits } from '../../src/command/head-tail.js';
-import { parseCount, xstrtoumax } from '../../src/command/gnu-number.js';
+import { LastUnits } from '../../src/gnulib/head-tail.js';
+import { parseCount, xstrtoumax } from '../../src/gnulib/gnu-number.js';
 import { DEFAULT_BLOCKED_PATTERNS } from '../../src/vfs/index.js';
 import { buildTree, run, tempDir } from '../helpers.js';
 

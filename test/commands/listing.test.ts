@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { buildTree, run, tempDir } from '../helpers.js';
-import { devMajor, devMinor, humanSize, lsTime, modeString } from '../../src/command/format.js';
+import { devMajor, devMinor, humanSize, lsTime, modeString } from '../../src/gnulib/format.js';
 
 const scratch = tempDir('nosh-listing-');
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));

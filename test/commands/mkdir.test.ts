@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { run } from '../helpers.js';
 import { zone } from './fileops-fixture.js';
-import { adjustMode, compileMode } from '../../src/command/fileops.js';
+import { adjustMode, compileMode } from '../../src/gnulib/fileops.js';
 
 const modeOf = (p: string) => fs.statSync(p).mode & 0o7777;
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { run } from '../helpers.js';
 import { leftovers, zone } from './fileops-fixture.js';
-import { parseDate, parsePosixStamp } from '../../src/command/date.js';
+import { parseDate, parsePosixStamp } from '../../src/gnulib/date.js';
 
 const utc = (...a: [number, number, number, number?, number?, number?]) => Date.UTC(a[0], a[1] - 1, a[2], a[3] ?? 0, a[4] ?? 0, a[5] ?? 0) / 1000;
 const times = (p: string) => { const st = fs.statSync(p); return { a: st.atimeMs / 1000, m: st.mtimeMs / 1000 }; };

@@ -22,7 +22,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { commandNames, loadAllCommands, loadCommand } from '../../src/command/registry.js';
+import { commandNames, loadAllCommands, loadCommand } from '../../commands/index.js';
 import type { CommandDef } from '../../src/command/index.js';
 import { ERROR_CODES } from '../../src/errors.js';
 import type { ZonePolicy } from '../../src/vfs/index.js';

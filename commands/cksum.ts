@@ -1,4 +1,0 @@
-// cksum: the shared digest command (src/command/digest.ts): POSIX CRC by default, -a ALGO.
-import { digestCommand } from '../src/command/digest.js';
-
-export default digestCommand('cksum', 'cksum');

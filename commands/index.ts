@@ -1,0 +1,83 @@
+import type { CommandDef } from '../src/command/index.js';
+
+/**
+ * The static command registry: every command nosh runs, by name. A command is a folder
+ * commands/NAME/ whose index.ts default-exports its CommandDef; it is imported on first use
+ * (the literal imports below let bundlers and the type checker follow every command).
+ * Adding a command is adding its folder and one line here (test/commands/registry.test.ts
+ * checks that the two agree, and that every alias a command declares is listed).
+ */
+type Loader = () => Promise<{ default: CommandDef }>;
+
+const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
+  'b2sum': () => import('./b2sum/index.js'),
+  'base32': () => import('./base32/index.js'),
+  'base64': () => import('./base64/index.js'),
+  'basename': () => import('./basename/index.js'),
+  'basenc': () => import('./basenc/index.js'),
+  'cat': () => import('./cat/index.js'),
+  'cksum': () => import('./cksum/index.js'),
+  'cp': () => import('./cp/index.js'),
+  'cut': () => import('./cut/index.js'),
+  'dirname': () => import('./dirname/index.js'),
+  'echo': () => import('./echo/index.js'),
+  'false': () => import('./false/index.js'),
+  'head': () => import('./head/index.js'),
+  'ls': () => import('./ls/index.js'),
+  'md5sum': () => import('./md5sum/index.js'),
+  'mkdir': () => import('./mkdir/index.js'),
+  'mv': () => import('./mv/index.js'),
+  'pwd': () => import('./pwd/index.js'),
+  'rm': () => import('./rm/index.js'),
+  'rmdir': () => import('./rmdir/index.js'),
+  'sed': () => import('./sed/index.js'),
+  'sha1sum': () => import('./sha1sum/index.js'),
+  'sha224sum': () => import('./sha224sum/index.js'),
+  'sha256sum': () => import('./sha256sum/index.js'),
+  'sha384sum': () => import('./sha384sum/index.js'),
+  'sha512sum': () => import('./sha512sum/index.js'),
+  'sort': () => import('./sort/index.js'),
+  'stat': () => import('./stat/index.js'),
+  'sum': () => import('./sum/index.js'),
+  'tail': () => import('./tail/index.js'),
+  'tee': () => import('./tee/index.js'),
+  'touch': () => import('./touch/index.js'),
+  'tr': () => import('./tr/index.js'),
+  'tree': () => import('./tree/index.js'),
+  'true': () => import('./true/index.js'),
+  'uniq': () => import('./uniq/index.js'),
+  'wc': () => import('./wc/index.js'),
+  'egrep': () => import('./egrep.js'),
+  'fgrep': () => import('./fgrep.js'),
+  'find': () => import('./find.js'),
+  'grep': () => import('./grep.js'),
+});
+
+const cache = new Map<string, CommandDef>();
+
+export function commandNames(): string[] {
+  return Object.keys(LOADERS).sort();
+}
+
+export function hasCommand(name: string): boolean {
+  return Object.hasOwn(LOADERS, name);
+}
+
+/** A command's declaration if loadCommand has loaded it already (no import). */
+export function loadedCommand(name: string): CommandDef | undefined {
+  return cache.get(name);
+}
+
+export async function loadCommand(name: string): Promise<CommandDef | undefined> {
+  const hit = cache.get(name);
+  if (hit) return hit;
+  if (!hasCommand(name)) return undefined;
+  const def = (await LOADERS[name]!()).default;
+  cache.set(name, def);
+  return def;
+}
+
+export async function loadAllCommands(): Promise<CommandDef[]> {
+  const defs = await Promise.all(commandNames().map((n) => loadCommand(n)));
+  return defs.filter((d): d is CommandDef => d !== undefined);
+}

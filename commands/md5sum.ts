@@ -1,4 +1,0 @@
-// md5sum: the shared digest command (src/command/digest.ts) with its algorithm fixed.
-import { digestCommand } from '../src/command/digest.js';
-
-export default digestCommand('md5sum', 'md5');

@@ -1,0 +1,1149 @@
+/**
+ * GNU sed 4.9 interpreter (a reading of sed/execute.c) over byte strings (latin1), streaming:
+ * input is read chunk by chunk and split on the line delimiter; only the pattern and hold
+ * spaces (and one line of look-ahead) are kept.
+ */
+import type { CommandContext } from '../../src/command/index.js';
+import { VfsError, type AtomicWriter } from '../../src/vfs/index.js';
+import { NoshError } from '../../src/errors.js';
+import { noteBytes, valueLimit, valueTooBig } from '../../src/pool/memory.js';
+import { countGroups, SedError, segmented, type Addr, type Cmd, type Program, type Rx, type Subst } from './parse.js';
+
+const FLUSH_AT = 64 * 1024;
+
+/** Pieces at least this long go out of the V8 heap (into a Buffer) as soon as they are added. */
+const SPILL = FLUSH_AT;
+
+/**
+ * One output stream with GNU's "missing newline" bookkeeping. Output waits for the end of
+ * the cycle, but not as one string: a cycle can print far more than it reads (`p;p;p` of a
+ * long line, a `:a;p;ba` loop, `l`, `r` of a big file), and flattening that string would
+ * need it whole in the heap, which V8 cannot survive (its out-of-memory aborts the process).
+ * Small pieces are joined up to SPILL characters; past that they become Buffers (counted by
+ * noteBytes, so a cycle's output past the budget is MEMORY_LIMIT), and past what the
+ * returned output can take they are written at once (the output stops the command there).
+ */
+export class Out {
+  private buf = '';
+  /** Written before buf. */
+  private parts: Buffer[] = [];
+  private partBytes = 0;
+  missing = false;
+  /** GNU writes the missing line end as the buffer delimiter (NUL under -z). */
+  constructor(
+    private readonly sink: (b: Buffer) => void | Promise<void>,
+    private readonly eol = '\n',
+    /** Write into this stream's buffer but keep an own missing-newline flag (GNU's w /dev/stdout). */
+    private readonly base?: Out,
+    /** What the destination can still take (CollectingOutput.room), Infinity if unbounded. */
+    private readonly room: () => number = () => Infinity,
+  ) {}
+  private get target(): Out {
+    return this.base ?? this;
+  }
+  /** Characters and bytes waiting. */
+  get size(): number {
+    const t = this.target;
+    return t.partBytes + t.buf.length;
+  }
+  private add(s: string): void {
+    const t = this.target;
+    if (s.length < SPILL) {
+      t.buf += s;
+      if (t.buf.length >= SPILL) t.spill();
+      return;
+    }
+    t.spill();
+    t.addBytes(Buffer.from(s, 'latin1'));
+  }
+  private spill(): void {
+    if (this.buf.length === 0) return;
+    const b = Buffer.from(this.buf, 'latin1');
+    this.buf = '';
+    this.addBytes(b);
+  }
+  /** Bytes as they are (r files, l), after what is waiting; no missing-newline handling. */
+  addBytes(b: Buffer): void {
+    const t = this.target;
+    if (t !== this) return t.addBytes(b);
+    this.spill();
+    this.parts.push(b);
+    this.partBytes += b.length;
+    noteBytes(b.length);
+    if (this.partBytes > this.room()) {
+      // A bounded destination is a CollectingOutput, written synchronously: it takes what it
+      // can and throws OutputLimitReached, which ends the command as truncated.
+      const parts = this.parts;
+      this.parts = [];
+      this.partBytes = 0;
+      for (const p of parts) void this.sink(p);
+    }
+  }
+  put(s: string): void {
+    if (this.missing) {
+      this.add(this.eol);
+      this.missing = false;
+    }
+    this.add(s);
+  }
+  /** The pattern space (or part of it), followed by the delimiter unless the input line lacked one. */
+  putLine(s: string, nl: boolean, delim: string): void {
+    if (this.missing) {
+      this.add(this.eol);
+      this.missing = false;
+    }
+    this.add(s);
+    if (nl) this.add(delim);
+    else this.missing = true;
+  }
+  /** Ends a line left unterminated (GNU's output_missing_newline), as q does. */
+  endLine(): void {
+    if (this.missing) {
+      this.add(this.eol);
+      this.missing = false;
+    }
+  }
+  async flush(): Promise<void> {
+    if (this.base) return this.base.flush();
+    const parts = this.parts;
+    this.parts = [];
+    this.partBytes = 0;
+    for (const p of parts) await this.sink(p);
+    if (this.buf.length === 0) return;
+    const b = Buffer.from(this.buf, 'latin1');
+    this.buf = '';
+    await this.sink(b);
+  }
+}
+
+interface Line {
+  text: string;
+  nl: boolean;
+}
+
+type ChunkSource = AsyncIterator<Uint8Array> | Iterator<Uint8Array>;
+
+/** Lines of one file (or stdin), with look-ahead. */
+class FileLines {
+  private q: string[] = [];
+  private qi = 0;
+  private carry = '';
+  private carryParts: string[] = [];
+  /** Characters in carryParts and carry. */
+  private carryLen = 0;
+  private done = false;
+  /** The last element of q has no delimiter. */
+  private lastPartial = false;
+  constructor(private readonly it: ChunkSource, private readonly delim: string) {}
+
+  /** True when a line is available (reads chunks as needed). Errors propagate. */
+  async fill(): Promise<boolean> {
+    while (this.qi >= this.q.length) {
+      if (this.done) return false;
+      const r = await this.it.next();
+      if (r.done) {
+        this.done = true;
+        const rest = this.joinCarry('');
+        if (rest !== '') {
+          this.q = [rest];
+          this.qi = 0;
+          this.lastPartial = true;
+        }
+        continue;
+      }
+      const chunk = r.value;
+      const s = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
+      if (s.indexOf(this.delim) < 0) {
+        // a long line: keep the pieces, join once
+        this.carryParts.push(this.carry);
+        this.carry = s;
+        this.carryLen += s.length;
+        // Past a quarter of the budget the line could not be worked on (one copy of it, one
+        // join) without V8 running out of heap, which aborts the whole process.
+        if (this.carryLen > valueLimit()) throw valueTooBig("a line of sed's input");
+        continue;
+      }
+      // Only the chunk is split: splitting carry + chunk would flatten a long line once more.
+      const parts = s.split(this.delim);
+      parts[0] = this.joinCarry(parts[0]!);
+      this.carry = parts.pop()!;
+      this.carryLen = this.carry.length;
+      this.q = parts;
+      this.qi = 0;
+    }
+    return true;
+  }
+  /** The carried start of a line and its `end`, as one string; the carry is emptied. */
+  private joinCarry(end: string): string {
+    let line: string;
+    if (this.carryParts.length === 0) line = this.carry + end;
+    else {
+      this.carryParts.push(this.carry, end);
+      line = this.carryParts.join('');
+    }
+    this.carry = '';
+    this.carryParts = [];
+    this.carryLen = 0;
+    return line;
+  }
+
+  /** Stop reading (the file is closed). */
+  close(): void {
+    this.done = true;
+    void this.it.return?.();
+  }
+
+  /** Take the next line; call fill() first. */
+  take(): Line {
+    const text = this.q[this.qi++]!;
+    const nl = !(this.lastPartial && this.qi === this.q.length);
+    if (this.qi >= this.q.length) {
+      this.q = [];
+      this.qi = 0;
+    }
+    return { text, nl };
+  }
+  hasBuffered(): boolean {
+    return this.qi < this.q.length;
+  }
+}
+
+export interface ExecOptions {
+  quiet: boolean;
+  separate: boolean;
+  nullData: boolean;
+  lineLength: number;
+  /** -i: suffix ('' without a backup); undefined when not editing in place. */
+  inPlace?: string;
+}
+
+interface AppendItem {
+  text?: string;
+  file?: string;
+}
+
+const QUIT = Symbol('quit');
+/** A `$` address was reached before the runner looked past the line (see SedRunner.last). */
+const NEED_LAST = Symbol('need-last');
+
+/** Standard output, standard error and the w files, opened while the script is parsed. */
+export class SedOutputs {
+  readonly stdout: Out;
+  readonly stderr: Out;
+  readonly wouts = new Map<string, Out>();
+  readonly writers: AtomicWriter[] = [];
+  constructor(private readonly ctx: CommandContext, private readonly delim: string) {
+    this.stdout = new Out((b) => ctx.stdout.write(b), delim, undefined, () => ctx.stdout.room?.() ?? Infinity);
+    this.stderr = new Out((b) => ctx.stderr.write(b), delim);
+  }
+
+  /** A w file, opened (truncated) as GNU does when the parser reaches it. */
+  open(name: string): void {
+    if (name === '/dev/stdout') this.wouts.set(name, new Out(() => undefined, this.delim, this.stdout));
+    else if (name === '/dev/stderr') this.wouts.set(name, this.stderr);
+    else {
+      let w: AtomicWriter;
+      try {
+        w = this.ctx.fs.createWriter(name, this.ctx.cwd);
+      } catch (e) {
+        if (e instanceof VfsError) throw new SedError(`couldn't open file ${name}: ${e.reason}`, 4);
+        throw e;
+      }
+      this.writers.push(w);
+      this.wouts.set(name, new Out((b) => w.write(b), this.delim));
+    }
+  }
+
+  /** The script failed: the files opened so far stay, empty, as in GNU. */
+  commitOpened(): void {
+    for (const w of this.writers) w.commit();
+  }
+}
+
+export class SedRunner {
+  private readonly delim: string;
+  /**
+   * The pattern space is psHead + psParts.join('') + psTail.join(''): N appends to the tail
+   * without reading it, and every TAIL_PIECES pieces the tail becomes one flat part. A
+   * chain of string concatenations, one per line, is millions of small objects that every
+   * garbage collection walks: `:a;N;$!ba` over 3.5 million lines took 10x GNU's time, two
+   * thirds of it in GC. Reading `ps` joins everything once.
+   */
+  private psHead = '';
+  private psParts: string[] = [];
+  private psTail: string[] = [];
+  /** Characters in psParts and psTail. */
+  private psExtra = 0;
+  private psNl = true;
+  private hold = '';
+  private holdNl = true;
+  private lineNo = 0;
+  private tflag = false;
+  private lastRe: RegExp | null = null;
+  /** The last regex was an address's (GNU compiled it without groups and re-checks s//\N). */
+  private lastReAddr = false;
+  private append: AppendItem[] = [];
+  private readonly stdoutOut: Out;
+  private readonly stderrOut: Out;
+  private out: Out;
+  private readonly wouts: Map<string, Out>;
+  private readonly writers: AtomicWriter[];
+  /** R's files, read a line at a time; null once unreadable or at their end. */
+  private readonly rfiles = new Map<string, FileLines | null>();
+  private status = 0;
+  private quitStatus: number | null = null;
+  private cur: FileLines | null = null;
+  private curName = '-';
+  /** Files not opened yet. */
+  private pending: string[] = [];
+  /** The line is the last one; null until a `$` address is reached (GNU's test_eof opens the next files only then). */
+  private last: boolean | null = false;
+  /** Commands (by index) with a `$` address. */
+  private readonly lastAt: boolean[];
+  /** Pattern plus hold space may not pass this (see valueLimit). */
+  private readonly maxSpace = valueLimit();
+
+  constructor(private readonly ctx: CommandContext, private readonly prog: Program, private readonly o: ExecOptions, outputs: SedOutputs) {
+    this.delim = o.nullData ? '\0' : '\n';
+    this.stdoutOut = outputs.stdout;
+    this.stderrOut = outputs.stderr;
+    this.wouts = outputs.wouts;
+    this.writers = outputs.writers;
+    this.out = this.stdoutOut;
+    this.lastAt = prog.cmds.map((c) => c.a1?.kind === 'last' || c.a2?.kind === 'last');
+  }
+
+  async run(operands: string[]): Promise<number> {
+    try {
+      if (this.o.inPlace !== undefined) await this.runInPlace(operands);
+      else {
+        this.pending = operands.length ? [...operands] : ['-'];
+        await this.loop();
+      }
+    } finally {
+      await this.finish();
+    }
+    // an unreadable input file makes the status 2 even after q/Q with an exit code, as in GNU
+    if (this.status !== 0 || this.quitStatus === null) return this.status;
+    return this.quitStatus & 0xff; // exit(256) is 0
+  }
+
+  private async finish(): Promise<void> {
+    await this.stdoutOut.flush();
+    await this.stderrOut.flush();
+    for (const [name, o] of this.wouts) if (name !== '/dev/stdout' && name !== '/dev/stderr') await o.flush();
+    for (const w of this.writers) w.commit();
+  }
+
+  private async runInPlace(operands: string[]): Promise<void> {
+    if (operands.length === 0) throw new SedError('no input files', 1);
+    const fs = this.ctx.fs;
+    for (const name of operands) {
+      if (this.quitStatus !== null) break;
+      let st;
+      try {
+        st = fs.stat(name, this.ctx.cwd);
+      } catch (e) {
+        if (e instanceof VfsError) {
+          await this.ctx.warn(`can't read ${name}: ${e.reason}`);
+          this.status = 2;
+          continue;
+        }
+        throw e;
+      }
+      if (!st.isFile()) {
+        await this.stdoutOut.flush();
+        throw new SedError(`couldn't edit ${name}: not a regular file`, 4);
+      }
+      if (this.o.inPlace) {
+        const backup = backupName(name, this.o.inPlace);
+        fs.createWriter(backup, this.ctx.cwd).writeAll(fs.readChunks(name, this.ctx.cwd));
+      }
+      const w = fs.createWriter(name, this.ctx.cwd);
+      const fileOut = new Out((b) => w.write(b), this.delim);
+      this.out = fileOut;
+      try {
+        this.pending = [name];
+        this.cur = null;
+        this.lineNo = 0;
+        this.hold = ''; // GNU starts each file of -s/-i with an empty hold space
+        this.resetRanges();
+        await this.loop();
+        await fileOut.flush();
+        w.commit();
+      } catch (e) {
+        w.abort();
+        throw e;
+      } finally {
+        this.out = this.stdoutOut;
+      }
+    }
+  }
+
+  private resetRanges(): void {
+    for (const c of this.prog.cmds) {
+      c.range = c.a1?.kind === 'line' && c.a1.n === 0 ? 1 : 0;
+    }
+    for (const r of this.rfiles.values()) r?.close();
+    this.rfiles.clear();
+  }
+
+  /** Make the current file have a line ready; moves to the next files unless separate. Returns false at end. */
+  private async ready(crossFiles: boolean): Promise<boolean> {
+    for (;;) {
+      if (this.cur) {
+        if (this.cur.hasBuffered()) return true;
+        try {
+          if (await this.cur.fill()) return true;
+        } catch (e) {
+          this.cur = null;
+          if (e instanceof VfsError) {
+            if (e.errno === 'EISDIR') {
+              await this.stdoutOut.flush();
+              throw new SedError(`read error on ${this.curName}: ${e.reason}`, 4);
+            }
+            await this.ctx.warn(`can't read ${this.curName}: ${e.reason}`);
+            this.status = 2;
+          } else throw e;
+          continue;
+        }
+        if (!crossFiles) return false;
+        this.cur = null;
+      }
+      const next = this.pending.shift();
+      if (next === undefined) return false;
+      this.curName = next;
+      const src: ChunkSource = next === '-' && this.o.inPlace === undefined
+        ? (this.ctx.stdin as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]()
+        : this.ctx.fs.readChunks(next, this.ctx.cwd);
+      this.cur = new FileLines(src, this.delim);
+    }
+  }
+
+  /** Is the line just read the last one (of the file with -s/-i, of the input otherwise)? */
+  private async atLast(): Promise<boolean> {
+    if (this.cur && this.cur.hasBuffered()) return false;
+    if (this.o.separate || this.o.inPlace !== undefined) {
+      if (!this.cur) return true;
+      try {
+        return !(await this.cur.fill());
+      } catch {
+        return true;
+      }
+    }
+    return !(await this.ready(true));
+  }
+
+  /** Read the next line into a Line, or null at the end. */
+  private async read(): Promise<Line | null> {
+    const cross = !(this.o.separate || this.o.inPlace !== undefined);
+    if (!(await this.ready(cross))) {
+      if (!cross && this.pending.length > 0) {
+        // -s: next file, line numbers and ranges restart
+        this.cur = null;
+        this.lineNo = 0;
+        this.hold = ''; // GNU starts each file of -s/-i with an empty hold space
+        this.resetRanges();
+        if (!(await this.ready(false))) return this.read();
+      } else return null;
+    }
+    const l = this.cur!.take();
+    this.lineNo++;
+    // GNU looks past the line (opening the next files, which F then names) only when `$` is tested
+    this.last = this.cur!.hasBuffered() ? false : null;
+    return l;
+  }
+
+  private async loop(): Promise<void> {
+    const cmds = this.prog.cmds;
+    let restart = false;
+    for (;;) {
+      if (!restart) {
+        const l = await this.read();
+        if (!l) break;
+        this.ps = l.text;
+        this.psNl = l.nl;
+        this.tflag = false;
+      }
+      restart = false;
+      let print = !this.o.quiet;
+      let pc = 0;
+      const n = cmds.length;
+      while (pc < n) {
+        const c = cmds[pc]!;
+        let hit = false;
+        if (c.a1) {
+          if (this.last === null && this.lastAt[pc]) {
+            try {
+              hit = this.matchAddress(c);
+            } catch (e) {
+              // `$` was reached: look past the line (matching again is free of side effects up to there)
+              if (e !== NEED_LAST) throw e;
+              this.last = await this.atLast();
+              hit = this.matchAddress(c);
+            }
+          } else hit = this.matchAddress(c);
+        }
+        // `!` without an address never runs its command, as in GNU
+        if (c.a1 ? hit === c.bang : c.bang) {
+          pc = c.cmd === '{' ? c.jump! : pc + 1;
+          continue;
+        }
+        pc++;
+        const r = c.cmd === 'n' || c.cmd === 'N' ? await this.execRead(c) : c.cmd === 'R' ? await this.execR(c.fname!) : this.exec(c);
+        if (r === undefined) continue;
+        if (typeof r === 'number') {
+          pc = r;
+          continue;
+        }
+        if (r === 'end') break;
+        if (r === 'delete') {
+          print = false;
+          break;
+        }
+        if (r === 'restart') {
+          print = false;
+          restart = true;
+          break;
+        }
+        if (r === QUIT) {
+          print = false;
+          break;
+        }
+      }
+      if (print) this.out.putLine(this.ps, this.psNl, this.delim);
+      if (this.quitStatus !== null && this.quitDump) this.out.endLine();
+      if (!restart && (this.quitStatus === null || this.quitDump)) this.dumpAppend();
+      if (this.out.size >= FLUSH_AT) await this.out.flush();
+      if (this.stdoutOut !== this.out && this.stdoutOut.size >= FLUSH_AT) await this.stdoutOut.flush();
+      for (const w of this.wouts.values()) if (w.size >= FLUSH_AT) await w.flush();
+      if (this.quitStatus !== null) return;
+    }
+  }
+
+  private quitDump = false;
+
+  /** i and c end their text with the line delimiter (NUL under -z); a keeps its newline. */
+  private lineText(t: string): string {
+    return t.endsWith('\n') ? t.slice(0, -1) + this.delim : t;
+  }
+
+  private dumpAppend(): void {
+    if (this.append.length === 0) return;
+    for (const a of this.append) {
+      if (a.text !== undefined) this.out.put(a.text);
+      else if (a.file !== undefined) {
+        // GNU ends an unterminated line even when the file turns out unreadable
+        this.out.put('');
+        try {
+          for (const chunk of this.ctx.fs.readChunks(a.file, this.ctx.cwd)) this.out.addBytes(chunk);
+        } catch (e) {
+          // GNU ignores unreadable r files (not the memory budget or the output cap)
+          if (!isReadError(e)) throw e;
+        }
+      }
+    }
+    this.append = [];
+  }
+
+  private matchOne(a: Addr): boolean {
+    switch (a.kind) {
+      case 'line':
+        return a.n === 0 ? this.lineNo === 1 : this.lineNo === a.n; // 0 only in 0r
+      case 'step':
+        return this.lineNo >= a.n && (this.lineNo - a.n) % a.step === 0;
+      case 'last':
+        if (this.last === null) throw NEED_LAST;
+        return this.last;
+      case 're': {
+        const re = this.regex(a.rx!, true);
+        if (segmented.has(re)) return segExec(re, this.ps, 0) !== null;
+        re.lastIndex = 0;
+        return re.test(this.ps);
+      }
+      default:
+        return false;
+    }
+  }
+
+  /**
+   * Range state: 0 waiting for a1, 1 active, 2 closed for good. GNU enters a range whose first
+   * address is a line number on the first line at or past it that the command sees (lines
+   * skipped by n/N, d or branches), unless that line is also past a line-number end, and
+   * never enters it again. While active, a line-number
+   * a2 ends it without matching once passed; addr,+N and addr,~N match the line that reaches
+   * or passes their end.
+   */
+  private matchAddress(c: Cmd): boolean {
+    if (!c.a2) return this.matchOne(c.a1!);
+    const l = this.lineNo;
+    const a2 = c.a2;
+    const close = (): void => {
+      c.range = c.a1!.kind === 'line' ? 2 : 0;
+    };
+    if (c.range === 1) {
+      if (a2.kind === 'line') {
+        if (a2.n <= l) close();
+        return l <= a2.n;
+      }
+      if (a2.kind === 'plus' || a2.kind === 'tilde') {
+        if (c.rangeEnd <= l) close();
+        return true;
+      }
+      if (this.matchOne(a2)) close();
+      return true;
+    }
+    if (c.range === 2) return false;
+    if (c.a1!.kind === 'line') {
+      // a skipped-to line enters the range unless a line-number end is already passed too
+      if (l < c.a1!.n || (l !== c.a1!.n && a2.kind === 'line' && l > a2.n)) return false;
+    } else if (!this.matchOne(c.a1!)) return false;
+    switch (a2.kind) {
+      case 'line':
+        if (a2.n <= l) {
+          close();
+          return true;
+        }
+        c.rangeEnd = a2.n;
+        break;
+      case 'plus':
+        if (a2.n === 0) {
+          close();
+          return true;
+        }
+        c.rangeEnd = l + a2.n;
+        break;
+      case 'tilde':
+        if (a2.n === 0) {
+          close();
+          return true;
+        }
+        c.rangeEnd = l + a2.n - (l % a2.n);
+        break;
+      case 'last':
+      case 'step':
+        // GNU already tries $ and first~step on the line that starts the range
+        if (this.matchOne(a2)) {
+          close();
+          return true;
+        }
+        break;
+      default:
+        break;
+    }
+    c.range = 1;
+    return true;
+  }
+
+  private regex(rx: Rx, addr = false): RegExp {
+    if (rx.re) {
+      this.lastRe = rx.re;
+      this.lastReAddr = addr;
+      return rx.re;
+    }
+    if (!this.lastRe) throw new SedError(`-e expression #${this.prog.exprCount}, char 0: no previous regular expression`, 1);
+    return this.lastRe;
+  }
+
+  private wout(name: string): Out {
+    return this.wouts.get(name)!;
+  }
+
+  private async execRead(c: Cmd): Promise<'end' | undefined> {
+    if (!(await this.hasNext())) return 'end';
+    if (c.cmd === 'n' && !this.o.quiet) this.out.putLine(this.ps, this.psNl, this.delim);
+    this.dumpAppend();
+    const l = (await this.read())!;
+    if (c.cmd === 'n') this.ps = l.text;
+    else this.appendLine(l.text);
+    this.checkSpace();
+    this.psNl = l.nl;
+    this.tflag = false;
+    return undefined;
+  }
+
+  private exec(c: Cmd): number | 'end' | 'delete' | 'restart' | typeof QUIT | undefined {
+    switch (c.cmd) {
+      case '{':
+      case '}':
+      case ':':
+        return undefined;
+      case '=':
+        this.out.put(`${this.lineNo}${this.delim}`);
+        return undefined;
+      case 'a':
+        // even an empty text ends an unterminated last line, as in GNU
+        this.append.push({ text: c.text ?? '' });
+        return undefined;
+      case 'i':
+        if (c.text) this.out.put(this.lineText(c.text));
+        return undefined;
+      case 'c':
+        if (!c.a2 || c.range !== 1) {
+          if (c.text) this.out.put(this.lineText(c.text));
+        }
+        return 'delete';
+      case 'b':
+        return c.jump!;
+      case 't':
+        if (this.tflag) {
+          this.tflag = false;
+          return c.jump!;
+        }
+        return undefined;
+      case 'T':
+        if (!this.tflag) return c.jump!;
+        this.tflag = false;
+        return undefined;
+      case 'd':
+        return 'delete';
+      case 'D': {
+        const i = this.ps.indexOf(this.delim);
+        if (i < 0) return 'delete';
+        this.ps = this.ps.slice(i + 1);
+        return 'restart';
+      }
+      case 'L':
+        throw new SedError('INTERNAL ERROR: Bad cmd L', 4);
+      case 'e':
+        throw new SedError('e command is not supported in nosh (no shell)', 1);
+      case 'F':
+        // the file open now: after `$` or n/N looked past a file's last line, the next one
+        this.out.put(`${this.curName}${this.delim}`);
+        return undefined;
+      case 'g':
+        this.ps = this.hold;
+        this.psNl = this.holdNl;
+        return undefined;
+      case 'G':
+        this.ps += this.delim + this.hold;
+        this.psNl = this.holdNl;
+        this.checkSpace();
+        return undefined;
+      case 'h':
+        this.hold = this.ps;
+        this.holdNl = this.psNl;
+        return undefined;
+      case 'H':
+        this.hold += this.delim + this.ps;
+        this.holdNl = this.psNl;
+        this.checkSpace();
+        return undefined;
+      case 'x': {
+        const t = this.ps;
+        this.ps = this.hold;
+        this.hold = t;
+        const n = this.psNl;
+        this.psNl = this.holdNl;
+        this.holdNl = n;
+        return undefined;
+      }
+      case 'z':
+        this.ps = '';
+        return undefined;
+      case 'l':
+        this.out.put('');
+        this.out.addBytes(listLine(this.ps, c.int! >= 0 ? c.int! : this.o.lineLength, this.delim));
+        return undefined;
+      case 'p':
+        this.out.putLine(this.ps, this.psNl, this.delim);
+        return undefined;
+      case 'P': {
+        const i = this.ps.indexOf(this.delim);
+        if (i < 0) this.out.putLine(this.ps, this.psNl, this.delim);
+        else this.out.putLine(this.ps.slice(0, i), true, this.delim);
+        return undefined;
+      }
+      case 'q':
+        this.quitStatus = c.int! >= 0 ? c.int! : 0;
+        this.quitDump = true;
+        return 'end';
+      case 'Q':
+        this.quitStatus = c.int! >= 0 ? c.int! : 0;
+        this.quitDump = false;
+        return QUIT;
+      case 'r':
+        if (c.a1?.kind === 'line' && c.a1.n === 0 && !c.a2) {
+          // 0r: GNU writes the file at once, ahead of any pending missing newline
+          try {
+            for (const chunk of this.ctx.fs.readChunks(c.fname!, this.ctx.cwd)) this.out.addBytes(chunk);
+          } catch (e) {
+            // unreadable r files are ignored
+            if (!isReadError(e)) throw e;
+          }
+        } else this.append.push({ file: c.fname! });
+        return undefined;
+      case 'w':
+        this.wout(c.out!.name).putLine(this.ps, this.psNl, this.delim);
+        return undefined;
+      case 'W': {
+        const i = this.ps.indexOf(this.delim);
+        if (i < 0) this.wout(c.out!.name).putLine(this.ps, this.psNl, this.delim);
+        else this.wout(c.out!.name).putLine(this.ps.slice(0, i), true, this.delim);
+        return undefined;
+      }
+      case 's':
+        this.subst(c.subst!);
+        return undefined;
+      case 'y': {
+        // In place in a Buffer: one concatenation per character would be a heap object each.
+        const m = Uint8Array.from(c.ymap!, (t) => t.charCodeAt(0));
+        const b = Buffer.from(this.ps, 'latin1');
+        for (let i = 0; i < b.length; i++) b[i] = m[b[i]!]!;
+        this.ps = b.toString('latin1');
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  private async hasNext(): Promise<boolean> {
+    if (this.cur && this.cur.hasBuffered()) return true;
+    return !(await this.atLast());
+  }
+
+  /** R: the file's next line, if any, to append at the end of the cycle. */
+  private async execR(name: string): Promise<undefined> {
+    let r = this.rfiles.get(name);
+    if (r === undefined) {
+      r = new FileLines(this.ctx.fs.readChunks(name, this.ctx.cwd), this.delim);
+      this.rfiles.set(name, r);
+    }
+    if (r === null) return undefined;
+    try {
+      if (await r.fill()) {
+        const l = r.take();
+        this.append.push({ text: l.nl ? l.text + this.delim : l.text });
+        return undefined;
+      }
+    } catch (e) {
+      // unreadable R files are ignored, as in GNU
+      if (!isReadError(e)) throw e;
+    }
+    this.rfiles.set(name, null);
+    return undefined;
+  }
+
+  private get ps(): string {
+    if (this.psExtra > 0) {
+      this.psHead = this.psHead + this.psParts.join('') + this.psTail.join('');
+      this.psParts = [];
+      this.psTail = [];
+      this.psExtra = 0;
+    }
+    return this.psHead;
+  }
+
+  private set ps(text: string) {
+    this.psHead = text;
+    if (this.psExtra > 0) {
+      this.psParts = [];
+      this.psTail = [];
+      this.psExtra = 0;
+    }
+  }
+
+  /** N: a newline and the next line onto the pattern space, without reading it. */
+  private appendLine(text: string): void {
+    this.psTail.push(this.delim, text);
+    this.psExtra += this.delim.length + text.length;
+    if (this.psTail.length >= TAIL_PIECES) {
+      this.psParts.push(this.psTail.join(''));
+      this.psTail = [];
+    }
+  }
+
+  /** Pattern plus hold space past maxSpace: MEMORY_LIMIT before a doubling loop reaches the heap's end. */
+  private checkSpace(): void {
+    if (this.psHead.length + this.psExtra + this.hold.length > this.maxSpace) throw valueTooBig("sed's pattern and hold space");
+  }
+
+  private subst(sub: Subst): void {
+    const re = this.regex(sub.rx);
+    const ps = this.ps;
+    if (!sub.rx.re && this.lastReAddr && sub.maxRef > countGroups(re)) {
+      // GNU recompiles an address regex for s//\N and checks the reference then
+      throw new SedError(`-e expression #${this.prog.exprCount}, char 0: invalid reference \\${sub.maxRef} on \`s' command's RHS`, 1);
+    }
+    const seg = segmented.has(re);
+    /** The first match at or after `from`. */
+    const find = (from: number): RegExpExecArray | null => {
+      if (seg) return segExec(re, ps, from);
+      re.lastIndex = from;
+      return re.exec(ps);
+    };
+    // V8's global replace keeps every match's place in the heap until it builds the result
+    // (about 24 bytes a match): a long line with millions of matches exhausts the worker's
+    // heap, which aborts the whole process. Long pattern spaces take the loop below.
+    if (sub.global && sub.nth <= 1 && !sub.hasCase && !seg && ps.length <= FAST_REPLACE_MAX && neverEmpty(re)) {
+      re.lastIndex = 0;
+      if (!re.test(ps)) return;
+      // A big pattern space: the result's length is counted before it is built.
+      if (maxResult(sub, ps.length) > this.maxSpace && resultLength(sub, re, ps) + this.hold.length > this.maxSpace) {
+        throw valueTooBig("sed's pattern space");
+      }
+      re.lastIndex = 0;
+      const r = replacer(sub);
+      this.ps = typeof r === 'string' ? ps.replace(re, r) : ps.replace(re, r);
+      this.tflag = true;
+      if (sub.print) this.out.putLine(this.ps, this.psNl, this.delim);
+      if (sub.out) this.wout(sub.out.name).putLine(this.ps, this.psNl, this.delim);
+      return;
+    }
+    let m = find(0);
+    if (!m) return;
+    const out = new Pieces();
+    let start = 0;
+    let count = 0;
+    let prevEnd = -1;
+    let replaced = false;
+    const nth = sub.nth || 1;
+    while (m) {
+      const off = m.index;
+      const len = m[0].length;
+      const end = off + len;
+      if (len === 0 && off === prevEnd) {
+        // GNU: no empty match right after the previous match
+        if (off >= ps.length) break;
+        m = find(off + 1);
+        continue;
+      }
+      count++;
+      out.add(ps.slice(start, off));
+      if (count < nth) out.add(m[0]);
+      else {
+        out.add(sub.hasCase ? expandCase(sub, m) : expand(sub, m));
+        replaced = true;
+      }
+      start = end;
+      prevEnd = end;
+      if (out.length + this.hold.length > this.maxSpace) throw valueTooBig("sed's pattern space");
+      if (replaced && !sub.global) break;
+      if (len === 0) {
+        if (end >= ps.length) break;
+        m = find(end + 1);
+      } else m = find(end);
+    }
+    if (!replaced) return;
+    out.add(ps.slice(start));
+    if (out.length + this.hold.length > this.maxSpace) throw valueTooBig("sed's pattern space");
+    this.ps = out.join();
+    this.tflag = true;
+    if (sub.print) this.out.putLine(this.ps, this.psNl, this.delim);
+    if (sub.out) this.wout(sub.out.name).putLine(this.ps, this.psNl, this.delim);
+  }
+}
+
+/**
+ * GNU's match_regex for an M regex under -z: the first match at or after `from`, searched in
+ * the NUL-delimited piece holding `from` and then in each following piece on its own.
+ */
+function segExec(re: RegExp, ps: string, from: number): RegExpExecArray | null {
+  let beg = from === 0 ? 0 : ps.lastIndexOf('\0', from - 1) + 1;
+  let start = from;
+  for (;;) {
+    let end = ps.indexOf('\0', beg);
+    if (end < 0) end = ps.length;
+    re.lastIndex = start - beg;
+    const m = re.exec(ps.slice(beg, end));
+    if (m) {
+      m.index += beg;
+      return m;
+    }
+    if (end >= ps.length) return null;
+    beg = start = end + 1;
+  }
+}
+
+/** The length of s///g's result (a global regex that never matches empty). */
+function resultLength(sub: Subst, re: RegExp, ps: string): number {
+  let total = ps.length;
+  re.lastIndex = 0;
+  for (let m = re.exec(ps); m; m = re.exec(ps)) {
+    total -= m[0].length;
+    for (const p of sub.repl) total += p.k === 'lit' ? p.s.length : p.k === 'grp' ? (m[p.n]?.length ?? 0) : 0;
+  }
+  re.lastIndex = 0;
+  return total;
+}
+
+/** At most how long s/// can make a pattern space of `len` characters: each replacement adds its literals and at most `len` per group reference. */
+function maxResult(sub: Subst, len: number): number {
+  let lits = 0;
+  let refs = 0;
+  for (const p of sub.repl) {
+    if (p.k === 'lit') lits += p.s.length;
+    else if (p.k === 'grp') refs++;
+  }
+  return len * (1 + refs + lits) + lits;
+}
+
+/**
+ * A string built from many small pieces (s///g's result): `+=` would make one heap object
+ * per piece (a chain of millions for a long line, many times the string's own size); the
+ * pieces are joined a few thousand at a time instead.
+ */
+class Pieces {
+  private done: string[] = [];
+  private cur: string[] = [];
+  length = 0;
+  add(s: string): void {
+    if (s.length === 0) return;
+    this.cur.push(s);
+    this.length += s.length;
+    if (this.cur.length >= 4096) {
+      this.done.push(this.cur.join(''));
+      this.cur = [];
+    }
+  }
+  join(): string {
+    if (this.done.length === 0) return this.cur.join('');
+    this.done.push(this.cur.join(''));
+    this.cur = [];
+    return this.done.join('');
+  }
+}
+
+/** An error reading a file (GNU ignores those of r and R), not the budget or the output cap. */
+function isReadError(e: unknown): boolean {
+  return e instanceof VfsError || (e instanceof Error && !(e instanceof NoshError) && typeof (e as NodeJS.ErrnoException).code === 'string' && /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code!));
+}
+
+/** The longest pattern space s///g replaces with String.prototype.replace (see subst). */
+const FAST_REPLACE_MAX = 1 << 20;
+
+/** Pieces (newlines and lines) N leaves unjoined at most, see SedRunner.ps. */
+const TAIL_PIECES = 256;
+
+const emptyCache = new WeakMap<RegExp, boolean>();
+/** The regex can never match the empty string (so JS's global replace equals GNU's loop). */
+function neverEmpty(re: RegExp): boolean {
+  let v = emptyCache.get(re);
+  if (v === undefined) {
+    const src = re.source;
+    v = !/\(\?<?[=!]|\\[bB]|\^|\$/.test(src) && new RegExp(src, re.flags.replace('g', '')).exec('') === null;
+    emptyCache.set(re, v);
+  }
+  return v;
+}
+
+const replacerCache = new WeakMap<Subst, string | ((...a: unknown[]) => string)>();
+/** A String.prototype.replace replacement: a plain string when it has no groups. */
+function replacer(sub: Subst): string | ((...a: unknown[]) => string) {
+  let r = replacerCache.get(sub);
+  if (r === undefined) {
+    if (sub.repl.every((p) => p.k === 'lit')) r = sub.repl.map((p) => (p as { s: string }).s).join('').replace(/\$/g, '$$$$');
+    else {
+      const parts = sub.repl;
+      r = (...a: unknown[]) => {
+        let s = '';
+        for (const p of parts) {
+          if (p.k === 'lit') s += p.s;
+          else if (p.k === 'grp') s += (a[p.n] as string | undefined) ?? '';
+        }
+        return s;
+      };
+    }
+    replacerCache.set(sub, r);
+  }
+  return r;
+}
+
+function expand(sub: Subst, m: RegExpExecArray): string {
+  let s = '';
+  for (const p of sub.repl) {
+    if (p.k === 'lit') s += p.s;
+    else if (p.k === 'grp') s += m[p.n] ?? '';
+  }
+  return s;
+}
+
+function asciiUpper(s: string): string {
+  return /[^\x00-\x7f]/.test(s) ? s.replace(/[a-z]+/g, (x) => x.toUpperCase()) : s.toUpperCase();
+}
+function asciiLower(s: string): string {
+  return /[^\x00-\x7f]/.test(s) ? s.replace(/[A-Z]+/g, (x) => x.toLowerCase()) : s.toLowerCase();
+}
+
+function expandCase(sub: Subst, m: RegExpExecArray): string {
+  let s = '';
+  let mode: 'U' | 'L' | '' = '';
+  let one: 'u' | 'l' | '' = '';
+  for (const p of sub.repl) {
+    if (p.k === 'case') {
+      if (p.c === 'U' || p.c === 'L') {
+        mode = p.c;
+        one = '';
+      }
+      else if (p.c === 'E') {
+        mode = '';
+        one = '';
+      } else one = p.c;
+      continue;
+    }
+    let piece = p.k === 'lit' ? p.s : (m[p.n] ?? '');
+    if (piece === '') continue;
+    if (mode === 'U') piece = asciiUpper(piece);
+    else if (mode === 'L') piece = asciiLower(piece);
+    if (one) {
+      const first = one === 'u' ? asciiUpper(piece[0]!) : asciiLower(piece[0]!);
+      piece = first + piece.slice(1);
+      one = '';
+    }
+    s += piece;
+  }
+  return s;
+}
+
+const LIST_ESC: Record<number, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r', 92: '\\\\' };
+
+/** The `l` form of byte c (its escape, or the character). */
+function listChar(c: number): string {
+  const e = LIST_ESC[c];
+  if (e !== undefined) return e;
+  if (c >= 32 && c < 127) return String.fromCharCode(c);
+  return '\\' + c.toString(8).padStart(3, '0');
+}
+
+/**
+ * The `l` command's unambiguous form, wrapped at lineLen (0: never), with its `$` and line
+ * end. Bytes, counted first: up to four times the pattern space, as one string built a
+ * character at a time it would take a heap object per character.
+ */
+export function listLine(ps: string, lineLen: number, delim = '\n'): Buffer {
+  const pass = (put: ((o: string) => void) | null): number => {
+    let n = 0;
+    let w = 0;
+    for (let i = 0; i < ps.length; i++) {
+      const o = listChar(ps.charCodeAt(i));
+      if (lineLen > 0 && w + o.length > lineLen - 1) {
+        put?.('\\' + delim);
+        n += 1 + delim.length;
+        w = 0;
+      }
+      put?.(o);
+      n += o.length;
+      w += o.length;
+    }
+    put?.('$' + delim);
+    return n + 1 + delim.length;
+  };
+  const out = Buffer.allocUnsafe(pass(null));
+  noteBytes(out.length);
+  let at = 0;
+  pass((o) => {
+    at += out.write(o, at, 'latin1');
+  });
+  return out;
+}
+
+/** GNU's backup name: every `*` in SUFFIX is the file's base name, else name + SUFFIX. */
+function backupName(name: string, suffix: string): string {
+  const slash = name.lastIndexOf('/');
+  const dir = slash >= 0 ? name.slice(0, slash + 1) : '';
+  const base = name.slice(slash + 1);
+  if (!suffix.includes('*')) return name + suffix;
+  const b = suffix.split('*').join(base);
+  return b.includes('/') ? b : dir + b;
+}

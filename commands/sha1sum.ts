@@ -1,4 +1,0 @@
-// sha1sum: the shared digest command (src/command/digest.ts) with its algorithm fixed.
-import { digestCommand } from '../src/command/digest.js';
-
-export default digestCommand('sha1sum', 'sha1');

@@ -1,4 +1,0 @@
-// sha224sum: the shared digest command (src/command/digest.ts) with its algorithm fixed.
-import { digestCommand } from '../src/command/digest.js';
-
-export default digestCommand('sha224sum', 'sha224');

@@ -1,0 +1,4 @@
+// sha224sum: the shared digest command (src/command/digest.ts) with its algorithm fixed.
+import { digestCommand } from '../../src/gnulib/digest.js';
+
+export default digestCommand('sha224sum', 'sha224');

@@ -1,0 +1,4 @@
+// sha384sum: the shared digest command (src/command/digest.ts) with its algorithm fixed.
+import { digestCommand } from '../../src/gnulib/digest.js';
+
+export default digestCommand('sha384sum', 'sha384');

@@ -1,4 +1,0 @@
-// sha512sum: the shared digest command (src/command/digest.ts) with its algorithm fixed.
-import { digestCommand } from '../src/command/digest.js';
-
-export default digestCommand('sha512sum', 'sha512');

@@ -1,0 +1,310 @@
+import { defineCommand, parseArgs, toBytes, UsageError, type CommandContext, type CommandDef, type Output } from '../../src/command/index.js';
+import { openInput, reportFileError } from '../../src/gnulib/helpers.js';
+import { gnuQuote } from '../../src/gnulib/gnu-number.js';
+import { quoteNameColon } from '../../src/gnulib/quote.js';
+import { quoteAlways } from '../../src/gnulib/fileops.js';
+import { argmatch, FatalError, LineReader, OutBuffer } from '../../src/gnulib/text-lines.js';
+import { VfsError } from '../../src/vfs/index.js';
+import { walkOptions } from '../../src/command/options.js';
+import { argvError, reportArgvError } from '../../src/gnulib/head-tail.js';
+
+const DELIMIT = ['none', 'prepend', 'separate'];
+const GROUP = ['prepend', 'append', 'separate', 'both'];
+
+/** GNU uniq (coreutils 9.1): adjacent matching lines, streamed; INPUT [OUTPUT]. */
+const def: CommandDef = defineCommand({
+  name: 'uniq',
+  summary: 'Filter adjacent matching lines from INPUT (or standard input), writing to OUTPUT (or standard output).',
+  usage: '[INPUT [OUTPUT]]',
+  usageStatus: 1,
+  mutates: (args) => {
+    try {
+      const ops = parseArgs(def, preprocess(args)).operands;
+      return ops.length >= 2 && ops[1] !== '-';
+    } catch {
+      return false;
+    }
+  },
+  flags: [
+    { key: 'c', short: 'c', long: 'count', help: 'prefix lines by the number of occurrences' },
+    { key: 'd', short: 'd', long: 'repeated', help: 'only print duplicate lines, one for each group' },
+    { key: 'D', short: 'D', value: 'none', help: 'print all duplicate lines' },
+    { key: 'D', long: 'all-repeated', kind: 'optional', arg: 'METHOD', value: 'none', help: "like -D, but allow separating groups with an empty line; METHOD={none(default),prepend,separate}" },
+    { key: 'f', short: 'f', long: 'skip-fields', kind: 'string', arg: 'N', help: 'avoid comparing the first N fields' },
+    { key: 'group', long: 'group', kind: 'optional', arg: 'METHOD', value: 'separate', help: 'show all items, separating groups with an empty line; METHOD={separate(default),prepend,append,both}' },
+    { key: 'i', short: 'i', long: 'ignore-case', help: 'ignore differences in case when comparing' },
+    { key: 's', short: 's', long: 'skip-chars', kind: 'string', arg: 'N', help: 'avoid comparing the first N characters' },
+    { key: 'u', short: 'u', long: 'unique', help: 'only print unique lines' },
+    { key: 'z', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
+    { key: 'w', short: 'w', long: 'check-chars', kind: 'string', arg: 'N', help: 'compare no more than N characters in lines' },
+  ],
+  notes: "A field is a run of blanks (usually spaces and/or TABs), then non-blank characters.\nFields are skipped before chars.",
+  preprocess,
+  async run(ctx) {
+    try {
+      return await uniq(ctx);
+    } catch (e) {
+      if (e instanceof FatalError) {
+        await ctx.warn(e.message);
+        return 1;
+      }
+      throw e;
+    }
+  },
+});
+
+export default def;
+
+async function uniq(ctx: CommandContext): Promise<number> {
+    const bad = await reportArgvError(ctx);
+    if (bad !== undefined) return bad;
+    let skipFields = 0;
+    let skipChars = 0;
+    let checkChars = Infinity;
+    let outputUnique = true;
+    let outputFirst = true;
+    let outputLater = false;
+    let count = false;
+    let delimit = 'none';
+    let grouping = 'none';
+    const files: string[] = [];
+    // preprocess checked the operands and turned "+N" into --skip-chars.
+    files.push(...ctx.operands);
+    for (const o of ctx.opts.order) {
+      switch (o.key) {
+        case 'c': count = true; break;
+        case 'd': outputUnique = false; break;
+        case 'D':
+          outputUnique = false;
+          outputLater = true;
+          delimit = o.flag === '-D' ? 'none' : argmatch(o.value, DELIMIT, '--all-repeated');
+          break;
+        case 'group': grouping = argmatch(o.value, GROUP, '--group'); break;
+        case 'f': skipFields = sizeOpt(o.value, SIZE_ERRORS.f!); break;
+        case 's': skipChars = sizeOpt(o.value, SIZE_ERRORS.s!); break;
+        case 'w': checkChars = sizeOpt(o.value, SIZE_ERRORS.w!); break;
+        case 'u': outputFirst = false; break;
+      }
+    }
+    if (grouping !== 'none' && (count || !outputUnique || !outputFirst || outputLater)) {
+      throw new UsageError('--group is mutually exclusive with -c/-d/-D/-u');
+    }
+    if (count && outputLater) throw new UsageError('printing all duplicated lines and repeat counts is meaningless');
+    const ignoreCase = ctx.opts.has('i');
+    const delim = ctx.opts.has('z') ? 0 : 0x0a;
+    const nl = Buffer.from([delim]);
+    const infile = files[0] ?? '-';
+    const outfile = files[1] ?? '-';
+
+    let readError = false;
+    let reader: { next(): Buffer | null | Promise<Buffer | null> };
+    let first: Buffer | null;
+    try {
+      reader = new LineReader(openInput(ctx, infile), delim);
+      first = await reader.next();
+    } catch (e) {
+      if (!(e instanceof VfsError && e.errno === 'EISDIR')) {
+        await reportFileError(ctx, infile, e);
+        return 1;
+      }
+      // GNU opens a directory fine, sets up the output, then fails reading it.
+      const deferred = e;
+      reader = { next: () => Promise.reject(deferred) };
+      first = null;
+      readError = true;
+    }
+    let sink: Output = ctx.stdout;
+    let writer: ReturnType<typeof ctx.fs.createWriter> | null = null;
+    if (outfile !== '-') {
+      try {
+        writer = ctx.fs.createWriter(outfile, ctx.cwd);
+      } catch (e) {
+        if (e instanceof VfsError) {
+          await ctx.warn(`${quoteNameColon(outfile)}: ${e.reason}`);
+          return 1;
+        }
+        throw e;
+      }
+      const w = writer;
+      sink = { write: (d) => w.write(toBytes(d)), get bytes() { return w.bytesWritten; } };
+    }
+    const out = new OutBuffer(sink);
+    if (readError) {
+      writer?.commit();
+      await ctx.warn(`error reading ${quoteAlways(infile)}`);
+      return 1;
+    }
+
+    const key = (line: Buffer): Buffer => {
+      const size = line.length;
+      let i = 0;
+      // Fields end at blanks and, with -z, at newlines too (GNU's field_sep).
+      for (let n = 0; n < skipFields && i < size; n++) {
+        while (i < size && (line[i] === 0x20 || line[i] === 0x09 || line[i] === 0x0a)) i++;
+        while (i < size && line[i] !== 0x20 && line[i] !== 0x09 && line[i] !== 0x0a) i++;
+      }
+      i += Math.min(skipChars, size - i);
+      return line.subarray(i, Math.min(size, i + checkChars));
+    };
+    const different = (a: Buffer, b: Buffer): boolean => {
+      if (a.length !== b.length) return true;
+      if (!ignoreCase) return !a.equals(b);
+      for (let i = 0; i < a.length; i++) {
+        let x = a[i]!;
+        let y = b[i]!;
+        if (x >= 65 && x <= 90) x += 32;
+        if (y >= 65 && y <= 90) y += 32;
+        if (x !== y) return true;
+      }
+      return false;
+    };
+    const next = (): Buffer | null | Promise<Buffer | null> => {
+      const v = reader.next();
+      return v instanceof Promise ? v.catch((e: unknown) => Promise.reject(new InputError(e))) : v;
+    };
+    const writeLine = async (line: Buffer, match: boolean, n: number) => {
+      if (!(n === 0 ? outputUnique : !match ? outputFirst : outputLater)) return;
+      if (count) if (out.add(Buffer.from(`${String(n + 1).padStart(7)} `))) await out.flush();
+      if (out.add(line)) await out.flush();
+      if (out.add(nl)) await out.flush();
+    };
+
+    try {
+      if (outputUnique && outputFirst && !count) {
+        let prev: Buffer | null = null;
+        let printed = false;
+        for (let line = first; line !== null; ) {
+          const k = key(line);
+          const newGroup = prev === null || different(k, prev);
+          if (newGroup && grouping !== 'none' && (grouping === 'prepend' || grouping === 'both' || (printed && (grouping === 'append' || grouping === 'separate')))) {
+            if (out.add(nl)) await out.flush();
+          }
+          if (newGroup || grouping !== 'none') {
+            if (out.add(line)) await out.flush();
+            if (out.add(nl)) await out.flush();
+            prev = k;
+            printed = true;
+          }
+          const n = next();
+          line = n instanceof Promise ? await n : n;
+        }
+        if ((grouping === 'both' || grouping === 'append') && printed) if (out.add(nl)) await out.flush();
+      } else if (first !== null) {
+        let prevLine = first;
+        let prevKey = key(prevLine);
+        let matches = 0;
+        let firstDelimiter = true;
+        for (;;) {
+          const n = next();
+          const line = n instanceof Promise ? await n : n;
+          if (line === null) break;
+          const k = key(line);
+          const match = !different(k, prevKey);
+          if (match) matches++;
+          if (delimit !== 'none') {
+            if (!match) {
+              if (matches) firstDelimiter = false;
+            } else if (matches === 1 && (delimit === 'prepend' || (delimit === 'separate' && !firstDelimiter))) {
+              if (out.add(nl)) await out.flush();
+            }
+          }
+          if (!match || outputLater) {
+            await writeLine(prevLine, match, matches);
+            prevLine = line;
+            prevKey = k;
+            if (!match) matches = 0;
+          }
+        }
+        await writeLine(prevLine, false, matches);
+      }
+      await out.flush();
+    } catch (e) {
+      if (e instanceof InputError) {
+        await out.flush().catch(() => undefined);
+        writer?.commit();
+        if (e.inner instanceof VfsError && e.inner.errno === 'EISDIR') await ctx.warn(`error reading ${quoteAlways(infile)}`);
+        else await reportFileError(ctx, infile, e.inner);
+        return 1;
+      }
+      writer?.abort();
+      if (e instanceof VfsError) {
+        await ctx.warn(`${quoteNameColon(outfile)}: ${e.reason}`);
+        return 1;
+      }
+      throw e;
+    }
+    writer?.commit();
+    return 0;
+}
+
+class InputError extends Error {
+  constructor(readonly inner: unknown) {
+    super('input error');
+  }
+}
+
+/**
+ * GNU uniq acts on each option and operand as getopt returns them, in argv order: the first
+ * bad value or extra operand is the one reported, "+N" (skip chars) and -N digits (skip
+ * fields, digits accumulating across options until the next -f) take effect in that order.
+ * The args come back as long options with checked values, then "--" and the files.
+ */
+function preprocess(args: string[]): string[] {
+  const out: string[] = [];
+  const files: string[] = [];
+  let fields = 0n;
+  let fieldsFromF = false;
+  const long: Record<string, string> = { f: 'skip-fields', s: 'skip-chars', w: 'check-chars' };
+  try {
+    for (const o of walkOptions(def, args, true)) {
+      if ('rest' in o) return [...out, ...o.rest];
+      if ('operand' in o) {
+        const plus = /^\+([0-9]+)$/.exec(o.operand);
+        if (plus && !o.afterDashDash && BigInt(plus[1]!) < 2n ** 64n) out.push(`--skip-chars=${plus[1]}`);
+        else if (files.length === 2) return argvError(`extra operand ${gnuQuote(o.operand)}`, true);
+        else files.push(o.operand);
+        continue;
+      }
+      switch (o.key) {
+        case 'help': return ['--help'];
+        case 'version': return ['--version'];
+        case '#':
+          if (fieldsFromF) fields = 0n;
+          fieldsFromF = false;
+          fields = fields * 10n + BigInt(o.value);
+          out.push(`--skip-fields=${fields < 2n ** 64n ? fields : 2n ** 64n - 1n}`);
+          break;
+        case 'f': case 's': case 'w':
+          sizeOpt(o.value, SIZE_ERRORS[o.key]);
+          if (o.key === 'f') fieldsFromF = true;
+          out.push(`--${long[o.key]}=${o.value}`);
+          break;
+        case 'D':
+          out.push(o.flag === '-D' ? '-D' : `--all-repeated=${argmatch(o.value, DELIMIT, '--all-repeated')}`);
+          break;
+        case 'group':
+          out.push(`--group=${argmatch(o.value, GROUP, '--group')}`);
+          break;
+        default:
+          out.push(o.flag);
+      }
+    }
+  } catch (e) {
+    if (e instanceof FatalError) return argvError(e.message, false);
+    if (e instanceof UsageError) return argvError(e.message, true);
+    throw e;
+  }
+  return [...out, '--', ...files];
+}
+
+const SIZE_ERRORS: Record<string, string> = {
+  f: 'invalid number of fields to skip', s: 'invalid number of bytes to skip', w: 'invalid number of bytes to compare',
+};
+
+/** uniq's size_opt: a non-negative decimal, huge values clamp; bad ones end the command. */
+function sizeOpt(opt: string, msg: string): number {
+  // xstrtoumax: leading white space, an optional '+', digits; any '-' (even -0) is invalid.
+  const m = /^[ \t\n\v\f\r]*\+?([0-9]+)$/.exec(opt);
+  if (!m) throw new FatalError(`${opt}: ${msg}`);
+  return Number(m[1]);
+}

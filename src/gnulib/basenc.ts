@@ -1,0 +1,300 @@
+/**
+ * base64, base32 and basenc (coreutils 9.1's basenc.c with gnulib's decoders): encoders that
+ * wrap at -w columns, and decoders that keep the bytes a bad quantum still gave before
+ * "invalid input", as GNU writes them. Both stream: input is taken in blocks (GNU's own
+ * sizes, which decide what z85 prints before its length error), output is written per block.
+ */
+import { VfsError } from '../vfs/index.js';
+import { quoteAlways, quoteNameColon } from './quote.js';
+import { UsageError } from '../command/options.js';
+import type { CommandContext, CommandDef, FlagSpec } from '../command/types.js';
+
+export type Encoding = 'base64' | 'base64url' | 'base32' | 'base32hex' | 'base16' | 'base2msbf' | 'base2lsbf' | 'z85';
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const B64URL = B64.slice(0, 62) + '-_';
+const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+const B32HEX = '0123456789ABCDEFGHIJKLMNOPQRSTUV';
+const B16 = '0123456789ABCDEF';
+const Z85 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#';
+
+const ALPHABET: Record<Encoding, string> = {
+  base64: B64, base64url: B64URL, base32: B32, base32hex: B32HEX, base16: B16, base2msbf: '01', base2lsbf: '01', z85: Z85,
+};
+
+function table(alphabet: string): Int16Array {
+  const t = new Int16Array(256).fill(-1);
+  for (let i = 0; i < alphabet.length; i++) t[alphabet.charCodeAt(i)] = i;
+  return t;
+}
+
+/** Input block of the encoder: a multiple of 3, 4 and 5 (basenc.c's ENC_BLOCKSIZE). */
+const ENC_BLOCK = 1024 * 3 * 10;
+
+function encodeBlock(enc: Encoding, b: Uint8Array): string {
+  if (enc === 'base64') return Buffer.from(b).toString('base64');
+  if (enc === 'base64url') return Buffer.from(b).toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
+  if (enc === 'base16') return Buffer.from(b).toString('hex').toUpperCase();
+  if (enc === 'base2msbf' || enc === 'base2lsbf') {
+    let s = '';
+    for (const byte of b) {
+      const bits = byte.toString(2).padStart(8, '0');
+      s += enc === 'base2msbf' ? bits : [...bits].reverse().join('');
+    }
+    return s;
+  }
+  if (enc === 'z85') {
+    let s = '';
+    for (let i = 0; i + 4 <= b.length; i += 4) {
+      let v = ((b[i]! << 24) | (b[i + 1]! << 16) | (b[i + 2]! << 8) | b[i + 3]!) >>> 0;
+      const group = new Array<string>(5);
+      for (let k = 4; k >= 0; k--) {
+        group[k] = Z85[v % 85]!;
+        v = Math.floor(v / 85);
+      }
+      s += group.join('');
+    }
+    return s;
+  }
+  // base32 / base32hex: 5 bytes -> 8 characters, '=' padded.
+  const alpha = ALPHABET[enc];
+  let s = '';
+  for (let i = 0; i < b.length; i += 5) {
+    const n = Math.min(5, b.length - i);
+    // 40 bits: exact in a double.
+    let bits = 0;
+    for (let k = 0; k < 5; k++) bits = bits * 256 + (k < n ? b[i + k]! : 0);
+    const chars = [2, 4, 5, 7, 8][n - 1]!;
+    for (let k = 0; k < 8; k++) s += k < chars ? alpha[Math.floor(bits / 2 ** (35 - 5 * k)) % 32] : '=';
+  }
+  return s;
+}
+
+/**
+ * A streaming decoder: `push` takes input with newlines already dropped and returns the
+ * bytes decoded, or `{ bytes, bad: true }` at the first invalid quantum; `flush` decodes
+ * what is left at the end.
+ */
+interface Decoder {
+  push(chars: Uint8Array): { bytes: Buffer; bad: boolean };
+  flush(): { bytes: Buffer; bad: boolean };
+}
+
+/** gnulib's decode_4 / decode_8 / z85 / base16 / base2 over quanta of `size` characters. */
+function makeDecoder(enc: Encoding): Decoder {
+  const t = table(ALPHABET[enc]);
+  const size = enc === 'base64' || enc === 'base64url' ? 4 : enc === 'base32' || enc === 'base32hex' ? 8 : enc === 'z85' ? 5 : enc === 'base16' ? 2 : 8;
+  const q: number[] = [];
+  const valid = (c: number | undefined) => c !== undefined && t[c]! >= 0;
+  const EQ = 0x3d;
+  const quantum = (c: number[], out: number[]): boolean => {
+    const v = (k: number) => t[c[k]!]!;
+    if (enc === 'base64' || enc === 'base64url') {
+      if (c.length < 2 || !valid(c[0]) || !valid(c[1])) return false;
+      out.push(((v(0) << 2) | (v(1) >> 4)) & 0xff);
+      if (c.length === 2) return false;
+      if (c[2] === EQ) return c.length === 4 && c[3] === EQ;
+      if (!valid(c[2])) return false;
+      out.push(((v(1) << 4) | (v(2) >> 2)) & 0xff);
+      if (c.length === 3) return false;
+      if (c[3] === EQ) return c.length === 4;
+      if (!valid(c[3])) return false;
+      out.push(((v(2) << 6) | v(3)) & 0xff);
+      return true;
+    }
+    if (enc === 'base32' || enc === 'base32hex') {
+      if (c.length < 8 || !valid(c[0]) || !valid(c[1])) return false;
+      out.push(((v(0) << 3) | (v(1) >> 2)) & 0xff);
+      const pad = (from: number) => c.slice(from).every((x) => x === EQ);
+      if (c[2] === EQ) return pad(2);
+      if (!valid(c[2]) || !valid(c[3])) return false;
+      out.push(((v(1) << 6) | (v(2) << 1) | (v(3) >> 4)) & 0xff);
+      if (c[4] === EQ) return pad(4);
+      if (!valid(c[4])) return false;
+      out.push(((v(3) << 4) | (v(4) >> 1)) & 0xff);
+      if (c[5] === EQ) return pad(5);
+      if (!valid(c[5]) || !valid(c[6])) return false;
+      out.push(((v(4) << 7) | (v(5) << 2) | (v(6) >> 3)) & 0xff);
+      if (c[7] === EQ) return true;
+      if (!valid(c[7])) return false;
+      out.push(((v(6) << 5) | v(7)) & 0xff);
+      return true;
+    }
+    if (c.length < size || !c.every(valid)) return false;
+    if (enc === 'z85') {
+      let n = 0;
+      for (let k = 0; k < 5; k++) n = n * 85 + v(k);
+      if (n > 0xffffffff) return false;
+      out.push(n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
+      return true;
+    }
+    if (enc === 'base16') {
+      out.push((v(0) << 4) | v(1));
+      return true;
+    }
+    let byte = 0;
+    for (let k = 0; k < 8; k++) byte |= v(k) << (enc === 'base2msbf' ? 7 - k : k);
+    out.push(byte);
+    return true;
+  };
+  return {
+    push(chars) {
+      const out: number[] = [];
+      let fast: Buffer | undefined;
+      if (size === 4 && q.length === 0) {
+        // Whole quanta of alphabet characters: node's decoder, which agrees on them.
+        let end = 0;
+        while (end < chars.length && t[chars[end]!]! >= 0) end++;
+        end -= end % 4;
+        if (end > 0) {
+          fast = Buffer.from(Buffer.from(chars.buffer, chars.byteOffset, end).toString('latin1'), enc === 'base64' ? 'base64' : 'base64url');
+          chars = chars.subarray(end);
+        }
+      }
+      const result = (bad: boolean, bytes: number[]) => ({ bytes: fast ? Buffer.concat([fast, Buffer.from(bytes)]) : Buffer.from(bytes), bad });
+      for (const ch of chars) {
+        q.push(ch);
+        if (q.length === size) {
+          const ok = quantum(q, out);
+          q.length = 0;
+          if (!ok) return result(true, enc === 'z85' ? [] : out);
+        }
+      }
+      return result(false, out);
+    },
+    flush() {
+      if (q.length === 0) return { bytes: Buffer.alloc(0), bad: false };
+      // A partial quantum is bad; base64's decode_4 still gives the bytes its first characters make.
+      const out: number[] = [];
+      if (size === 4) quantum(q, out);
+      return { bytes: Buffer.from(out), bad: true };
+    },
+  };
+}
+
+export function basencFlags(): FlagSpec[] {
+  return [
+    { key: 'd', short: 'd', long: 'decode', help: 'decode data' },
+    { key: 'i', short: 'i', long: 'ignore-garbage', help: 'when decoding, ignore non-alphabet characters' },
+    { key: 'w', short: 'w', long: 'wrap', kind: 'string', arg: 'COLS', help: 'wrap encoded lines after COLS character (default 76). Use 0 to disable line wrapping' },
+  ];
+}
+
+/** base64 / base32 / basenc's run: `fixed` encoding, or the one chosen by basenc's flags. */
+export async function runBasenc(ctx: CommandContext, fixed: Encoding | undefined): Promise<number> {
+  const enc = fixed ?? (ctx.opts.get('enc') as Encoding | undefined);
+  if (ctx.operands.length > 1) throw new UsageError(`extra operand ${quoteAlways(ctx.operands[1]!)}`);
+  if (enc === undefined) throw new UsageError('missing encoding type');
+  let wrap = 76;
+  const w = ctx.opts.get('w');
+  if (w !== undefined) {
+    const n = /^\s*\+?\d+$/.test(w) ? Number(w.trim()) : NaN;
+    if (!Number.isSafeInteger(n)) {
+      await ctx.warn(`invalid wrap size: ${quoteAlways(w)}`);
+      return 1;
+    }
+    wrap = n;
+  }
+  const operand = ctx.operands[0] ?? '-';
+  const source = (): AsyncIterable<Uint8Array> => (operand === '-' ? ctx.stdin : (ctx.fs.readChunks(operand, ctx.cwd) as unknown as AsyncIterable<Uint8Array>));
+  try {
+    return ctx.opts.has('d') ? await decode(ctx, enc, source(), ctx.opts.has('i')) : await encode(ctx, enc, source(), wrap);
+  } catch (e) {
+    if (!(e instanceof VfsError)) throw e;
+    if (e.errno === 'EISDIR') await ctx.warn(`read error: ${e.reason}`);
+    else await ctx.warn(`${quoteNameColon(operand)}: ${e.reason}`);
+    return 1;
+  }
+}
+
+async function encode(ctx: CommandContext, enc: Encoding, source: AsyncIterable<Uint8Array>, wrap: number): Promise<number> {
+  const block = Buffer.allocUnsafe(ENC_BLOCK);
+  let have = 0;
+  let column = 0;
+  const emit = async (text: string) => {
+    if (wrap === 0) return void (await ctx.stdout.write(text));
+    let s = '';
+    for (let at = 0; at < text.length; ) {
+      const take = Math.min(wrap - column, text.length - at);
+      s += text.slice(at, at + take);
+      at += take;
+      column += take;
+      if (column === wrap) {
+        s += '\n';
+        column = 0;
+      }
+    }
+    await ctx.stdout.write(s);
+  };
+  for await (const chunk of source) {
+    for (let at = 0; at < chunk.length; ) {
+      const n = Math.min(ENC_BLOCK - have, chunk.length - at);
+      block.set(chunk.subarray(at, at + n), have);
+      have += n;
+      at += n;
+      if (have === ENC_BLOCK) {
+        await emit(encodeBlock(enc, block));
+        have = 0;
+      }
+    }
+  }
+  if (enc === 'z85' && have % 4 !== 0) {
+    await ctx.warn('invalid input (length must be multiple of 4 characters)');
+    return 1;
+  }
+  if (have > 0) await emit(encodeBlock(enc, block.subarray(0, have)));
+  if (wrap > 0 && column > 0) await ctx.stdout.write('\n');
+  return 0;
+}
+
+/** The chunk without its newlines (decoders skip them wherever they are). */
+function dropNewlines(chunk: Uint8Array): Uint8Array {
+  let nl = chunk.indexOf(0x0a);
+  if (nl < 0) return chunk;
+  const out = Buffer.allocUnsafe(chunk.length);
+  let n = 0;
+  let start = 0;
+  while (nl >= 0) {
+    out.set(chunk.subarray(start, nl), n);
+    n += nl - start;
+    start = nl + 1;
+    nl = chunk.indexOf(0x0a, start);
+  }
+  out.set(chunk.subarray(start), n);
+  return out.subarray(0, n + chunk.length - start);
+}
+
+async function decode(ctx: CommandContext, enc: Encoding, source: AsyncIterable<Uint8Array>, ignoreGarbage: boolean): Promise<number> {
+  const dec = makeDecoder(enc);
+  const t = table(ALPHABET[enc]);
+  const keep = (c: number) => t[c]! >= 0 || (c === 0x3d && enc !== 'z85' && enc !== 'base16' && !enc.startsWith('base2'));
+  for await (const chunk of source) {
+    const chars = ignoreGarbage ? chunk.filter(keep) : dropNewlines(chunk);
+    const r = dec.push(chars);
+    if (r.bytes.length) await ctx.stdout.write(r.bytes);
+    if (r.bad) {
+      await ctx.warn('invalid input');
+      return 1;
+    }
+  }
+  const r = dec.flush();
+  if (r.bytes.length) await ctx.stdout.write(Buffer.from(r.bytes));
+  if (r.bad) {
+    await ctx.warn('invalid input');
+    return 1;
+  }
+  return 0;
+}
+
+/** The declaration of base64 or base32 (one encoding). */
+export function basencCommand(name: 'base64' | 'base32', enc: Encoding): CommandDef {
+  return {
+    name,
+    summary: `${enc === 'base64' ? 'Base64' : 'Base32'} encode or decode FILE, or standard input, to standard output. With no FILE, or when FILE is -, read standard input.`,
+    usage: '[FILE]',
+    mutates: false,
+    usageStatus: 1,
+    flags: basencFlags(),
+    run: (ctx) => runBasenc(ctx, enc),
+  };
+}

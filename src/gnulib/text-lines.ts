@@ -1,0 +1,190 @@
+/**
+ * Shared pieces of the line-oriented text commands (cut, uniq, sort): a batching output
+ * buffer and a streaming record splitter that keeps lines as Buffer slices.
+ */
+import type { Output } from '../command/types.js';
+import { UsageError } from '../command/options.js';
+import { gnuQuote } from './gnu-number.js';
+
+/** Collects output pieces and writes them in large chunks. */
+export class OutBuffer {
+  private parts: Uint8Array[] = [];
+  private size = 0;
+  constructor(private readonly out: Output, private readonly limit = 64 * 1024) {}
+
+  /** Add bytes without flushing; true when the buffer is full (then await flush()). */
+  add(b: Uint8Array): boolean {
+    if (b.length === 0) return false;
+    this.parts.push(b);
+    this.size += b.length;
+    return this.size >= this.limit;
+  }
+
+  /** Add bytes; returns a promise to await when a flush happened. */
+  push(b: Uint8Array): Promise<void> | void {
+    if (b.length === 0) return;
+    this.parts.push(b);
+    this.size += b.length;
+    if (this.size >= this.limit) return this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.size === 0) return;
+    const data = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.size);
+    this.parts = [];
+    this.size = 0;
+    await this.out.write(data);
+  }
+}
+
+/**
+ * Output assembled by copying byte ranges into one buffer (no Buffer object per piece), for
+ * commands that emit many small pieces per line (cut -f). Check `full` between lines and
+ * await flush() then; a piece larger than the buffer grows it.
+ */
+export class CopyOut {
+  private static readonly SIZE = 64 * 1024;
+  private buf = Buffer.allocUnsafe(CopyOut.SIZE);
+  private n = 0;
+
+  constructor(private readonly out: Output) {}
+
+  get full(): boolean {
+    return this.n >= CopyOut.SIZE;
+  }
+
+  /** Append src[start, end). */
+  put(src: Buffer, start: number, end: number): void {
+    const len = end - start;
+    if (this.n + len > this.buf.length) this.grow(len);
+    if (len > 32) {
+      this.n += src.copy(this.buf, this.n, start, end);
+      return;
+    }
+    // Buffer#copy costs more than a few bytes copied one by one (argument checks, a native call).
+    const buf = this.buf;
+    let n = this.n;
+    for (let i = start; i < end; i++) buf[n++] = src[i]!;
+    this.n = n;
+  }
+
+  byte(b: number): void {
+    if (this.n >= this.buf.length) this.grow(1);
+    this.buf[this.n++] = b;
+  }
+
+  async flush(): Promise<void> {
+    if (this.n === 0) return;
+    // The writer may keep what it is given: hand over this buffer and start a new one.
+    const data = this.buf.subarray(0, this.n);
+    this.buf = Buffer.allocUnsafe(CopyOut.SIZE);
+    this.n = 0;
+    await this.out.write(data);
+  }
+
+  private grow(need: number): void {
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.n + need));
+    this.buf.copy(bigger, 0, 0, this.n);
+    this.buf = bigger;
+  }
+}
+
+/**
+ * Records of a byte stream split on `sep`, one step per input chunk (so the async machinery
+ * is paid per chunk, not per line): the chunk and its records as [start, end) pairs, ends
+ * before the terminator. A record split across chunks comes as its own joined buffer; only
+ * the last record of the stream can lack a terminator.
+ */
+export async function* recordSpans(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sep: number): AsyncGenerator<{ buf: Buffer; spans: number[] }> {
+  // The start of a record that goes on in later chunks: its pieces, joined once it ends (a
+  // concat per chunk would copy a long line again for every chunk).
+  const carry: Buffer[] = [];
+  for await (const chunk of source as AsyncIterable<Uint8Array>) {
+    const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    let start = 0;
+    if (carry.length > 0) {
+      const i = buf.indexOf(sep);
+      if (i < 0) {
+        carry.push(Buffer.from(buf));
+        continue;
+      }
+      carry.push(buf.subarray(0, i));
+      const joined = Buffer.concat(carry);
+      carry.length = 0;
+      yield { buf: joined, spans: [0, joined.length] };
+      start = i + 1;
+    }
+    const spans: number[] = [];
+    for (let i = buf.indexOf(sep, start); i >= 0; i = buf.indexOf(sep, start)) {
+      spans.push(start, i);
+      start = i + 1;
+    }
+    if (start < buf.length) carry.push(Buffer.from(buf.subarray(start)));
+    if (spans.length) yield { buf, spans };
+  }
+  if (carry.length > 0) {
+    const joined = Buffer.concat(carry);
+    yield { buf: joined, spans: [0, joined.length] };
+  }
+}
+
+/** Records as Buffer slices, a batch per step of recordSpans. */
+export async function* recordBatches(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sep: number): AsyncGenerator<Buffer[]> {
+  for await (const { buf, spans } of recordSpans(source, sep)) {
+    const batch: Buffer[] = [];
+    for (let k = 0; k < spans.length; k += 2) batch.push(buf.subarray(spans[k]!, spans[k + 1]!));
+    yield batch;
+  }
+}
+
+/** Records one by one (see recordBatches). */
+export async function* records(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sep: number): AsyncGenerator<Buffer> {
+  for await (const batch of recordBatches(source, sep)) yield* batch;
+}
+
+/** A fatal error printed as "cmd: message" without the "Try --help" line. */
+export class FatalError extends Error {}
+
+/**
+ * gnulib argmatch: exact or unambiguous prefix (prefixes of synonyms, same `values` entry,
+ * are not ambiguous); otherwise GNU's usage error listing the choices, synonyms on one line.
+ */
+export function argmatch(value: string, choices: string[], option: string, values: string[] = choices): string {
+  const exact = choices.indexOf(value);
+  if (exact >= 0) return values[exact]!;
+  const hits = new Set(choices.flatMap((c, i) => (c.startsWith(value) ? [values[i]!] : [])));
+  if (hits.size === 1) return [...hits][0]!;
+  const kind = hits.size > 1 ? 'ambiguous' : 'invalid';
+  const lines: string[] = [];
+  choices.forEach((c, i) => {
+    if (i > 0 && values[i] === values[i - 1]) lines[lines.length - 1] += `, ${gnuQuote(c)}`;
+    else lines.push(`  - ${gnuQuote(c)}`);
+  });
+  throw new UsageError(`${kind} argument ${gnuQuote(value)} for ${gnuQuote(option)}\nValid arguments are:\n${lines.join('\n')}`);
+}
+
+/** Lines of a stream, handed out synchronously while a batch lasts (a promise only to refill). */
+export class LineReader {
+  private batch: Buffer[] = [];
+  private i = 0;
+  private readonly it: AsyncIterator<Buffer[]>;
+  constructor(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sep: number) {
+    this.it = recordBatches(source, sep)[Symbol.asyncIterator]();
+  }
+
+  /** The next line (without terminator), or null at the end. */
+  next(): Buffer | null | Promise<Buffer | null> {
+    if (this.i < this.batch.length) return this.batch[this.i++]!;
+    return this.refill();
+  }
+
+  private async refill(): Promise<Buffer | null> {
+    for (;;) {
+      const r = await this.it.next();
+      if (r.done) return null;
+      this.batch = r.value;
+      this.i = 0;
+      if (this.batch.length) return this.batch[this.i++]!;
+    }
+  }
+}
