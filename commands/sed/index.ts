@@ -2,7 +2,8 @@ import { defineCommand, parseArgs, UsageError, type CommandDef, type FlagSpec } 
 import { NoshError } from '../../src/errors.js';
 import { VfsError } from '../../src/vfs/index.js';
 import { compileProgram, SedError, type ScriptChunk } from './parse.js';
-import { SedOutputs, SedRunner } from './exec.js';
+import { SedRunner } from './exec.js';
+import { SedOutputs } from './output.js';
 
 const FLAGS: FlagSpec[] = [
   { key: 'n', short: 'n', long: 'quiet', help: 'suppress automatic printing of pattern space' },

@@ -1,0 +1,256 @@
+/** sed's streams: output with GNU's missing-newline bookkeeping, input lines from chunks, the w files. */
+import type { CommandContext } from '../../src/command/index.js';
+import { VfsError, type AtomicWriter } from '../../src/vfs/index.js';
+import { noteBytes, valueLimit, valueTooBig } from '../../src/pool/memory.js';
+import { SedError } from './parse.js';
+
+export const FLUSH_AT = 64 * 1024;
+
+/** Pieces at least this long go out of the V8 heap (into a Buffer) as soon as they are added. */
+export const SPILL = FLUSH_AT;
+
+/**
+ * One output stream with GNU's "missing newline" bookkeeping. Output waits for the end of
+ * the cycle, but not as one string: a cycle can print far more than it reads (`p;p;p` of a
+ * long line, a `:a;p;ba` loop, `l`, `r` of a big file), and flattening that string would
+ * need it whole in the heap, which V8 cannot survive (its out-of-memory aborts the process).
+ * Small pieces are joined up to SPILL characters; past that they become Buffers (counted by
+ * noteBytes, so a cycle's output past the budget is MEMORY_LIMIT), and past what the
+ * returned output can take they are written at once (the output stops the command there).
+ */
+export class Out {
+  private buf = '';
+  /** Written before buf. */
+  private parts: Buffer[] = [];
+  private partBytes = 0;
+  missing = false;
+  /** GNU writes the missing line end as the buffer delimiter (NUL under -z). */
+  constructor(
+    private readonly sink: (b: Buffer) => void | Promise<void>,
+    private readonly eol = '\n',
+    /** Write into this stream's buffer but keep an own missing-newline flag (GNU's w /dev/stdout). */
+    private readonly base?: Out,
+    /** What the destination can still take (CollectingOutput.room), Infinity if unbounded. */
+    private readonly room: () => number = () => Infinity,
+  ) {}
+  private get target(): Out {
+    return this.base ?? this;
+  }
+  /** Characters and bytes waiting. */
+  get size(): number {
+    const t = this.target;
+    return t.partBytes + t.buf.length;
+  }
+  private add(s: string): void {
+    const t = this.target;
+    if (s.length < SPILL) {
+      t.buf += s;
+      if (t.buf.length >= SPILL) t.spill();
+      return;
+    }
+    t.spill();
+    t.addBytes(Buffer.from(s, 'latin1'));
+  }
+  private spill(): void {
+    if (this.buf.length === 0) return;
+    const b = Buffer.from(this.buf, 'latin1');
+    this.buf = '';
+    this.addBytes(b);
+  }
+  /** Bytes as they are (r files, l), after what is waiting; no missing-newline handling. */
+  addBytes(b: Buffer): void {
+    const t = this.target;
+    if (t !== this) return t.addBytes(b);
+    this.spill();
+    this.parts.push(b);
+    this.partBytes += b.length;
+    noteBytes(b.length);
+    if (this.partBytes > this.room()) {
+      // A bounded destination is a CollectingOutput, written synchronously: it takes what it
+      // can and throws OutputLimitReached, which ends the command as truncated.
+      const parts = this.parts;
+      this.parts = [];
+      this.partBytes = 0;
+      for (const p of parts) void this.sink(p);
+    }
+  }
+  put(s: string): void {
+    if (this.missing) {
+      this.add(this.eol);
+      this.missing = false;
+    }
+    this.add(s);
+  }
+  /** The pattern space (or part of it), followed by the delimiter unless the input line lacked one. */
+  putLine(s: string, nl: boolean, delim: string): void {
+    if (this.missing) {
+      this.add(this.eol);
+      this.missing = false;
+    }
+    this.add(s);
+    if (nl) this.add(delim);
+    else this.missing = true;
+  }
+  /** Ends a line left unterminated (GNU's output_missing_newline), as q does. */
+  endLine(): void {
+    if (this.missing) {
+      this.add(this.eol);
+      this.missing = false;
+    }
+  }
+  async flush(): Promise<void> {
+    if (this.base) return this.base.flush();
+    const parts = this.parts;
+    this.parts = [];
+    this.partBytes = 0;
+    for (const p of parts) await this.sink(p);
+    if (this.buf.length === 0) return;
+    const b = Buffer.from(this.buf, 'latin1');
+    this.buf = '';
+    await this.sink(b);
+  }
+}
+
+export interface Line {
+  text: string;
+  nl: boolean;
+}
+
+export type ChunkSource = AsyncIterator<Uint8Array> | Iterator<Uint8Array>;
+
+/** Lines of one file (or stdin), with look-ahead. */
+export class FileLines {
+  private q: string[] = [];
+  private qi = 0;
+  private carry = '';
+  private carryParts: string[] = [];
+  /** Characters in carryParts and carry. */
+  private carryLen = 0;
+  private done = false;
+  /** The last element of q has no delimiter. */
+  private lastPartial = false;
+  constructor(private readonly it: ChunkSource, private readonly delim: string) {}
+
+  /** True when a line is available (reads chunks as needed). Errors propagate. */
+  async fill(): Promise<boolean> {
+    while (this.qi >= this.q.length) {
+      if (this.done) return false;
+      const r = await this.it.next();
+      if (r.done) {
+        this.done = true;
+        const rest = this.joinCarry('');
+        if (rest !== '') {
+          this.q = [rest];
+          this.qi = 0;
+          this.lastPartial = true;
+        }
+        continue;
+      }
+      const chunk = r.value;
+      const s = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
+      if (s.indexOf(this.delim) < 0) {
+        // a long line: keep the pieces, join once
+        this.carryParts.push(this.carry);
+        this.carry = s;
+        this.carryLen += s.length;
+        // Past a quarter of the budget the line could not be worked on (one copy of it, one
+        // join) without V8 running out of heap, which aborts the whole process.
+        if (this.carryLen > valueLimit()) throw valueTooBig("a line of sed's input");
+        continue;
+      }
+      // Only the chunk is split: splitting carry + chunk would flatten a long line once more.
+      const parts = s.split(this.delim);
+      parts[0] = this.joinCarry(parts[0]!);
+      this.carry = parts.pop()!;
+      this.carryLen = this.carry.length;
+      this.q = parts;
+      this.qi = 0;
+    }
+    return true;
+  }
+  /** The carried start of a line and its `end`, as one string; the carry is emptied. */
+  private joinCarry(end: string): string {
+    let line: string;
+    if (this.carryParts.length === 0) line = this.carry + end;
+    else {
+      this.carryParts.push(this.carry, end);
+      line = this.carryParts.join('');
+    }
+    this.carry = '';
+    this.carryParts = [];
+    this.carryLen = 0;
+    return line;
+  }
+
+  /** Stop reading (the file is closed). */
+  close(): void {
+    this.done = true;
+    void this.it.return?.();
+  }
+
+  /** Take the next line; call fill() first. */
+  take(): Line {
+    const text = this.q[this.qi++]!;
+    const nl = !(this.lastPartial && this.qi === this.q.length);
+    if (this.qi >= this.q.length) {
+      this.q = [];
+      this.qi = 0;
+    }
+    return { text, nl };
+  }
+  hasBuffered(): boolean {
+    return this.qi < this.q.length;
+  }
+}
+
+export interface ExecOptions {
+  quiet: boolean;
+  separate: boolean;
+  nullData: boolean;
+  lineLength: number;
+  /** -i: suffix ('' without a backup); undefined when not editing in place. */
+  inPlace?: string;
+}
+
+export interface AppendItem {
+  text?: string;
+  file?: string;
+}
+
+export const QUIT = Symbol('quit');
+/** A `$` address was reached before the runner looked past the line (see SedRunner.last). */
+export const NEED_LAST = Symbol('need-last');
+
+/** Standard output, standard error and the w files, opened while the script is parsed. */
+export class SedOutputs {
+  readonly stdout: Out;
+  readonly stderr: Out;
+  readonly wouts = new Map<string, Out>();
+  readonly writers: AtomicWriter[] = [];
+  constructor(private readonly ctx: CommandContext, private readonly delim: string) {
+    this.stdout = new Out((b) => ctx.stdout.write(b), delim, undefined, () => ctx.stdout.room?.() ?? Infinity);
+    this.stderr = new Out((b) => ctx.stderr.write(b), delim);
+  }
+
+  /** A w file, opened (truncated) as GNU does when the parser reaches it. */
+  open(name: string): void {
+    if (name === '/dev/stdout') this.wouts.set(name, new Out(() => undefined, this.delim, this.stdout));
+    else if (name === '/dev/stderr') this.wouts.set(name, this.stderr);
+    else {
+      let w: AtomicWriter;
+      try {
+        w = this.ctx.fs.createWriter(name, this.ctx.cwd);
+      } catch (e) {
+        if (e instanceof VfsError) throw new SedError(`couldn't open file ${name}: ${e.reason}`, 4);
+        throw e;
+      }
+      this.writers.push(w);
+      this.wouts.set(name, new Out((b) => w.write(b), this.delim));
+    }
+  }
+
+  /** The script failed: the files opened so far stay, empty, as in GNU. */
+  commitOpened(): void {
+    for (const w of this.writers) w.commit();
+  }
+}
