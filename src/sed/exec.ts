@@ -6,7 +6,7 @@
 import type { CommandContext } from '../command/index.js';
 import { VfsError, type AtomicWriter } from '../vfs/index.js';
 import { NoshError } from '../errors.js';
-import { noteBytes, valueLimit, valueTooBig } from '../pool/memory.js';
+import { noteBytes, valueLimit, valueTooBig } from '../runtime/memory.js';
 import { countGroups, SedError, segmented, type Addr, type Cmd, type Program, type Rx, type Subst } from './parse.js';
 
 const FLUSH_AT = 64 * 1024;
