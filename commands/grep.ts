@@ -21,7 +21,7 @@ import { RegexSyntaxError, translateRegex, type RegexDialect } from '../src/rege
 import { LiteralSet, literalOf } from '../src/regex/aho-corasick.js';
 import { VfsError, sortByName } from '../src/vfs/index.js';
 import type { DirHandle, WalkFile } from '../src/vfs/vfs.js';
-import { valueLimit, valueTooBig } from '../src/pool/memory.js';
+import { valueLimit, valueTooBig } from '../src/runtime/memory.js';
 import { NoshError } from '../src/errors.js';
 
 const WITH_ARG_SHORT = new Set(['e', 'f', 'm', 'A', 'B', 'C', 'd', 'D']);

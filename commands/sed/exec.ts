@@ -5,7 +5,7 @@
  */
 import type { CommandContext } from '../../src/command/index.js';
 import { VfsError, type AtomicWriter } from '../../src/vfs/index.js';
-import { valueLimit, valueTooBig } from '../../src/pool/memory.js';
+import { valueLimit, valueTooBig } from '../../src/runtime/memory.js';
 import { countGroups, SedError, segmented, type Addr, type Cmd, type Program, type Rx, type Subst } from './parse.js';
 import { FLUSH_AT, Out, Line, ChunkSource, FileLines, ExecOptions, AppendItem, QUIT, NEED_LAST, SedOutputs } from './output.js';
 import { segExec, resultLength, maxResult, Pieces, isReadError, FAST_REPLACE_MAX, TAIL_PIECES, neverEmpty, replacer, expand, expandCase, listLine } from './subst.js';

@@ -1,7 +1,7 @@
 /** sed's streams: output with GNU's missing-newline bookkeeping, input lines from chunks, the w files. */
 import type { CommandContext } from '../../src/command/index.js';
 import { VfsError, type AtomicWriter } from '../../src/vfs/index.js';
-import { noteBytes, valueLimit, valueTooBig } from '../../src/pool/memory.js';
+import { noteBytes, valueLimit, valueTooBig } from '../../src/runtime/memory.js';
 import { SedError } from './parse.js';
 
 export const FLUSH_AT = 64 * 1024;

@@ -2,7 +2,7 @@
 
 import { VfsError } from '../../src/vfs/index.js';
 import { NoshError } from '../../src/errors.js';
-import { noteBytes } from '../../src/pool/memory.js';
+import { noteBytes } from '../../src/runtime/memory.js';
 import type { Subst } from './parse.js';
 /**
  * GNU's match_regex for an M regex under -z: the first match at or after `from`, searched in

@@ -1,6 +1,6 @@
 import { defineCommand, UsageError } from '../../src/command/index.js';
 import { gnuQuote } from '../../src/gnulib/gnu-number.js';
-import { valueLimit, valueTooBig } from '../../src/pool/memory.js';
+import { valueLimit, valueTooBig } from '../../src/runtime/memory.js';
 
 /** About what one SET character costs in the heap while parsed (see parseSpec). */
 const SET_BYTES_PER_CHAR = 64;

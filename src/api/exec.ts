@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
-import { NoshError, fail, ok, type Envelope } from '../errors.js';
+import { NoshError, ok, type Envelope } from '../errors.js';
+import { errorBody } from '../runtime/error-body.js';
 import type { LimitsConfig } from '../config.js';
 import { parseCommandLine } from '../parse/index.js';
 import type { TaskRequest, TaskResponse } from '../exec/index.js';
@@ -104,23 +105,7 @@ export function toEnvelope(res: TaskResponse, opts: z.output<typeof ExecOptionsS
   return ok(data, message);
 }
 
-const MAX_ISSUES = 20;
-const MAX_ISSUE_CHARS = 300;
-
-function cut(message: string): string {
-  return message.length > MAX_ISSUE_CHARS ? message.slice(0, MAX_ISSUE_CHARS) + '…' : message;
-}
-
+/** The error envelope of anything thrown (the one translation: src/runtime/error-body.ts). */
 export function envelopeOfError(e: unknown): Envelope<never> {
-  if (e instanceof NoshError) return { success: false, error: e.toBody() };
-  if (e instanceof z.ZodError) {
-    const first = e.issues[0];
-    const where = first?.path.join('.') || 'request';
-    // A few issues, each message cut: zod lists every unknown key in one message and gives one
-    // issue per bad array item, and a 15 MB request made a 440 MB error in the main thread.
-    const issues = e.issues.slice(0, MAX_ISSUES).map((i) => ({ path: i.path.join('.'), message: cut(i.message) }));
-    return fail('INVALID_ARGUMENT', `${where}: ${cut(first?.message ?? 'invalid')}`, 'Check the parameter names and types.',
-      e.issues.length > MAX_ISSUES ? { issues, issues_total: e.issues.length } : { issues });
-  }
-  return fail('INTERNAL_ERROR', 'internal error', 'Retry; if it repeats, report it.');
+  return { success: false, error: errorBody(e) };
 }

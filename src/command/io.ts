@@ -1,5 +1,5 @@
 import type { Input, Output } from './types.js';
-import { noteBytes } from '../pool/memory.js';
+import { noteBytes } from '../runtime/memory.js';
 
 /** Thrown into a writer when its reader has gone (like SIGPIPE): the stage stops quietly. */
 export class BrokenPipe extends Error {

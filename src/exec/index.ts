@@ -1,4 +1,6 @@
-export { executeTask, errorBody, hintFor } from './execute.js';
+export { executeTask } from './execute.js';
+export { errorBody } from '../runtime/error-body.js';
+export { hintFor } from '../runtime/hints.js';
 export { runPipeline } from './pipeline.js';
 export type { PipelineResult, PipelineRequest } from './pipeline.js';
 export type { TaskRequest, TaskResult, TaskResponse } from './task.js';

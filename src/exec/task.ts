@@ -24,7 +24,7 @@ export interface TaskRequest {
   memoryMb?: number;
   /** Write the last stage's stdout to this zone path instead of returning it. */
   stdoutFile?: string;
-  /** Where the worker records its temp files (src/pool/temps.ts): the lane's registry, set by the worker. */
+  /** Where the worker records its temp files (src/runtime/temps.ts): the lane's registry, set by the worker. */
   temps?: SharedArrayBuffer;
 }
 

@@ -20,7 +20,7 @@ export interface LaneChannel {
   /** The mailbox's shared memory (src/pool/mailbox.ts). */
   box: SharedArrayBuffer;
   port: MessagePort;
-  /** Where the lane's current task records its temp files (src/pool/temps.ts). */
+  /** Where the lane's current task records its temp files (src/runtime/temps.ts). */
   temps: SharedArrayBuffer;
   /** The worker's heap + Buffer budget, MB. */
   memoryMb: number;

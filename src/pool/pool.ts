@@ -5,7 +5,7 @@ import { Piscina } from 'piscina';
 import { NoshError } from '../errors.js';
 import type { TaskRequest, TaskResponse } from '../exec/index.js';
 import { enableLinearRegexFallback } from './regex-flags.js';
-import { newTempRegistry, removeTemps, resetTempRegistry } from './temps.js';
+import { newTempRegistry, removeTemps, resetTempRegistry } from '../runtime/temps.js';
 import { ONLINE, REPLIES, REQUESTS, STOP, Watch, counterMovedWithin, laneFlags, onlineWithin, raise, whenCounterMoves, type LaneChannel } from './lane.js';
 import { Mailbox, newMailbox, receiveReply, sendTask } from './mailbox.js';
 

@@ -1,9 +1,9 @@
-/** Helpers shared by the typed file tools: paths, walking, globs, error bodies, suggestions. */
+/** Helpers shared by the typed file tools: paths, walking, globs, suggestions. */
 import type * as fs from 'node:fs';
 import { Minimatch } from 'minimatch';
-import { NoshError, type ErrorBody } from '../errors.js';
+import { NoshError } from '../errors.js';
 import { VfsError, listedOrClosed, sortByName, type DirEntry, type DirHandle, type Vfs } from '../vfs/index.js';
-import { hintFor } from '../exec/execute.js';
+import { hintFor } from '../runtime/hints.js';
 import type { ToolContext } from './types.js';
 
 /** Join a virtual directory and a name. */
@@ -159,15 +159,6 @@ export function walk(vfs: Vfs, start: string, cwd: string, opts: WalkOptions): v
     }
   };
   rec(() => vfs.openDir(start, cwd), start, '', 1);
-}
-
-/** Error body of a failure, as the envelope carries it (used for per-item results). */
-export function errorBodyOf(e: unknown): ErrorBody {
-  if (e instanceof NoshError) return e.toBody();
-  if (e instanceof VfsError) {
-    return new NoshError(e.code, `${e.path}: ${e.reason}`, hintFor(e.errno, e.details), { path: e.path, ...e.details }).toBody();
-  }
-  return new NoshError('INTERNAL_ERROR', 'internal error', 'Retry; if it repeats, report it.').toBody();
 }
 
 /** Levenshtein distance, capped work (names are short). */

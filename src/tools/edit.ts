@@ -3,7 +3,7 @@ import { formatPatch, structuredPatch } from 'diff';
 import { NoshError } from '../errors.js';
 import { defineTool } from './types.js';
 import { decodeText, encodeText, readCapped } from './common.js';
-import { valueLimit } from '../pool/memory.js';
+import { valueLimit } from '../runtime/memory.js';
 
 /** Largest file edit reads whole. */
 const EDIT_CAP = 50 * 1024 * 1024;

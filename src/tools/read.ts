@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { NoshError } from '../errors.js';
 import { defineTool, type ToolContext, type ToolResult } from './types.js';
 import { readCapped } from './common.js';
-import { valueLimit } from '../pool/memory.js';
+import { valueLimit } from '../runtime/memory.js';
 import { countByte } from '../gnulib/count-byte.js';
 import { asBuffer, nthSeparator } from '../gnulib/head-tail.js';
 

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { NoshError } from '../errors.js';
 import { defineTool } from './types.js';
 import { readFile } from './read.js';
-import { errorBodyOf, withSuggestions } from './common.js';
+import { withSuggestions } from './common.js';
+import { errorBody } from '../runtime/error-body.js';
 
 const Input = z.object({
   paths: z.array(z.string().min(1)).min(1).max(100).describe('Files to read (1 to 100), each inside the zone.'),
@@ -35,7 +36,7 @@ export default defineTool({
         results.push({ path, success: true, data, message: r.message ?? 'ok' });
       } catch (e) {
         failed++;
-        results.push({ path, success: false, error: errorBodyOf(withSuggestions(e, ctx.fs, ctx.cwd)) });
+        results.push({ path, success: false, error: errorBody(withSuggestions(e, ctx.fs, ctx.cwd)) });
       }
     }
     return {

@@ -4,7 +4,7 @@ import { VfsError } from '../vfs/index.js';
 import { compileRegex, RegexSyntaxError } from '../regex/index.js';
 import { defineTool, type ToolContext } from './types.js';
 import { Glob, joinV, walk } from './common.js';
-import { valueLimit } from '../pool/memory.js';
+import { valueLimit } from '../runtime/memory.js';
 
 /** Longest line text returned (characters); longer lines are cut with an ellipsis. */
 const LINE_CAP = 500;

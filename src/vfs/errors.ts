@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../errors.js';
+import type { PathFailure } from '../runtime/error-body.js';
 
 /** strerror(3) texts as glibc prints them, for GNU-faithful diagnostics. */
 const STRERROR: Record<string, string> = {
@@ -59,7 +60,7 @@ export function strerror(errno: string): string {
 }
 
 /** A filesystem error on a virtual path. `path` is always virtual, never a host path. */
-export class VfsError extends Error {
+export class VfsError extends Error implements PathFailure {
   readonly errno: string;
   readonly path: string;
   readonly code: ErrorCode;

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import { VfsError, fromNodeError } from './errors.js';
-import { noteBytes } from '../pool/memory.js';
+import { noteBytes } from '../runtime/memory.js';
 import { BlockMatcher, extensionOf, type ZonePolicy } from './policy.js';
 import { MAX_NAME_BYTES, MAX_PATH_BYTES, splitVirtual } from './paths.js';
 import { TMP_MARK, tempName } from './temp-name.js';
-import { chargeOf } from '../zones/quota.js';
+import { chargeOf } from './charge.js';
 import { HAVE_PROC_FD, PROC_FD, HeldDir, holdDir, inodeIn, lstatIn, mkdirIn, openIn, renameIn, rmdirIn, setMode, setTimes, unlinkIn } from './at.js';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
@@ -1184,10 +1184,23 @@ export class Vfs {
     return splitVirtual(path, cwd).length === 0;
   }
 
+  /** Told the host path of every temp file this Vfs is about to create (setTempHook). */
+  private tempHook: ((host: string) => void) | undefined;
+
+  /**
+   * Be told of every temp file's host path before it is created (the worker records it in its
+   * lane's temp registry, so a stopped task's temps can be removed), or stop (undefined).
+   */
+  setTempHook(hook: ((host: string) => void) | undefined): void {
+    this.tempHook = hook;
+  }
+
   /** Temp name inside the same folder as `host`. */
   tempHostFor(host: string): string {
     const dir = host.slice(0, host.lastIndexOf('/'));
-    return `${dir}/${tempName()}`;
+    const tmp = `${dir}/${tempName()}`;
+    this.tempHook?.(tmp);
+    return tmp;
   }
 }
 

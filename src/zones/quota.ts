@@ -1,6 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isTempName } from '../vfs/temp-name.js';
+import { chargeOf } from '../vfs/charge.js';
+
+export { chargeOf };
 
 /**
  * What a worker needs to count against a quota (the SharedArrayBuffer is shared, not copied):
@@ -13,14 +16,6 @@ export interface QuotaHandle {
   /** Files and folders (every entry below the quota's folders) the quota allows. */
   maxFiles: number;
   name: string;
-}
-
-/**
- * What a regular file costs against a quota: its allocated size or its apparent size,
- * whichever is larger (a 1-byte file takes a block; a sparse file counts its whole length).
- */
-export function chargeOf(st: { size: number; blocks: number }): number {
-  return Math.max(st.size, st.blocks * 512);
 }
 
 interface Entry { handle: QuotaHandle; folders: string[] }

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { DirHandle, Vfs } from '../../src/vfs/vfs.js';
 import { DEFAULT_BLOCKED_PATTERNS } from '../../src/vfs/index.js';
-import { setMemoryBudget } from '../../src/pool/memory.js';
+import { setMemoryBudget } from '../../src/runtime/memory.js';
 import { NoshError } from '../../src/errors.js';
 import { CANARY, SECRET, expectVfsError, guardLeaks, hookOnce, makeZone, record, withinMs, type Zone } from './fixture.js';
 
