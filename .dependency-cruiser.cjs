@@ -9,8 +9,8 @@
  *   L6 services    src/zones > src/tools > src/exec (zones may import tools and exec, tools exec)
  *   L5 registry    commands/index.ts
  *   L4 commands    commands/NAME/ (and, until they move beside their commands, src/sed, src/find)
- *   L3 contract    src/command
- *   L2 gnulib      src/gnulib
+ *   L3 gnulib      src/gnulib (shared GNU behaviour: it may use the contract's types and UsageError)
+ *   L2 contract    src/command
  *   L1 vfs         src/vfs
  *   L0 base        src/runtime, src/errors.ts, src/config.ts, src/regex, src/parse
  *
@@ -57,8 +57,8 @@ module.exports = {
     layer('exec', EXEC, any(TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
     layer('registry', REGISTRY, any(EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
     layer('commands', COMMANDS, any(REGISTRY, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE), REGISTRY),
-    layer('contract', CONTRACT, any(COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
-    layer('gnulib', GNULIB, any(CONTRACT, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
+    layer('gnulib', GNULIB, any(COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
+    layer('contract', CONTRACT, any(GNULIB, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
     layer('vfs', VFS, any(GNULIB, CONTRACT, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
     layer('base', '^src/(runtime|regex|parse)/|^src/(errors|config)\\.ts$',
       any(VFS, GNULIB, CONTRACT, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),

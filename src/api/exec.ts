@@ -7,7 +7,7 @@ import { parseCommandLine } from '../parse/index.js';
 import type { TaskRequest, TaskResponse } from '../exec/index.js';
 import type { ZonePolicy } from '../vfs/index.js';
 import { ContextSchema } from '../zones/context.js';
-import type { QuotaHandle } from '../zones/quota.js';
+import type { QuotaHandle } from '../vfs/charge.js';
 
 export const ExecRequestSchema = z.object({
   /** Host folder to use as the zone root (library callers only). */

@@ -6,7 +6,7 @@ import { NEVER, runPipeline } from './pipeline.js';
 import { collectGarbage, setMemoryBudget } from '../runtime/memory.js';
 import { errorBody } from '../runtime/error-body.js';
 import { recordTemp } from '../runtime/temps.js';
-import type { QuotaHandle } from '../zones/quota.js';
+import type { QuotaHandle } from '../vfs/charge.js';
 import type { Refusal, TaskRequest, TaskResponse } from './task.js';
 
 /** Refusals one command line reports to the audit log (distinct code and path). */

@@ -2,7 +2,7 @@ import type { ErrorBody } from '../errors.js';
 import type { Limits } from '../command/index.js';
 import type { Change, ZonePolicy } from '../vfs/index.js';
 import type { Word } from '../parse/index.js';
-import type { QuotaHandle } from '../zones/quota.js';
+import type { QuotaHandle } from '../vfs/charge.js';
 
 /** What the main thread sends to a worker: plain data, structured-cloned. */
 export interface TaskRequest {

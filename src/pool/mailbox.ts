@@ -1,7 +1,7 @@
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { TaskRequest, TaskResponse, TaskResult, ToolTaskResult } from '../exec/task.js';
 import type { ZonePolicy } from '../vfs/index.js';
-import type { QuotaHandle } from '../zones/quota.js';
+import type { QuotaHandle } from '../vfs/charge.js';
 
 /**
  * A lane's mailbox: the request or the reply of the lane's one job, in shared memory.

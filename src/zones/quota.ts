@@ -1,22 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isTempName } from '../vfs/temp-name.js';
-import { chargeOf } from '../vfs/charge.js';
+import { chargeOf, type QuotaHandle } from '../vfs/charge.js';
 
-export { chargeOf };
+export { chargeOf, type QuotaHandle };
 
-/**
- * What a worker needs to count against a quota (the SharedArrayBuffer is shared, not copied):
- * bytes at `index`, files and folders at `index + 1`.
- */
-export interface QuotaHandle {
-  sab: SharedArrayBuffer;
-  index: number;
-  limit: number;
-  /** Files and folders (every entry below the quota's folders) the quota allows. */
-  maxFiles: number;
-  name: string;
-}
 
 interface Entry { handle: QuotaHandle; folders: string[] }
 
