@@ -6,7 +6,7 @@
 import { posix } from 'node:path';
 import { Minimatch, type MinimatchOptions } from 'minimatch';
 import { NoshError } from '../errors.js';
-import type { Word } from './tokenize.js';
+import type { Word } from './word.js';
 
 export interface DirEntryLite { name: string; isDirectory: boolean }
 export type ListDir = (virtualDir: string) => DirEntryLite[] | null;

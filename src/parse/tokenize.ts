@@ -6,14 +6,9 @@
  */
 import { NoshError } from '../errors.js';
 import { hasGlobMagic } from './glob.js';
+import type { Word } from './word.js';
 
-export interface Word {
-  /** The literal word after quote removal and brace expansion. */
-  value: string;
-  /** Present only when the word has an unquoted glob char: the word as a glob pattern,
-   *  with quoted or escaped glob-special chars backslash-escaped. */
-  glob?: string;
-}
+export type { Word } from './word.js';
 
 const HINT_ONE = 'run one command per call';
 const HINT_VAR = "there are no variables: write the value itself, or quote the $ as '\\$'";
