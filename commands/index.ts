@@ -48,6 +48,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'true': () => import('./true/index.js'),
   'uniq': () => import('./uniq/index.js'),
   'wc': () => import('./wc/index.js'),
+  'xxd': () => import('./xxd/index.js'),
   'egrep': () => import('./egrep.js'),
   'fgrep': () => import('./fgrep.js'),
   'find': () => import('./find.js'),
