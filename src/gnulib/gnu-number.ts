@@ -8,15 +8,21 @@ export type StrtolError = 'ok' | 'invalid' | 'overflow' | 'suffix' | 'suffix-ove
 const UINTMAX_MAX = (1n << 64n) - 1n;
 const POWERS: Record<string, number> = { k: 1, K: 1, m: 2, M: 2, g: 3, G: 3, t: 4, T: 4, P: 5, E: 6, Z: 7, Y: 8, R: 9, Q: 10 };
 
-/** gnulib xstrtoumax(s, NULL, 10, &v, validSuffixes). */
-export function xstrtoumax(s: string, validSuffixes: string): { err: StrtolError; value: bigint } {
+/** gnulib xstrtoumax(s, NULL, base, &v, validSuffixes); base 10 (default), 8, 16 or 0 (C prefixes: 0x hex, 0 octal). */
+export function xstrtoumax(s: string, validSuffixes: string, numberBase: 0 | 8 | 10 | 16 = 10): { err: StrtolError; value: bigint } {
   let i = 0;
   while (i < s.length && ' \t\n\v\f\r'.includes(s[i]!)) i++;
   if (s[i] === '-') return { err: 'invalid', value: 0n };
   let j = i;
   if (s[j] === '+') j++;
+  let radix: number = numberBase;
+  if ((numberBase === 0 || numberBase === 16) && s[j] === '0' && (s[j + 1] === 'x' || s[j + 1] === 'X') && /[0-9a-fA-F]/.test(s[j + 2] ?? '')) {
+    j += 2;
+    radix = 16;
+  } else if (numberBase === 0) radix = s[j] === '0' ? 8 : 10;
   const digitsStart = j;
-  while (j < s.length && s[j]! >= '0' && s[j]! <= '9') j++;
+  const isDigit = (ch: string) => (radix === 16 ? /[0-9a-fA-F]/.test(ch) : ch >= '0' && ch < String.fromCharCode(48 + radix));
+  while (j < s.length && isDigit(s[j]!)) j++;
   let value: bigint;
   let overflow = false;
   if (j === digitsStart) {
@@ -27,7 +33,8 @@ export function xstrtoumax(s: string, validSuffixes: string): { err: StrtolError
       j = 0;
     } else return { err: 'invalid', value: 0n };
   } else {
-    value = BigInt(s.slice(digitsStart, j));
+    const digits = s.slice(digitsStart, j);
+    value = radix === 10 ? BigInt(digits) : BigInt((radix === 16 ? '0x' : '0o') + digits);
     if (value > UINTMAX_MAX) {
       value = UINTMAX_MAX;
       overflow = true;

@@ -1,0 +1,353 @@
+// xxd (vim's xxd 2022-01-14): hex dump (normal, -b bits, -e little-endian, -p plain, -i C
+// include) and its reverse (-r), streamed; -r into an output file patches it through the Vfs.
+import { defineCommand, type CommandContext } from '../../src/command/index.js';
+import { VfsError } from '../../src/vfs/index.js';
+import { HEX_BITS, HEX_CINCLUDE, HEX_LITTLEENDIAN, HEX_NORMAL, HEX_POSTSCRIPT, USAGE, parseXxd, type XxdOptions } from './options.js';
+import { revert } from './revert.js';
+
+const VERSION = 'xxd 2022-01-14 by Juergen Weigert et al.';
+const CHUNK = 256 * 1024;
+
+class Exit extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+export default defineCommand({
+  name: 'xxd',
+  summary: 'Make a hex dump of a file or standard input, or (-r) convert a hex dump back to binary.',
+  usage: '[options] [infile [outfile]]',
+  // Writes only when an outfile operand is given.
+  mutates: (args) => {
+    const o = parseXxd(args);
+    return o !== 'usage' && !o.version && o.operands.length === 2 && o.operands[1] !== '-';
+  },
+  parse: 'raw',
+  usageStatus: 1,
+  reference: 'xxd 2022-01-14',
+  flags: [
+    { key: 'a', short: 'a', help: "toggle autoskip: A single '*' replaces nul-lines" },
+    { key: 'b', short: 'b', help: 'binary digit dump' },
+    { key: 'C', short: 'C', help: 'capitalize variable names in C include file style (-i)' },
+    { key: 'c', short: 'c', kind: 'string', arg: 'cols', help: 'format <cols> octets per line. Default 16 (-i: 12, -ps: 30)' },
+    { key: 'e', short: 'e', help: 'little-endian dump' },
+    { key: 'g', short: 'g', kind: 'string', arg: 'bytes', help: 'number of octets per group in normal output. Default 2 (-e: 4)' },
+    { key: 'i', short: 'i', help: 'output in C include file style' },
+    { key: 'l', short: 'l', kind: 'string', arg: 'len', help: 'stop after <len> octets' },
+    { key: 'n', short: 'n', kind: 'string', arg: 'name', help: 'set the variable name used in C include output (-i)' },
+    { key: 'o', short: 'o', kind: 'string', arg: 'off', help: 'add <off> to the displayed file position' },
+    { key: 'p', short: 'p', help: 'output in postscript plain hexdump style' },
+    { key: 'r', short: 'r', help: 'reverse operation: convert (or patch) hexdump into binary' },
+    { key: 'd', short: 'd', help: 'show offset in decimal instead of hex' },
+    { key: 's', short: 's', kind: 'string', arg: '[+][-]seek', help: 'start at <seek> bytes abs. (or +: rel.) infile offset' },
+    { key: 'u', short: 'u', help: 'use upper case hex letters' },
+    { key: 'v', short: 'v', help: 'show version' },
+  ],
+  async run(ctx) {
+    const o = parseXxd(ctx.args);
+    if (o === 'usage') {
+      await ctx.stderr.write(USAGE);
+      return 1;
+    }
+    if (o.version) {
+      await ctx.stderr.write(VERSION + '\n');
+      return 0;
+    }
+    try {
+      return await xxd(ctx, o);
+    } catch (e) {
+      if (e instanceof Exit) {
+        await ctx.stderr.write(`xxd: ${e.message}\n`);
+        return e.status;
+      }
+      throw e;
+    }
+  },
+});
+
+/** A byte source: a file (seekable) or standard input. */
+interface Source {
+  read(): Promise<Uint8Array | null>;
+  close(): void;
+}
+
+async function xxd(ctx: CommandContext, o: XxdOptions): Promise<number> {
+  let { cols, group } = o;
+  const t = o.hextype;
+  if (!cols) cols = t === HEX_POSTSCRIPT ? 30 : t === HEX_CINCLUDE ? 12 : t === HEX_BITS ? 6 : 16;
+  if (group < 0) group = t === HEX_BITS ? 1 : t === HEX_NORMAL ? 2 : t === HEX_LITTLEENDIAN ? 4 : 0;
+  if (cols < 1 || ((t === HEX_NORMAL || t === HEX_BITS || t === HEX_LITTLEENDIAN) && cols > 256)) {
+    throw new Exit(1, 'invalid number of columns (max. 256).');
+  }
+  if (group < 1 || group > cols) group = cols;
+  else if (t === HEX_LITTLEENDIAN && (group & (group - 1))) throw new Exit(1, 'number of octets per group must be a power of 2 with -e.');
+
+  const [inName, outName] = o.operands;
+  const fromStdin = inName === undefined || inName === '-';
+  let file: ReturnType<CommandContext['fs']['openRandom']> | undefined;
+  if (!fromStdin) {
+    try {
+      file = ctx.fs.openRandom(inName!, ctx.cwd);
+    } catch (e) {
+      if (!(e instanceof VfsError)) throw e;
+      throw new Exit(2, `${inName}: ${e.reason}`);
+    }
+  }
+  const toFile = outName !== undefined && outName !== '-';
+  try {
+    let pos = 0;
+    let stdinIt: AsyncIterator<Uint8Array> | undefined;
+    let pending: Uint8Array | null = null;
+    const src: Source = {
+      async read() {
+        if (pending) {
+          const p = pending;
+          pending = null;
+          return p;
+        }
+        if (file) {
+          const buf = Buffer.allocUnsafe(CHUNK);
+          const n = file.readAt(buf, pos);
+          pos += n;
+          return n > 0 ? buf.subarray(0, n) : null;
+        }
+        stdinIt ??= ctx.stdin[Symbol.asyncIterator]();
+        for (;;) {
+          const r = await stdinIt.next();
+          if (r.done) return null;
+          if (r.value.length) return r.value;
+        }
+      },
+      close() {
+        file?.close();
+      },
+    };
+    const out = new Sink(ctx, toFile ? outName : undefined, o.revert);
+    if (o.revert) {
+      if (t !== HEX_NORMAL && t !== HEX_POSTSCRIPT) throw new Exit(255, 'Sorry, cannot revert this type of hexdump');
+      const r = await revert(src, out, cols, t, o.negSeek ? -o.seek : o.seek);
+      // What was written before an error stays written (exit flushes stdio).
+      await out.close();
+      if (r) throw new Exit(r.status, r.message);
+      return 0;
+    }
+    // -s: a file seeks (from the end with -s -N); standard input is read past.
+    let seekoff = o.seek;
+    if (o.seek || o.negSeek || !o.relSeek) {
+      if (file) {
+        const target = o.negSeek ? (o.relSeek ? -o.seek : file.size - o.seek) : o.seek;
+        if (target < 0) throw new Exit(4, 'Sorry, cannot seek.');
+        pos = target;
+        seekoff = target;
+      } else {
+        if (o.negSeek) throw new Exit(4, 'Sorry, cannot seek.');
+        let left = o.seek;
+        while (left > 0) {
+          const c = await src.read();
+          if (!c) throw new Exit(4, 'Sorry, cannot seek.');
+          if (c.length > left) {
+            pending = c.subarray(left);
+            left = 0;
+          } else left -= c.length;
+        }
+      }
+    }
+    const limit = o.length < 0 ? Infinity : o.length;
+    const hex = o.upper ? '0123456789ABCDEF' : '0123456789abcdef';
+    if (t === HEX_CINCLUDE) await cInclude(src, out, o, fromStdin ? undefined : inName!, cols, limit);
+    else if (t === HEX_POSTSCRIPT) {
+      let s = '';
+      let p = cols;
+      let n = 0;
+      for (let c = await src.read(); c && n < limit; c = await src.read()) {
+        for (let k = 0; k < c.length && n < limit; k++, n++) {
+          const e = c[k]!;
+          s += hex[e >> 4]! + hex[e & 15]!;
+          if (!--p) {
+            s += '\n';
+            p = cols;
+          }
+        }
+        await out.write(s);
+        s = '';
+      }
+      if (p < cols) await out.write('\n');
+    } else await dump(src, out, o, t, cols, group, hex, BigInt(seekoff), limit);
+    await out.close();
+    return 0;
+  } finally {
+    file?.close();
+  }
+}
+
+async function cInclude(src: Source, out: Sink, o: XxdOptions, name: string | undefined, cols: number, limit: number): Promise<void> {
+  const varname = o.varname ?? name;
+  const ident = (v: string) => (/^[0-9]/.test(v) ? '__' : '') + [...Buffer.from(v, 'utf8')].map((b) => {
+    const c = String.fromCharCode(b);
+    return /[A-Za-z0-9]/.test(c) ? (o.capitalize ? c.toUpperCase() : c) : '_';
+  }).join('');
+  if (varname !== undefined) await out.write(`unsigned char ${ident(varname)}[] = {\n`);
+  let p = 0;
+  let s = '';
+  for (let c = await src.read(); c && p < limit; c = await src.read()) {
+    for (let k = 0; k < c.length && p < limit; k++, p++) {
+      const h = c[k]!.toString(16).padStart(2, '0');
+      s += (p % cols ? ', ' : !p ? '  ' : ',\n  ') + (o.upper ? '0X' + h.toUpperCase() : '0x' + h);
+    }
+    await out.write(s);
+    s = '';
+  }
+  if (p) await out.write('\n');
+  if (varname !== undefined) await out.write(`};\nunsigned int ${ident(varname)}_${o.capitalize ? 'LEN' : 'len'} = ${p};\n`);
+}
+
+async function dump(src: Source, out: Sink, o: XxdOptions, t: number, cols: number, g: number, hex: string, seekoff: bigint, limit: number): Promise<void> {
+  const grplen = t === HEX_BITS ? 8 * g + 1 : 2 * g + 1;
+  const l = Buffer.alloc(16 + grplen * cols + cols + 8, 0x20);
+  let addrlen = 9;
+  let p = 0;
+  let n = 0;
+  let c = 0;
+  let nonzero = 0;
+  const asciiAt = Math.floor((grplen * cols - 1) / g);
+  // xxdline's state: three or more all-zero lines become one '*' (autoskip).
+  let z = '';
+  let zeroSeen = 0;
+  let text = '';
+  const line = async (s: string, nz: number) => {
+    if (!nz && zeroSeen === 1) z = s;
+    if (nz || !zeroSeen++) {
+      if (nz) {
+        if (nz < 0) zeroSeen--;
+        if (zeroSeen === 2) text += z;
+        if (zeroSeen > 2) text += '*\n';
+      }
+      if (nz >= 0 || zeroSeen > 0) text += s;
+      if (nz) zeroSeen = 0;
+    }
+    if (text.length >= 65536) {
+      await out.write(text);
+      text = '';
+    }
+  };
+  for (let chunk = await src.read(); chunk && n < limit; chunk = await src.read()) {
+    for (let k = 0; k < chunk.length && n < limit; k++) {
+      const e = chunk[k]!;
+      if (p === 0) {
+        const addr = BigInt.asUintN(64, BigInt(n) + seekoff + o.displayOff);
+        const a = (o.decimal ? addr.toString(10) : addr.toString(16)).padStart(8, '0') + ':';
+        addrlen = a.length;
+        l.fill(0x20);
+        l.write(a, 0, 'latin1');
+      }
+      const x = t === HEX_LITTLEENDIAN ? p ^ (g - 1) : p;
+      c = addrlen + 1 + Math.floor((grplen * x) / g);
+      if (t === HEX_BITS) for (let i = 7; i >= 0; i--) l[c++] = e & (1 << i) ? 0x31 : 0x30;
+      else {
+        l[c] = hex.charCodeAt(e >> 4);
+        l[c + 1] = hex.charCodeAt(e & 15);
+      }
+      if (e) nonzero++;
+      c = asciiAt + addrlen + 3 + p;
+      l[c++] = e > 31 && e < 127 ? e : 0x2e;
+      n++;
+      if (++p === cols) {
+        l[c] = 0x0a;
+        await line(l.toString('latin1', 0, c + 1), o.autoskip ? nonzero : 1);
+        nonzero = 0;
+        p = 0;
+      }
+    }
+  }
+  if (p) {
+    l[c] = 0x0a;
+    await line(l.toString('latin1', 0, c + 1), 1);
+  } else if (o.autoskip) await line(z, -1);
+  if (text) await out.write(text);
+}
+
+/**
+ * Where output goes: standard output (written as it comes; a seek forward writes zeros, as
+ * on a pipe), or an output file built in memory and written through the Vfs at the end:
+ * truncated for a dump, patched in place for -r (xxd opens it without O_TRUNC).
+ */
+export class Sink {
+  private file: Buffer<ArrayBufferLike> | undefined;
+  /** Position for -r (bytes written or skipped to). */
+  pos = 0;
+  private size = 0;
+  private stdoutBuf: Buffer[] = [];
+  private buffered = 0;
+
+  constructor(private readonly ctx: CommandContext, private readonly name: string | undefined, patch: boolean) {
+    if (name !== undefined) {
+      let existing: Buffer<ArrayBufferLike> = Buffer.alloc(0);
+      if (patch) {
+        try {
+          existing = ctx.fs.readFile(name, ctx.cwd);
+        } catch (e) {
+          if (!(e instanceof VfsError) || e.errno !== 'ENOENT') throw new Exit(3, `${name}: ${(e as VfsError).reason ?? String(e)}`);
+        }
+      }
+      this.file = Buffer.alloc(Math.max(64 * 1024, existing.length));
+      existing.copy(this.file);
+      this.size = existing.length;
+    }
+  }
+
+  get seekable(): boolean {
+    return this.file !== undefined;
+  }
+
+  async write(s: string | Uint8Array): Promise<void> {
+    const b = typeof s === 'string' ? Buffer.from(s, 'latin1') : s;
+    if (this.file) {
+      this.ensure(this.pos + b.length);
+      this.file.set(b, this.pos);
+      this.pos += b.length;
+      this.size = Math.max(this.size, this.pos);
+      return;
+    }
+    this.pos += b.length;
+    this.stdoutBuf.push(Buffer.from(b));
+    this.buffered += b.length;
+    if (this.buffered >= 65536) await this.flush();
+  }
+
+  private ensure(n: number): void {
+    if (n <= this.file!.length) return;
+    const max = this.ctx.limits.maxBufferBytes;
+    if (n > max) throw new Exit(3, `${this.name}: File too large`);
+    const bigger = Buffer.alloc(Math.min(max, Math.max(n, this.file!.length * 2)));
+    this.file!.copy(bigger);
+    this.file = bigger;
+  }
+
+  /** Move to an absolute position in the output file (holes read as zeros). */
+  seek(to: number): void {
+    this.ensure(to);
+    this.pos = to;
+  }
+
+  async flush(): Promise<void> {
+    if (this.buffered === 0) return;
+    const b = Buffer.concat(this.stdoutBuf);
+    this.stdoutBuf = [];
+    this.buffered = 0;
+    await this.ctx.stdout.write(b);
+  }
+
+  async close(): Promise<void> {
+    if (this.file) {
+      try {
+        this.ctx.fs.writeFile(this.name!, this.file.subarray(0, this.size), this.ctx.cwd);
+      } catch (e) {
+        if (!(e instanceof VfsError)) throw e;
+        throw new Exit(3, `${this.name}: ${e.reason}`);
+      }
+    } else await this.flush();
+  }
+}
+
+export { Exit };
