@@ -5,7 +5,7 @@
  * output (a pipe), done in an output file.
  */
 import { HEX_BITS, HEX_NORMAL, HEX_POSTSCRIPT } from './options.js';
-import type { Sink } from './index.js';
+import type { Sink } from './sink.js';
 
 const hexDigit = (c: number) => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1);
 
