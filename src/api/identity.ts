@@ -99,6 +99,7 @@ export function bindIdentity(nosh: Nosh, b: Binding): Nosh {
     },
     methods: (role, surface) => nosh.methods(role ?? bound.role, surface ?? b.surface),
     recordRefusal: (m, p, e) => nosh.recordRefusal?.(m, { ...(p as object), context: bound }, e),
+    ready: () => nosh.ready?.() ?? Promise.resolve(),
     close: () => nosh.close(),
   };
 }
