@@ -146,7 +146,7 @@ export class Engine implements MethodEngine {
   /**
    * The one dispatch path: the registry entry, its params parsed by its schema, its handler run
    * within the call's timeout_ms (a worker's run is stopped by the pool; a main-thread method's
-   * answer is given up at the deadline).
+   * answer is given up at the deadline, its work left to finish).
    */
   private async dispatch(method: string, params: unknown, opts: CallOptions, note: AuditNote,
     lib: Pick<Invocation, 'root' | 'stdin'> = {}): Promise<Envelope<unknown>> {
@@ -164,7 +164,8 @@ export class Engine implements MethodEngine {
       const args = entry.input.parse(params ?? {}) as Record<string, unknown> & { timeout_ms?: number };
       const call: Invocation = { timeoutMs: args.timeout_ms ?? this.config.limits.timeoutMs, signal: opts.signal, note, ...lib };
       const done = entry.handler(this, args, call);
-      return await (entry.runs === 'main' ? withinTimeout(method, done, call.timeoutMs) : done);
+      // A worker's run is always bounded (by the pool); a main-thread method only when the call gives timeout_ms.
+      return await (entry.runs === 'main' && args.timeout_ms !== undefined ? withinTimeout(method, done, args.timeout_ms) : done);
     } catch (e) {
       return envelopeOfError(e);
     }
