@@ -7,37 +7,10 @@ import { countFiles } from '../zones/quota.js';
 import { STALE_TEMP_SECONDS, expireSessions, removeStaleTemps } from '../zones/maintenance.js';
 import { validateFileName } from '../zones/transfer.js';
 import type { Zone } from '../zones/workspace.js';
-import type { CancelSignal } from '../pool/index.js';
-import type { MethodInfo } from './method.js';
-import { orderKey, type WriteOrder } from './write-order.js';
+import type { HostEngine, MethodInfo } from './method.js';
+import { orderKey } from './write-order.js';
 
-/** What host methods may use of the engine (kept small so this file does not own the engine). */
-export interface HostEngine {
-  readonly config: import('../config.js').ResolvedConfig;
-  readonly workspace: import('../zones/workspace.js').Workspace;
-  zoneOf(req: { root?: string; zone?: string; context?: Context }): Zone | Promise<Zone>;
-  runZoneTool(zone: Zone, name: string, args: unknown, o?: ZoneToolOptions): Promise<ZoneToolResult>;
-  /** The order of the calls that change a zone: host methods that write take their place in it. */
-  readonly writes: Pick<WriteOrder, 'whole' | 'file'>;
-}
-
-/** A worker tool's answer; `changes` (virtual paths) are for the audit log, not the envelope. */
-export interface ZoneToolResult {
-  data: unknown;
-  message: string;
-  changes?: import('../vfs/index.js').Change[];
-  peerChanges?: import('../vfs/index.js').Change[];
-}
-
-export interface ZoneToolOptions {
-  /** Second zone of a transfer. */
-  peer?: Zone;
-  context?: Context;
-  cwd?: string;
-  signal?: CancelSignal;
-  /** The call's time limit (default: the configured one). */
-  timeoutMs?: number;
-}
+export type { HostEngine, ZoneToolOptions, ZoneToolResult } from './method.js';
 
 /** A method the main thread serves; `runs`: whether its work is a worker tool (import, transfer) or the main thread's own. */
 export interface HostMethod extends MethodInfo {

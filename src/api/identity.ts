@@ -8,7 +8,7 @@
 import { NoshError, type Envelope } from '../errors.js';
 import { ContextSchema, roleMayWrite, type Context } from '../zones/context.js';
 import { envelopeOfError } from './exec.js';
-import type { Nosh } from '../index.js';
+import type { Nosh } from '../nosh.js';
 import { RUNTIME_METHODS, type Surface } from './params.js';
 
 export interface Binding {

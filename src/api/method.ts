@@ -10,7 +10,7 @@ import type { Change } from '../vfs/index.js';
 import type { AuditNote } from '../audit/event.js';
 import type { Context } from '../zones/context.js';
 import type { Zone } from '../zones/workspace.js';
-import type { HostEngine } from './host.js';
+import type { WriteOrder } from './write-order.js';
 import type { Surface } from './params.js';
 
 /** What a method is, as listed to callers (RPC, MCP, `nosh schemas`, nosh.methods()). */
@@ -45,6 +45,34 @@ export interface Invocation {
   /** Library only (nosh.exec): a host folder as the zone, and stdin as bytes. */
   root?: string;
   stdin?: Uint8Array;
+}
+
+/** What host methods may use of the engine (kept small so this file does not own the engine). */
+export interface HostEngine {
+  readonly config: import('../config.js').ResolvedConfig;
+  readonly workspace: import('../zones/workspace.js').Workspace;
+  zoneOf(req: { root?: string; zone?: string; context?: Context }): Zone | Promise<Zone>;
+  runZoneTool(zone: Zone, name: string, args: unknown, o?: ZoneToolOptions): Promise<ZoneToolResult>;
+  /** The order of the calls that change a zone: host methods that write take their place in it. */
+  readonly writes: Pick<WriteOrder, 'whole' | 'file'>;
+}
+
+/** A worker tool's answer; `changes` (virtual paths) are for the audit log, not the envelope. */
+export interface ZoneToolResult {
+  data: unknown;
+  message: string;
+  changes?: import('../vfs/index.js').Change[];
+  peerChanges?: import('../vfs/index.js').Change[];
+}
+
+export interface ZoneToolOptions {
+  /** Second zone of a transfer. */
+  peer?: Zone;
+  context?: Context;
+  cwd?: string;
+  signal?: CancelSignal;
+  /** The call's time limit (default: the configured one). */
+  timeoutMs?: number;
 }
 
 /** What handlers may use of the engine. */
