@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { NoshError } from './errors.js';
+import { LIMITS } from './limits.js';
 
 /**
  * Numeric limits are validated as the code uses them: whole numbers (byte counts, counts,
@@ -10,9 +11,9 @@ import { NoshError } from './errors.js';
  */
 const MB = 1024 * 1024;
 /** Largest file size (bytes) a zone may allow: 1 TiB. */
-export const MAX_FILE_SIZE_LIMIT = 2 ** 40;
+export const MAX_FILE_SIZE_LIMIT = LIMITS.maxFileSize.max;
 /** Largest in-memory buffer of one command (bytes): 2 GiB (V8 strings and Buffers stop near there). */
-export const MAX_BUFFER_LIMIT = 2 ** 31;
+export const MAX_BUFFER_LIMIT = LIMITS.maxBufferBytes.max;
 /** Largest quota (MB): 2^33 MB = 2^53 bytes, the last whole number a double holds exactly. */
 export const MAX_QUOTA_MB = 2 ** 33;
 
@@ -22,16 +23,16 @@ const fileSize = () => count(MAX_FILE_SIZE_LIMIT);
 const quotaMb = () => z.number().positive().max(MAX_QUOTA_MB)
   .refine((mb) => Math.floor(mb * MB) >= 1, { message: 'Too small: a quota must be at least one byte (1/1048576 MB)' });
 
-/** Limits of DESIGN.md, all configurable; the maxima bound what a caller may ask for. */
+/** Limits of DESIGN.md, all configurable (src/limits.ts: defaults and maxima); the maxima bound what a caller may ask for. */
 export const LimitsSchema = z.object({
-  timeoutMs: count(300_000).default(30_000),
-  memoryMb: z.number().int().min(16).max(16_384).default(512),
-  maxOutputBytes: count(5_000_000).default(50_000),
-  maxResults: count(10_000_000).default(1000),
-  maxFileSize: fileSize().default(300 * 1024 * 1024),
-  maxBufferBytes: count(MAX_BUFFER_LIMIT).default(256 * 1024 * 1024),
+  timeoutMs: count(LIMITS.timeoutMs.max).default(LIMITS.timeoutMs.default),
+  memoryMb: z.number().int().min(LIMITS.memoryMb.min).max(LIMITS.memoryMb.max).default(LIMITS.memoryMb.default),
+  maxOutputBytes: count(LIMITS.maxOutputBytes.max).default(LIMITS.maxOutputBytes.default),
+  maxResults: count(LIMITS.maxResults.max).default(LIMITS.maxResults.default),
+  maxFileSize: fileSize().default(LIMITS.maxFileSize.default),
+  maxBufferBytes: count(MAX_BUFFER_LIMIT).default(LIMITS.maxBufferBytes.default),
   /** Resident memory budget of the whole process, MB (default: threads x memoryMb x 2 + 512; 0: not watched). See src/pool/pool.ts watchRss. */
-  rssMb: z.number().int().min(0).max(16_384 * 256).optional(),
+  rssMb: z.number().int().min(0).max(LIMITS.rssMb.max).optional(),
 }).strict();
 
 export const PolicySchema = z.object({

@@ -1,22 +1,22 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
 
 import type { ResolvedConfig } from '../config.js';
-import { NoshError, ok, type Envelope } from '../errors.js';
+import { NoshError, type Envelope } from '../errors.js';
 import { WorkerPool, type CancelSignal } from '../pool/index.js';
-import { ContextSchema, type Context } from '../zones/context.js';
+import type { Context } from '../zones/context.js';
 import { Workspace, withRole, type GroupProvider, type Zone } from '../zones/workspace.js';
 import { chargeOf, type QuotaHandle } from '../zones/quota.js';
 import { STALE_TEMP_SECONDS, removeStaleTemps } from '../zones/maintenance.js';
 import type { Change } from '../vfs/index.js';
-import { normalizeVirtual } from '../vfs/paths.js';
-import { ExecOptionsSchema, ExecRequestSchema, buildTask, taskLimits, envelopeOfError, toEnvelope, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
-import { ExecParams, ZoneParams, checkParamsSize } from './params.js';
+import type { TaskRequest, TaskResponse } from '../exec/index.js';
+import { LIMITS } from '../limits.js';
+import { EXEC_METHOD, execParamsOf, taskLimits, envelopeOfError, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
+import { checkParamsSize, type Surface } from './params.js';
 import { nullsAsAbsent } from './strict.js';
-import type { MethodInfo, Surface } from './methods.js';
-import { WriteOrder, mayMutate, orderKey } from './write-order.js';
-import type { HostEngine, ZoneToolOptions, ZoneToolResult } from './host.js';
+import type { Invocation, Method, MethodEngine, MethodInfo } from './method.js';
+import { WriteOrder } from './write-order.js';
+import type { ZoneToolOptions, ZoneToolResult } from './host.js';
 import type { Role } from '../zones/context.js';
 import { auditEvents, auditorFor, type AuditNote } from '../audit/event.js';
 import type { AuditCallback } from '../audit/log.js';
@@ -38,27 +38,22 @@ export interface CallOptions {
 }
 
 /**
- * The method registry: the typed tools (and their zod schemas), the host methods and the
- * listing built from them. Loaded on first need rather than with the engine, so that `nosh
- * serve` answers an exec before it has loaded them; createNosh waits for it.
+ * The method registry (src/api/methods.ts): exec's entry is loaded with the engine, the rest (the
+ * typed tools and their zod schemas, the host methods) on first need, so that `nosh serve`
+ * answers an exec before it has loaded them; createNosh waits for it unless told not to.
  */
-interface Registry {
-  tools: typeof import('../tools/index.js').TOOLS;
-  host: typeof import('./host.js').HOST_METHODS;
-  list: typeof import('./methods.js').listMethods;
-}
+type Registry = typeof import('./methods.js');
 
 let registry: Registry | undefined;
 let registryLoading: Promise<Registry> | undefined;
 
 function loadRegistry(): Promise<Registry> {
-  registryLoading ??= Promise.all([import('../tools/index.js'), import('./host.js'), import('./methods.js')])
-    .then(([t, h, m]) => (registry = { tools: t.TOOLS, host: h.HOST_METHODS, list: m.listMethods }));
+  registryLoading ??= import('./methods.js').then((m) => (registry = m));
   return registryLoading;
 }
 
 /** The engine behind the library API, RPC and MCP: zones, pool, methods. */
-export class Engine implements HostEngine {
+export class Engine implements MethodEngine {
   readonly workspace: Workspace;
   private readonly pool: WorkerPool;
   private closed = false;
@@ -121,34 +116,18 @@ export class Engine implements HostEngine {
     return zone;
   }
 
-  exec(rawReq: ExecRequest, rawOpts: ExecOptions & CallOptions = {}): Promise<Envelope<ExecData>> {
-    return this.audit ? this.audited('exec', rawReq, (note) => this.execute(rawReq, rawOpts, note)) : this.execute(rawReq, rawOpts);
-  }
-
-  private async execute(rawReq: ExecRequest, rawOpts: ExecOptions & CallOptions = {}, note?: AuditNote): Promise<Envelope<ExecData>> {
-    if (this.closed) return closedEnvelope();
-    this.pool.prewake();
-    try {
-      const { signal, ...rest } = rawOpts;
-      checkParamsSize(rawReq);
-      const req = ExecRequestSchema.parse(rawReq);
-      const opts = ExecOptionsSchema.parse(rest);
-      const zoneOrPromise = this.zoneOf(req);
-      const zone = zoneOrPromise instanceof Promise ? await zoneOrPromise : zoneOrPromise;
-      const task = buildTask(req, opts, zone.root, zone.policy, this.config.limits, zone.quota);
-      const timeoutMs = opts.timeoutMs ?? this.config.limits.timeoutMs;
-      const run = async () => {
-        const res = await this.pool.run(task, timeoutMs, signal);
-        if (this.afterWrite && res.ok && res.result) await this.written(zone, req.context, res.result.changes);
-        return res;
-      };
-      // A reading command line (most calls) goes straight to the pool: no wrapper on the hot path.
-      const res = await (mayMutate(task) ? this.writes.whole(orderKey(zone).root, run) : this.pool.run(task, timeoutMs, signal));
-      if (note && res.ok && res.result) ({ changes: note.changes, refusals: note.refusals } = res.result);
-      return toEnvelope(res, opts, task.limits.maxOutputBytes);
-    } catch (e) {
-      return envelopeOfError(e);
-    }
+  /** The library's exec: its camelCase request and options mapped onto exec's parameters, then dispatched as every call. */
+  exec(req: ExecRequest, opts: ExecOptions & CallOptions = {}): Promise<Envelope<ExecData>> {
+    const run = (note: AuditNote) => {
+      try {
+        const { signal, ...rest } = opts;
+        const { params, root, stdin } = execParamsOf(req, rest as Record<string, unknown>);
+        return this.dispatch('exec', params, { signal }, note, { root, stdin });
+      } catch (e) {
+        return Promise.resolve(envelopeOfError(e));
+      }
+    };
+    return (this.audit ? this.audited('exec', req, run) : run({})) as Promise<Envelope<ExecData>>;
   }
 
   /**
@@ -161,52 +140,32 @@ export class Engine implements HostEngine {
 
   /** Call any registry method by name with JSON params (what RPC and MCP use). */
   call(method: string, params: unknown, opts: CallOptions = {}): Promise<Envelope<unknown>> {
-    return this.audit ? this.audited(method, params, (note) => this.dispatch(method, params, opts, note)) : this.dispatch(method, params, opts);
+    return this.audit ? this.audited(method, params, (note) => this.dispatch(method, params, opts, note)) : this.dispatch(method, params, opts, {});
   }
 
-  private async dispatch(method: string, params: unknown, opts: CallOptions = {}, note?: AuditNote): Promise<Envelope<unknown>> {
+  /**
+   * The one dispatch path: the registry entry, its params parsed by its schema, its handler run
+   * within the call's timeout_ms (a worker's run is stopped by the pool; a main-thread method's
+   * answer is given up at the deadline, its work left to finish).
+   */
+  private async dispatch(method: string, params: unknown, opts: CallOptions, note: AuditNote,
+    lib: Pick<Invocation, 'root' | 'stdin'> = {}): Promise<Envelope<unknown>> {
     if (this.closed) return closedEnvelope();
     this.pool.prewake();
     try {
+      const entry: Method | undefined = method === 'exec' ? EXEC_METHOD as unknown as Method : (registry ?? await loadRegistry()).METHODS.get(method);
       // strict function calling sends null for an optional argument not given (src/api/strict.ts);
       // the size check's walk tells whether the params hold a null, so they are walked once
-      if (checkParamsSize(params)) params = nullsAsAbsent(method === 'exec' ? ExecParams : (registry ?? await loadRegistry()).list().find((m) => m.name === method)?.input, params);
-      if (method === 'exec') {
-        const p = ExecParams.parse(params ?? {});
-        return await this.execute(
-          { zone: p.zone, context: p.context, cwd: p.cwd, command: p.command, cmd: p.cmd, args: p.args },
-          { stdin: p.stdin, timeoutMs: p.timeout_ms, maxOutputBytes: p.max_output_bytes, stdoutFile: p.stdout_file, signal: opts.signal }, note,
-        );
+      if (checkParamsSize(params)) params = nullsAsAbsent(entry?.input, params);
+      if (!entry) {
+        const list = (registry ?? await loadRegistry()).listMethods();
+        throw new NoshError('INVALID_ARGUMENT', `unknown method '${method}'`, `Methods: ${list.map((m) => m.name).join(', ')}.`);
       }
-      const { tools, host: hostMethods, list } = registry ?? await loadRegistry();
-      const tool = tools.get(method);
-      if (tool) {
-        const { zone, cwd, context, ...args } = (params ?? {}) as { zone?: unknown; cwd?: unknown; context?: unknown };
-        // zone and cwd as the registry's schema has them (a wrong type is INVALID_ARGUMENT, not a crash):
-        // checked by hand on the hot path, the zod schema only names what is wrong.
-        if ((zone !== undefined && (typeof zone !== 'string' || zone === '')) || (cwd !== undefined && typeof cwd !== 'string')) {
-          z.object(ZoneParams).pick({ zone: true, cwd: true }).parse({ zone, cwd });
-        }
-        const parsed = tool.input.parse(args);
-        const ctx = context === undefined ? undefined : ContextSchema.parse(context);
-        const zoneOrPromise = this.zoneOf({ zone: zone as string | undefined, context: ctx });
-        const z0 = zoneOrPromise instanceof Promise ? await zoneOrPromise : zoneOrPromise;
-        const run = () => this.runZoneTool(z0, method, parsed, { context: ctx, cwd: cwd as string | undefined, signal: opts.signal });
-        const key = orderKey(z0);
-        const out = await (!tool.mutates ? run()
-          : ONE_FILE.has(method) ? this.writes.file(key.root, key.prefix + normalizeVirtual((parsed as { path: string }).path, (cwd as string | undefined) ?? '/'), run)
-          : this.writes.whole(key.root, run));
-        if (note) ({ changes: note.changes, peerChanges: note.peerChanges } = out);
-        return ok(out.data, out.message);
-      }
-      const host = hostMethods.find((m) => m.name === method);
-      if (host) {
-        const out = await host.run(this, host.input.parse(params ?? {}) as Record<string, unknown>);
-        if (note) ({ changes: note.changes, peerChanges: note.peerChanges } = out as AuditNote);
-        return ok(out.data, out.message ?? 'ok');
-      }
-      return envelopeOfError(new NoshError('INVALID_ARGUMENT', `unknown method '${method}'`,
-        `Methods: ${list().map((m) => m.name).join(', ')}.`));
+      const args = entry.input.parse(params ?? {}) as Record<string, unknown> & { timeout_ms?: number };
+      const call: Invocation = { timeoutMs: args.timeout_ms ?? this.config.limits.timeoutMs, signal: opts.signal, note, ...lib };
+      const done = entry.handler(this, args, call);
+      // A worker's run is always bounded (by the pool); a main-thread method only when the call gives timeout_ms.
+      return await (entry.runs === 'main' && args.timeout_ms !== undefined ? withinTimeout(method, done, args.timeout_ms) : done);
     } catch (e) {
       return envelopeOfError(e);
     }
@@ -215,7 +174,7 @@ export class Engine implements HostEngine {
   /** The registry's methods; needs ready() to have resolved (createNosh waits for it). */
   methods(role?: Role, surface?: Surface): MethodInfo[] {
     if (!registry) throw new Error('nosh: methods() before the method registry was loaded (await ready())');
-    return registry.list(role, surface);
+    return registry.listMethods(role, surface);
   }
 
   /** Load the method registry (the typed tools, the host methods): what methods() needs. */
@@ -229,7 +188,7 @@ export class Engine implements HostEngine {
     const res = await this.pool.run({
       root: zone.root, policy: zone.policy, quota: zone.quota, cwd: o.cwd ?? '/', stages: [], tool: { name, args }, limits: taskLimits(this.config.limits),
       peer: peer && { root: peer.root, policy: peer.policy, quota: peer.quota },
-    }, this.config.limits.timeoutMs, o.signal);
+    }, o.timeoutMs ?? this.config.limits.timeoutMs, o.signal);
     if (!res.ok) throw new NoshError(res.error.code, res.error.message, res.error.hint, res.error.details);
     if (this.afterWrite) {
       await this.written(zone, context, res.tool!.changes);
@@ -239,12 +198,21 @@ export class Engine implements HostEngine {
     return { data: res.tool!.data, message: res.tool!.message, changes: res.tool!.changes, peerChanges: res.tool!.peerChanges };
   }
 
+  /** Run a worker task on the pool. */
+  runTask(task: TaskRequest, timeoutMs: number, signal?: CancelSignal): Promise<TaskResponse> {
+    return this.pool.run(task, timeoutMs, signal);
+  }
+
+  get hasAfterWrite(): boolean {
+    return this.afterWrite !== undefined;
+  }
+
   /**
    * After-write work in the main thread: the hook where versioned zones will commit. It is
    * bounded by the call timeout: a hook that never ends would otherwise hold every later
    * writer of the zone (they wait for this call) and the caller forever.
    */
-  private async written(zone: Zone, context: Context | undefined, changes: Change[]): Promise<void> {
+  async written(zone: Zone, context: Context | undefined, changes: Change[]): Promise<void> {
     if (!this.afterWrite || changes.length === 0) return;
     const user = zone.kind === 'root' || zone.kind === 'mount' ? context?.user : this.workspace.userOf(context ?? {});
     const hook = Promise.resolve(this.afterWrite({ zone: zone.name, kind: zone.kind, versioned: zone.versioned, user, changes }));
@@ -269,11 +237,15 @@ export class Engine implements HostEngine {
   }
 }
 
-/**
- * Mutating tools that change only the file named by their `path` (zone root + normalised
- * virtual path is the key of WriteOrder.file); the other mutating tools may change any file.
- */
-const ONE_FILE = new Set(['write', 'edit']);
+/** A main-thread method's answer, or TIMEOUT at the call's deadline (as the pool stops a worker's run). */
+function withinTimeout<T>(method: string, work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new NoshError('TIMEOUT', `${method} timed out after ${ms} ms`,
+      `Retry later, or raise timeout_ms (max ${LIMITS.timeoutMs.max}).`, { timeout_ms: ms })), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
 
 function closedEnvelope() {
   return envelopeOfError(new NoshError('INTERNAL_ERROR', 'nosh is closed', 'Create a new instance.'));

@@ -6,31 +6,60 @@ import type { LimitsConfig } from '../config.js';
 import { parseCommandLine } from '../parse/index.js';
 import type { TaskRequest, TaskResponse } from '../exec/index.js';
 import type { ZonePolicy } from '../vfs/index.js';
-import { ContextSchema } from '../zones/context.js';
+import { ExecParams } from './params.js';
+import type { Method } from './method.js';
+import { mayMutate, orderKey } from './write-order.js';
 import type { QuotaHandle } from '../vfs/charge.js';
 
-export const ExecRequestSchema = z.object({
+/**
+ * The library's exec request (nosh.exec(req, opts)): exec's wire parameters (ExecParams, the one
+ * schema) in camelCase, plus what only a library caller can give: a host folder as `root`,
+ * stdin as bytes. execParamsOf maps it onto the wire parameters.
+ */
+export interface ExecRequest {
   /** Host folder to use as the zone root (library callers only). */
-  root: z.string().min(1).optional(),
-  zone: z.string().min(1).optional(),
-  context: ContextSchema.optional(),
-  cwd: z.string().default('/'),
+  root?: string;
+  zone?: string;
+  context?: import('../zones/context.js').Context;
+  cwd?: string;
   /** A command line: tokenized, checked for metacharacters, globs expanded in the zone. */
-  command: z.string().optional(),
+  command?: string;
   /** The argv form: no tokenizing, no globbing; args are literal. */
-  cmd: z.string().min(1).optional(),
-  args: z.array(z.string()).default([]),
-}).strict();
+  cmd?: string;
+  args?: string[];
+}
 
-export const ExecOptionsSchema = z.object({
-  stdin: z.union([z.string(), z.custom<Uint8Array>((v) => v instanceof Uint8Array, "stdin must be a string or bytes")]).optional(),
-  timeoutMs: z.number().int().positive().max(300_000).optional(),
-  maxOutputBytes: z.number().int().positive().max(5_000_000).optional(),
-  stdoutFile: z.string().min(1).optional(),
-}).strict();
+export interface ExecOptions {
+  stdin?: string | Uint8Array;
+  timeoutMs?: number;
+  maxOutputBytes?: number;
+  stdoutFile?: string;
+}
 
-export type ExecRequest = z.input<typeof ExecRequestSchema>;
-export type ExecOptions = z.input<typeof ExecOptionsSchema>;
+const OPTION_KEYS: Record<string, string> = { stdin: 'stdin', timeoutMs: 'timeout_ms', maxOutputBytes: 'max_output_bytes', stdoutFile: 'stdout_file' };
+
+/** nosh.exec's request and options as exec's wire parameters, and the library-only parts beside them. */
+export function execParamsOf(req: unknown, opts: Record<string, unknown>): { params: unknown; root?: string; stdin?: Uint8Array } {
+  const unknown = Object.keys(opts).filter((k) => !Object.hasOwn(OPTION_KEYS, k));
+  if (unknown.length > 0) {
+    throw new NoshError('INVALID_ARGUMENT', `exec options: unknown key${unknown.length > 1 ? 's' : ''} ${unknown.slice(0, 5).map((k) => JSON.stringify(k)).join(', ')}`,
+      'Options are stdin, timeoutMs, maxOutputBytes, stdoutFile and signal.', { keys: unknown.slice(0, 20) });
+  }
+  if (typeof req !== 'object' || req === null || Array.isArray(req)) return { params: req };
+  const { root, ...params } = req as Record<string, unknown>;
+  if (root !== undefined && (typeof root !== 'string' || root === '')) {
+    throw new NoshError('INVALID_ARGUMENT', 'root: a host folder, a non-empty string', 'Give root as a folder path, or a zone name as zone.');
+  }
+  let stdin: Uint8Array | undefined;
+  for (const [k, v] of Object.entries(opts)) {
+    if (v === undefined) continue;
+    if (k === 'stdin' && v instanceof Uint8Array) stdin = v;
+    else params[OPTION_KEYS[k]!] = v;
+  }
+  return { params, root: root as string | undefined, stdin };
+}
+
+export type ExecArgs = z.output<typeof ExecParams>;
 
 export interface ExecData {
   exit_code: number;
@@ -53,12 +82,12 @@ export function taskLimits(l: LimitsConfig, maxOutputBytes = l.maxOutputBytes) {
 }
 
 /** Build the worker task for one exec call (zone already resolved to a root and policy). */
-export function buildTask(req: z.output<typeof ExecRequestSchema>, opts: z.output<typeof ExecOptionsSchema>,
+export function buildTask(req: ExecArgs, stdinBytes: Uint8Array | undefined,
   root: string, policy: ZonePolicy, limits: LimitsConfig, quota?: QuotaHandle): TaskRequest {
   let stages: TaskRequest['stages'];
   if (req.cmd !== undefined) {
     if (req.command !== undefined) throw new NoshError('INVALID_ARGUMENT', 'give either command or cmd/args, not both', 'Use command for a command line, cmd+args for literal argv.');
-    stages = [{ argv: [req.cmd, ...req.args] }];
+    stages = [{ argv: [req.cmd, ...(req.args ?? [])] }];
   } else if (req.command !== undefined) {
     // The serving thread parses it: a hostile line of many MB cost up to a second of every caller's time.
     if (req.command.length > MAX_COMMAND_LINE) {
@@ -74,16 +103,16 @@ export function buildTask(req: z.output<typeof ExecRequestSchema>, opts: z.outpu
   } else {
     throw new NoshError('MISSING_PARAMETER', 'command is required', 'Pass command: "ls -la" or cmd: "ls", args: ["-la"].');
   }
-  const stdin = typeof opts.stdin === 'string' ? Buffer.from(opts.stdin, 'utf8') : opts.stdin;
+  const stdin = typeof req.stdin === 'string' ? Buffer.from(req.stdin, 'utf8') : stdinBytes;
   return {
-    root, policy, quota, cwd: req.cwd, stages, stdin,
-    limits: taskLimits(limits, opts.maxOutputBytes),
-    stdoutFile: opts.stdoutFile,
+    root, policy, quota, cwd: req.cwd ?? '/', stages, stdin,
+    limits: taskLimits(limits, req.max_output_bytes),
+    stdoutFile: req.stdout_file,
   };
 }
 
 /** Turn a worker response into the envelope of DESIGN.md. */
-export function toEnvelope(res: TaskResponse, opts: z.output<typeof ExecOptionsSchema>, maxOutputBytes: number): Envelope<ExecData> {
+export function toEnvelope(res: TaskResponse, stdoutFile: string | undefined, maxOutputBytes: number): Envelope<ExecData> {
   if (!res.ok) return { success: false, error: res.error };
   const r = res.result;
   if (!r) return { success: false, error: { code: 'INTERNAL_ERROR', message: 'unexpected worker reply', details: {}, hint: '' } };
@@ -96,7 +125,7 @@ export function toEnvelope(res: TaskResponse, opts: z.output<typeof ExecOptionsS
     stdout_bytes: r.stdoutBytes,
   };
   if (!isUtf8(stdout)) data.stdout_base64 = stdout.toString('base64');
-  if (opts.stdoutFile) data.stdout_file = opts.stdoutFile;
+  if (stdoutFile) data.stdout_file = stdoutFile;
   let message = r.exitCode === 0 ? 'ok' : `exited with status ${r.exitCode}`;
   if (r.truncated) {
     message += `; output cut at ${maxOutputBytes} bytes of ${r.stdoutBytes}+. ` +
@@ -109,3 +138,32 @@ export function toEnvelope(res: TaskResponse, opts: z.output<typeof ExecOptionsS
 export function envelopeOfError(e: unknown): Envelope<never> {
   return { success: false, error: errorBody(e) };
 }
+
+/** exec: a registry entry like every method; loaded with the engine, so exec needs no registry. */
+export const EXEC_METHOD: Method<ExecArgs> = {
+  name: 'exec',
+  description: 'Run a Unix command line (ls, cat, grep, find, sed, head, wc, ...) in the zone, GNU-compatible output. ' +
+    'No shell: no ; && > $() or variables; use stdout_file to save output. Returns exit_code, stdout, stderr, truncated.',
+  input: ExecParams,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  surfaces: ['model', 'runtime'],
+  // a read-only role runs the commands that change nothing
+  readOnlyRoles: true,
+  runs: 'worker',
+  order: 'command',
+  async handler(engine, p, call) {
+    const known = engine.zoneOf({ root: call.root, zone: p.zone, context: p.context });
+    const zone = known instanceof Promise ? await known : known;
+    const task = buildTask(p, call.stdin, zone.root, zone.policy, engine.config.limits, zone.quota);
+    // A reading command line (most calls) goes straight to the pool: no wrapper on the hot path.
+    const res = await (mayMutate(task)
+      ? engine.writes.whole(orderKey(zone).root, async () => {
+        const r = await engine.runTask(task, call.timeoutMs, call.signal);
+        if (engine.hasAfterWrite && r.ok && r.result) await engine.written(zone, p.context, r.result.changes);
+        return r;
+      })
+      : engine.runTask(task, call.timeoutMs, call.signal));
+    if (res.ok && res.result) ({ changes: call.note.changes, refusals: call.note.refusals } = res.result);
+    return toEnvelope(res, p.stdout_file, task.limits.maxOutputBytes);
+  },
+};

@@ -7,38 +7,15 @@ import { countFiles } from '../zones/quota.js';
 import { STALE_TEMP_SECONDS, expireSessions, removeStaleTemps } from '../zones/maintenance.js';
 import { validateFileName } from '../zones/transfer.js';
 import type { Zone } from '../zones/workspace.js';
-import type { CancelSignal } from '../pool/index.js';
-import type { MethodInfo } from './methods.js';
-import { orderKey, type WriteOrder } from './write-order.js';
+import type { HostEngine, MethodInfo } from './method.js';
+import { orderKey } from './write-order.js';
 
-/** What host methods may use of the engine (kept small so this file does not own the engine). */
-export interface HostEngine {
-  readonly config: import('../config.js').ResolvedConfig;
-  readonly workspace: import('../zones/workspace.js').Workspace;
-  zoneOf(req: { zone?: string; context?: Context }): Zone | Promise<Zone>;
-  runZoneTool(zone: Zone, name: string, args: unknown, o?: ZoneToolOptions): Promise<ZoneToolResult>;
-  /** The order of the calls that change a zone: host methods that write take their place in it. */
-  readonly writes: Pick<WriteOrder, 'whole' | 'file'>;
-}
+export type { HostEngine, ZoneToolOptions, ZoneToolResult } from './method.js';
 
-/** A worker tool's answer; `changes` (virtual paths) are for the audit log, not the envelope. */
-export interface ZoneToolResult {
-  data: unknown;
-  message: string;
-  changes?: import('../vfs/index.js').Change[];
-  peerChanges?: import('../vfs/index.js').Change[];
-}
-
-export interface ZoneToolOptions {
-  /** Second zone of a transfer. */
-  peer?: Zone;
-  context?: Context;
-  cwd?: string;
-  signal?: CancelSignal;
-}
-
+/** A method the main thread serves; `runs`: whether its work is a worker tool (import, transfer) or the main thread's own. */
 export interface HostMethod extends MethodInfo {
-  run(engine: HostEngine, args: Record<string, unknown>): Promise<{ data: unknown; message?: string }>;
+  runs: 'main' | 'worker';
+  run(engine: HostEngine, args: Record<string, unknown>, call: { timeoutMs: number }): Promise<{ data: unknown; message?: string }>;
 }
 
 const Ctx = { context: ContextSchema.optional().describe('Who is calling: user, conversation, session, groups, role.') };
@@ -71,6 +48,7 @@ export const HOST_METHODS: HostMethod[] = [
     description: 'Usage of your zones: bytes and files per zone, quota used and limit, files and folders against the file limit. Use before large writes.',
     input: z.object({ ...Ctx }).strict(),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    runs: 'main',
     async run(engine, args) {
       const ctx = (args.context ?? {}) as Context;
       const zones: Record<string, unknown> = {};
@@ -95,6 +73,7 @@ export const HOST_METHODS: HostMethod[] = [
     description: 'The effective limits, quotas, zones and policies of this workspace (no host paths).',
     input: z.object({ ...Ctx }).strict(),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    runs: 'main',
     async run(engine) {
       const c = engine.config;
       return { data: {
@@ -109,6 +88,7 @@ export const HOST_METHODS: HostMethod[] = [
     description: 'The commands exec accepts in a zone for your role (read-only zones and roles get only the non-mutating ones).',
     input: z.object({ zone: z.string().optional().describe('Zone name (default storage).'), ...Ctx }).strict(),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    runs: 'main',
     async run(engine, args) {
       const zone = await engine.zoneOf({ zone: args.zone as string | undefined, context: args.context as Context });
       // By the name exec is called with (egrep and fgrep are grep's module under their own names),
@@ -127,6 +107,7 @@ export const HOST_METHODS: HostMethod[] = [
     description: 'A short guide to the zones, the workflow and examples. Read it first.',
     input: z.object({ ...Ctx }).strict(),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    runs: 'main',
     async run() {
       return { data: { text: HELP } };
     },
@@ -136,6 +117,7 @@ export const HOST_METHODS: HostMethod[] = [
     description: 'Operator task: remove expired session zones and stale temporary files; optionally recount quota usage from disk.',
     input: z.object({ ...Ctx, rescan: z.boolean().optional().describe('Recount quota usage from disk (repairs drift).') }).strict(),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    runs: 'main',
     async run(engine, args) {
       const base = engine.workspace.base;
       const sessions = await expireSessions(base, engine.config.sessionTtlSeconds);
@@ -156,7 +138,8 @@ export const HOST_METHODS: HostMethod[] = [
       overwrite: z.boolean().optional().describe('Replace a file of that name (default: FILE_EXISTS).'),
     }).strict(),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    async run(engine, args) {
+    runs: 'worker',
+    async run(engine, args, call) {
       const name = validateFileName(String(args.name));
       if ((args.content === undefined) === (args.content_base64 === undefined)) {
         throw new NoshError('MISSING_PARAMETER', 'give content or content_base64', 'Pass exactly one of them.');
@@ -173,7 +156,7 @@ export const HOST_METHODS: HostMethod[] = [
       const b64 = (args.content_base64 as string | undefined) ?? Buffer.from(String(args.content), 'utf8').toString('base64');
       const key = orderKey(zone);
       return engine.writes.file(key.root, `${key.prefix}/${name}`, () =>
-        engine.runZoneTool(writable, '_import', { name, content_base64: b64, overwrite: args.overwrite === true }, { context: args.context as Context }));
+        engine.runZoneTool(writable, '_import', { name, content_base64: b64, overwrite: args.overwrite === true }, { context: args.context as Context, timeoutMs: call.timeoutMs }));
     },
   },
   {
@@ -191,7 +174,8 @@ export const HOST_METHODS: HostMethod[] = [
       create_dirs: z.boolean().optional().describe('Create the destination\'s missing parent folders.'),
     }).strict(),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
-    async run(engine, args) {
+    runs: 'worker',
+    async run(engine, args, call) {
       const ctx = (args.context ?? {}) as Context;
       const kind = (z0: string) => z0.split(':')[0]!;
       const bridge = BRIDGES.find((b) => b.from === kind(String(args.from)) && b.to === kind(String(args.to)));
@@ -208,7 +192,7 @@ export const HOST_METHODS: HostMethod[] = [
       if (bridge.move && src.policy.readonly && !src.policy.allowDelete) throw new NoshError('ZONE_READONLY', `${src.name} is read-only for you`, '');
       const out = await engine.writes.whole([orderKey(src).root, orderKey(dst).root], () =>
         engine.runZoneTool(src, '_transfer', { path: args.path, dest: args.dest, move: bridge.move, overwrite: args.overwrite === true,
-          create_dirs: args.create_dirs === true }, { peer: dst, context: ctx }));
+          create_dirs: args.create_dirs === true }, { peer: dst, context: ctx, timeoutMs: call.timeoutMs }));
       if (dst.kind === 'group') recordOwnership(dst, out.data as { to: string }, engine.workspace.userOf(ctx), (args.mode as string) ?? 'owner');
       return out;
     },

@@ -8,7 +8,7 @@
 import { NoshError, type Envelope } from '../errors.js';
 import { ContextSchema, roleMayWrite, type Context } from '../zones/context.js';
 import { envelopeOfError } from './exec.js';
-import type { Nosh } from '../index.js';
+import type { Nosh } from '../nosh.js';
 import { RUNTIME_METHODS, type Surface } from './params.js';
 
 export interface Binding {
@@ -99,6 +99,7 @@ export function bindIdentity(nosh: Nosh, b: Binding): Nosh {
     },
     methods: (role, surface) => nosh.methods(role ?? bound.role, surface ?? b.surface),
     recordRefusal: (m, p, e) => nosh.recordRefusal?.(m, { ...(p as object), context: bound }, e),
+    ready: () => nosh.ready?.() ?? Promise.resolve(),
     close: () => nosh.close(),
   };
 }

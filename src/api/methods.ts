@@ -1,58 +1,114 @@
+/**
+ * The method registry: every method of the API is one entry (src/api/method.ts): exec, the typed
+ * tools, the host methods. The engine dispatches over it, and RPC, MCP and `nosh schemas` list it.
+ */
 import { z } from 'zod';
-import { TOOLS } from '../tools/index.js';
-import { roleMayWrite, type Role } from '../zones/context.js';
-import { HOST_METHODS } from './host.js';
-import { ExecParams, RUNTIME_METHODS, ZoneParams, type Surface } from './params.js';
+import { ok } from '../errors.js';
+import { TOOLS, type ToolDef } from '../tools/index.js';
+import { roleMayWrite, type Context, type Role } from '../zones/context.js';
+import { normalizeVirtual } from '../vfs/paths.js';
+import { HOST_METHODS, type HostMethod } from './host.js';
+import { EXEC_METHOD } from './exec.js';
+import { RUNTIME_METHODS, TimeoutParam, ZoneParams, type Surface } from './params.js';
+import type { Method, MethodInfo } from './method.js';
+import { orderKey } from './write-order.js';
 
 export { ExecParams, ZoneParams } from './params.js';
 export type { Surface } from './params.js';
-
-export interface MethodInfo {
-  name: string;
-  description: string;
-  input: z.ZodObject;
-  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean };
-}
-
-const EXEC: MethodInfo = {
-  name: 'exec',
-  description: 'Run a Unix command line (ls, cat, grep, find, sed, head, wc, ...) in the zone, GNU-compatible output. ' +
-    'No shell: no ; && > $() or variables; use stdout_file to save output. Returns exit_code, stdout, stderr, truncated.',
-  input: ExecParams,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
-};
+export type { MethodInfo, Method } from './method.js';
 
 /**
- * Every method of the API, from one registry: exec, the typed tools, the host methods. A
- * read-only role sees only what it may use; the model's surface has no `context` parameter and
- * no runtime method (import, maintenance).
+ * Mutating tools that change only the file named by their `path` (zone root + normalised
+ * virtual path is the key of WriteOrder.file); the other mutating tools may change any file.
+ */
+const ONE_FILE = new Set(['write', 'edit']);
+
+/** How long a worker may run a tool that stops itself at its own timeout_ms (search): past that, with room to answer. */
+const OWN_DEADLINE_GRACE_MS = 5000;
+
+/** A typed tool as a registry entry: its arguments plus where and when it runs; the work is done in a worker. */
+function toolMethod(t: ToolDef): Method {
+  const shape = (t.input as unknown as z.ZodObject).shape;
+  // A tool with a timeout_ms of its own (search: stop and return what was found) keeps it.
+  const ownTimeout = Object.hasOwn(shape, 'timeout_ms');
+  const input = (t.input as unknown as z.ZodObject).extend(ZoneParams).extend(ownTimeout ? {} : TimeoutParam);
+  const order = !t.mutates ? 'read' : ONE_FILE.has(t.name) ? 'file' : 'zone';
+  return {
+    name: t.name,
+    description: t.description,
+    input,
+    annotations: t.annotations,
+    surfaces: ['model', 'runtime'],
+    readOnlyRoles: t.annotations.readOnlyHint,
+    runs: 'worker',
+    order,
+    async handler(engine, params, call) {
+      const { zone: name, cwd, context, ...args } = params as { zone?: string; cwd?: string; context?: Context; timeout_ms?: number };
+      let timeoutMs = call.timeoutMs;
+      if (ownTimeout) timeoutMs = args.timeout_ms === undefined ? engine.config.limits.timeoutMs
+        : Math.max(engine.config.limits.timeoutMs, args.timeout_ms + OWN_DEADLINE_GRACE_MS);
+      else delete args.timeout_ms;
+      const known = engine.zoneOf({ zone: name, context });
+      const zone = known instanceof Promise ? await known : known;
+      const run = () => engine.runZoneTool(zone, t.name, args, { context, cwd, signal: call.signal, timeoutMs });
+      const key = orderKey(zone);
+      const out = await (order === 'read' ? run()
+        : order === 'file' ? engine.writes.file(key.root, key.prefix + normalizeVirtual((args as { path: string }).path, cwd ?? '/'), run)
+        : engine.writes.whole(key.root, run));
+      ({ changes: call.note.changes, peerChanges: call.note.peerChanges } = out);
+      return ok(out.data, out.message);
+    },
+  };
+}
+
+/** A host method as a registry entry; import and transfer take their place in the write order themselves. */
+function hostMethod(h: HostMethod): Method {
+  const { run, runs, ...info } = h;
+  return {
+    ...info,
+    input: info.input.extend(TimeoutParam),
+    surfaces: RUNTIME_METHODS.has(h.name) ? ['runtime'] : ['model', 'runtime'],
+    readOnlyRoles: h.annotations.readOnlyHint,
+    runs,
+    order: h.annotations.readOnlyHint ? 'read' : 'own',
+    async handler(engine, args, call) {
+      const out = await run(engine, args, { timeoutMs: call.timeoutMs });
+      const o = out as { changes?: typeof call.note.changes; peerChanges?: typeof call.note.peerChanges };
+      ({ changes: call.note.changes, peerChanges: call.note.peerChanges } = o);
+      return ok(out.data, out.message ?? 'ok');
+    },
+  };
+}
+
+/** Every method, by name, in registry order: exec, the typed tools, the host methods. */
+export const METHODS: ReadonlyMap<string, Method> = new Map(
+  [EXEC_METHOD as unknown as Method, ...[...TOOLS.values()].map(toolMethod), ...HOST_METHODS.map(hostMethod)].map((m) => [m.name, m]));
+
+/**
+ * The methods offered to a role on a surface. A read-only role sees only what it may use; the
+ * model's surface has no `context` parameter and no runtime method (import, maintenance).
  */
 export function listMethods(role?: Role, surface: Surface = 'runtime'): MethodInfo[] {
-  const all = surface === 'model' ? modelMethods() : allMethods();
+  const all = surface === 'model' ? modelMethods() : runtimeMethods();
   if (roleMayWrite(role)) return all;
-  return all.filter((m) => m.name === 'exec' || m.annotations.readOnlyHint);
+  return all.filter((m) => METHODS.get(m.name)!.readOnlyRoles);
 }
 
 let cached: MethodInfo[] | undefined;
 let cachedModel: MethodInfo[] | undefined;
 
-/** The methods the model may call, each without `context`. */
-function modelMethods(): MethodInfo[] {
-  cachedModel ??= allMethods().filter((m) => !RUNTIME_METHODS.has(m.name))
-    .map((m) => (m.input.shape.context ? { ...m, input: m.input.omit({ context: true }) } : m));
-  return cachedModel;
+function info(m: Method): MethodInfo {
+  return { name: m.name, description: m.description, input: m.input, annotations: m.annotations };
 }
 
-/** Built once: extending every tool's schema with the zone parameters is not free. */
-function allMethods(): MethodInfo[] {
-  if (cached) return cached;
-  const tools = [...TOOLS.values()].map((t): MethodInfo => ({
-    name: t.name,
-    description: t.description,
-    input: (t.input as unknown as z.ZodObject).extend(ZoneParams),
-    annotations: t.annotations,
-  }));
-  const host = HOST_METHODS.map(({ run: _run, ...info }) => info);
-  cached = [EXEC, ...tools, ...host];
+function runtimeMethods(): MethodInfo[] {
+  cached ??= [...METHODS.values()].filter((m) => m.surfaces.includes('runtime')).map(info);
   return cached;
+}
+
+/** The methods the model may call, each without `context`. */
+function modelMethods(): MethodInfo[] {
+  cachedModel ??= [...METHODS.values()].filter((m) => m.surfaces.includes('model'))
+    .map((m) => info(m.input.shape.context ? { ...m, input: m.input.omit({ context: true }) } : m));
+  return cachedModel;
 }

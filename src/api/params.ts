@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { NoshError } from '../errors.js';
 import { ContextSchema } from '../zones/context.js';
+import { LIMITS } from '../limits.js';
 
 /**
  * The two surfaces of the registry: what the model may call (MCP tools, `nosh schemas`, a JSON-RPC
@@ -26,14 +27,21 @@ export const ZoneParams = {
   cwd: PlaceParams.cwd,
 };
 
+/** The time limit every method takes (exec, the typed tools, the host methods). */
+export const TimeoutParam = {
+  timeout_ms: z.number().int().positive().max(LIMITS.timeoutMs.max).optional()
+    .describe(`Time limit of this call in ms (default ${LIMITS.timeoutMs.default}, max ${LIMITS.timeoutMs.max}); past it the call stops with TIMEOUT.`),
+};
+
+/** exec's parameters: the one schema of exec (the library's camelCase exec() is mapped onto it). */
 export const ExecParams = z.object({
   ...ZoneParams,
   command: z.string().optional().describe("A command line, e.g. \"grep -rn TODO src | head -20\". Quotes, globs and pipes work; ; && > $() do not."),
   cmd: z.string().min(1).optional().describe('Argv form: the command name (args taken literally, no globbing).'),
   args: z.array(z.string()).optional().describe('Argv form: the arguments.'),
   stdin: z.string().optional().describe('Text given to the command on standard input.'),
-  timeout_ms: z.number().int().positive().max(300_000).optional().describe('Time limit (default 30000).'),
-  max_output_bytes: z.number().int().positive().max(5_000_000).optional().describe('Cap on returned stdout (default 50000).'),
+  timeout_ms: z.number().int().positive().max(LIMITS.timeoutMs.max).optional().describe(`Time limit (default ${LIMITS.timeoutMs.default}).`),
+  max_output_bytes: z.number().int().positive().max(LIMITS.maxOutputBytes.max).optional().describe(`Cap on returned stdout (default ${LIMITS.maxOutputBytes.default}).`),
   stdout_file: z.string().min(1).optional().describe('Write stdout to this file in the zone instead of returning it (the answer to >).'),
 }).strict();
 

@@ -4,6 +4,7 @@ import type { Context, Envelope, ExecData, Nosh, NoshConfig } from '../index.js'
 import type { Role } from '../zones/context.js';
 import type { Surface } from '../api/params.js';
 import type { WorkerPool } from '../pool/index.js';
+import { LIMITS } from '../limits.js';
 
 // Only what parsing the arguments needs is imported up front: the engine, zod and the tools
 // are loaded after the worker pool has been started, so the workers boot (each loads its own
@@ -142,17 +143,18 @@ async function open(values: WorkspaceValues, threads?: number, trust: { surface:
   try {
     const cfg = await configFrom(values, raw);
     const defaults = await defaultsFrom(values);
-    const [{ parseConfig }, { Engine }, { bindIdentity }] = await Promise.all([import('../config.js'), import('../api/engine.js'), import('../api/identity.js')]);
-    const config = parseConfig({ ...cfg, ...(threads ? { threads } : {}) });
+    const [{ parseConfig }, { createNosh }, { bindIdentity }] = await Promise.all([import('../config.js'), import('../nosh.js'), import('../api/identity.js')]);
+    const wanted = { ...cfg, ...(threads ? { threads } : {}) };
+    const config = parseConfig(wanted);
     if (config.threads !== early.threads || config.limits.memoryMb !== early.memoryMb) {
       const unfit = pool;
       pool = undefined;
       await unfit.close();
     }
-    // The Engine is what createNosh wraps; the CLI hands it the pool it started. Its method
-    // registry (typed tools, host methods) is loaded by ready(), when a caller needs it.
-    const engine = new Engine(config, undefined, undefined, pool);
-    return { nosh: bindIdentity(engine, { ...defaults, ...trust }), ready: () => engine.ready() };
+    // The CLI hands createNosh the pool it started, and does not wait for the method registry
+    // (typed tools, host methods): ready() loads it, when a caller needs it.
+    const nosh = await createNosh(wanted, { pool, defer: true });
+    return { nosh: bindIdentity(nosh, { ...defaults, ...trust }), ready: () => nosh.ready!() };
   } catch (e) {
     await pool?.close();
     throw e;
@@ -165,7 +167,7 @@ function poolSettings(raw: unknown, threads: number | undefined): { threads: num
   const int = (v: unknown, min: number, max: number) => (Number.isInteger(v) && (v as number) >= min && (v as number) <= max ? v as number : undefined);
   return {
     threads: threads ?? int(r.threads, 1, 256),
-    memoryMb: int(typeof r.limits === 'object' && r.limits !== null ? r.limits.memoryMb : undefined, 16, 16_384) ?? 512,
+    memoryMb: int(typeof r.limits === 'object' && r.limits !== null ? r.limits.memoryMb : undefined, LIMITS.memoryMb.min, LIMITS.memoryMb.max) ?? LIMITS.memoryMb.default,
   };
 }
 

@@ -3,6 +3,7 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import { NoshError } from '../errors.js';
+import { LIMITS } from '../limits.js';
 import type { TaskRequest, TaskResponse } from '../exec/index.js';
 import { enableLinearRegexFallback } from './regex-flags.js';
 import { newTempRegistry, removeTemps, resetTempRegistry } from '../runtime/temps.js';
@@ -422,7 +423,7 @@ function stoppedError(job: Job, rssLimitMb = 0): NoshError {
       { rss_mb: Math.round(rssLimitMb) });
   }
   return new NoshError('TIMEOUT', `command timed out after ${job.timeoutMs} ms`,
-    'Narrow the work (a smaller path, a simpler pattern, head to cut output) or raise timeoutMs (max 300000).',
+    `Narrow the work (a smaller path, a simpler pattern, head to cut output) or raise timeoutMs (max ${LIMITS.timeoutMs.max}).`,
     { timeout_ms: job.timeoutMs });
 }
 

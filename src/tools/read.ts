@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
+import { LIMITS } from '../limits.js';
 import { NoshError } from '../errors.js';
 import { defineTool, type ToolContext, type ToolResult } from './types.js';
 import { readCapped } from './common.js';
@@ -15,7 +16,7 @@ const Input = z.object({
   offset: z.number().int().min(1).optional().describe('First line to return, 1-based (default 1). To go on, pass the next_offset of the previous result.'),
   limit: z.number().int().min(1).optional().describe('Number of lines to return (default: all, within max_bytes).'),
   line_numbers: z.boolean().optional().describe('Prefix each line with its number and a tab, as cat -n.'),
-  max_bytes: z.number().int().min(1).max(5_000_000).optional().describe("Cap on returned bytes (default: the output limit). For byte reads it counts the file's bytes (base64 text is 4/3 of that)."),
+  max_bytes: z.number().int().min(1).max(LIMITS.maxOutputBytes.max).optional().describe("Cap on returned bytes (default: the output limit). For byte reads it counts the file's bytes (base64 text is 4/3 of that)."),
   encoding: z.enum(['utf-8', 'latin1', 'base64']).optional().describe('How to return the bytes (base64 for binary files: always read by bytes, with byte_offset/byte_length).'),
   head: z.number().int().min(1).optional().describe('Return only the first N lines (instead of offset/limit).'),
   tail: z.number().int().min(1).optional().describe('Return only the last N lines (instead of offset/limit).'),
@@ -246,7 +247,7 @@ function readRange(ctx: ToolContext, args: ReadArgs, first: number, last: number
 
 function longLine(line: number, cap: number, returned: number, rest: number, next: number | null): string {
   return `line ${line} is longer than ${cap} bytes: ${returned} bytes of it returned; the rest of it starts at byte_offset ${rest} ` +
-    '(read it with byte_offset and byte_length, or raise max_bytes up to 5000000)' +
+    `(read it with byte_offset and byte_length, or raise max_bytes up to ${LIMITS.maxOutputBytes.max})` +
     (next !== null ? `; the next line is offset ${next}` : '; it is the last line');
 }
 
@@ -412,7 +413,7 @@ function readTail(ctx: ToolContext, args: ReadArgs, n: number, cap: number, enco
   /** The first of the N lines asked for: those from it to startLine - 1 did not fit. */
   const wantedFrom = Math.max(1, total - n + 1);
   let message = 'ok';
-  if (partial) message = `the last line is longer than ${cap} bytes: its last ${bytes} bytes returned; raise max_bytes (up to 5000000), or read it by bytes with byte_offset/byte_length`;
+  if (partial) message = `the last line is longer than ${cap} bytes: its last ${bytes} bytes returned; raise max_bytes (up to ${LIMITS.maxOutputBytes.max}), or read it by bytes with byte_offset/byte_length`;
   else if (truncated) {
     message = `lines ${startLine}-${total} of ${total} returned, cut at ${cap} bytes: ` +
       `the earlier lines asked for with offset ${wantedFrom}, limit ${startLine - wantedFrom}`;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LIMITS } from '../limits.js';
 import { NoshError } from '../errors.js';
 import { defineTool } from './types.js';
 import { readFile } from './read.js';
@@ -10,7 +11,7 @@ const Input = z.object({
   offset: z.number().int().min(1).optional().describe('First line to return from each file, 1-based (default 1).'),
   limit: z.number().int().min(1).optional().describe('Lines to return from each file (default: all, within the byte budget).'),
   line_numbers: z.boolean().optional().describe('Prefix each line with its number and a tab, as cat -n.'),
-  max_bytes_per_file: z.number().int().min(1).max(5_000_000).optional().describe('Cap on bytes returned per file (default: the output limit shared by all files).'),
+  max_bytes_per_file: z.number().int().min(1).max(LIMITS.maxOutputBytes.max).optional().describe('Cap on bytes returned per file (default: the output limit shared by all files).'),
   encoding: z.enum(['utf-8', 'latin1', 'base64']).optional().describe('How to return the bytes (base64 for binary files).'),
 }).strict();
 

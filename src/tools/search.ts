@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LIMITS } from '../limits.js';
 import { NoshError } from '../errors.js';
 import { VfsError } from '../vfs/index.js';
 import { compileRegex, RegexSyntaxError } from '../regex/index.js';
@@ -20,7 +21,7 @@ const Input = z.object({
   hidden: z.boolean().optional().describe('Also search names starting with a dot (default false).'),
   max_results: z.number().int().min(1).max(100_000).optional().describe('Stop after this many matching lines in total (default: the zone search limit).'),
   max_per_file: z.number().int().min(1).optional().describe('At most this many matching lines per file.'),
-  timeout_ms: z.number().int().min(1).max(300_000).optional().describe('Stop searching after this long and return what was found (truncated: true).'),
+  timeout_ms: z.number().int().min(1).max(LIMITS.timeoutMs.max).optional().describe('Stop searching after this long and return what was found (truncated: true).'),
 }).strict();
 
 interface Line { line: number; text: string }

@@ -1,0 +1,98 @@
+/**
+ * The shape of one entry of the method registry (src/api/methods.ts builds the registry; exec's
+ * entry is in exec.ts so that exec needs no registry at start-up). Types only.
+ */
+import type { z } from 'zod';
+import type { Envelope } from '../errors.js';
+import type { CancelSignal } from '../pool/index.js';
+import type { TaskRequest, TaskResponse } from '../exec/index.js';
+import type { Change } from '../vfs/index.js';
+import type { AuditNote } from '../audit/event.js';
+import type { Context } from '../zones/context.js';
+import type { Zone } from '../zones/workspace.js';
+import type { WriteOrder } from './write-order.js';
+import type { Surface } from './params.js';
+
+/** What a method is, as listed to callers (RPC, MCP, `nosh schemas`, nosh.methods()). */
+export interface MethodInfo {
+  name: string;
+  description: string;
+  input: z.ZodObject;
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean };
+}
+
+/**
+ * Where a method's work runs: in the main thread (host methods that read the workspace) or in a
+ * worker of the pool (exec, the typed tools, import and transfer).
+ */
+export type Runs = 'main' | 'worker';
+
+/**
+ * Its place among the calls that change a zone (src/api/write-order.ts): 'read' never waits;
+ * 'file' follows earlier writers of the file named by `path`; 'zone' follows every earlier writer
+ * of the zone; 'command' is decided per command line (mayMutate); 'own': the handler takes its
+ * place itself (import and transfer resolve their zones first).
+ */
+export type Order = 'read' | 'file' | 'zone' | 'command' | 'own';
+
+/** One call as dispatch hands it to a handler. */
+export interface Invocation {
+  /** The call's time limit: its timeout_ms, or the configured default. */
+  timeoutMs: number;
+  signal?: CancelSignal;
+  /** Filled by the handler for the audit log. */
+  note: AuditNote;
+  /** Library only (nosh.exec): a host folder as the zone, and stdin as bytes. */
+  root?: string;
+  stdin?: Uint8Array;
+}
+
+/** What host methods may use of the engine (kept small so this file does not own the engine). */
+export interface HostEngine {
+  readonly config: import('../config.js').ResolvedConfig;
+  readonly workspace: import('../zones/workspace.js').Workspace;
+  zoneOf(req: { root?: string; zone?: string; context?: Context }): Zone | Promise<Zone>;
+  runZoneTool(zone: Zone, name: string, args: unknown, o?: ZoneToolOptions): Promise<ZoneToolResult>;
+  /** The order of the calls that change a zone: host methods that write take their place in it. */
+  readonly writes: Pick<WriteOrder, 'whole' | 'file'>;
+}
+
+/** A worker tool's answer; `changes` (virtual paths) are for the audit log, not the envelope. */
+export interface ZoneToolResult {
+  data: unknown;
+  message: string;
+  changes?: import('../vfs/index.js').Change[];
+  peerChanges?: import('../vfs/index.js').Change[];
+}
+
+export interface ZoneToolOptions {
+  /** Second zone of a transfer. */
+  peer?: Zone;
+  context?: Context;
+  cwd?: string;
+  signal?: CancelSignal;
+  /** The call's time limit (default: the configured one). */
+  timeoutMs?: number;
+}
+
+/** What handlers may use of the engine. */
+export interface MethodEngine extends HostEngine {
+  /** Run a worker task (a command line or a tool) on the pool. */
+  runTask(task: TaskRequest, timeoutMs: number, signal?: CancelSignal): Promise<TaskResponse>;
+  /** The after-write hook of a call that changed files (nothing when none is set). */
+  written(zone: Zone, context: Context | undefined, changes: Change[]): Promise<void>;
+  /** Whether an after-write hook is set. */
+  readonly hasAfterWrite: boolean;
+}
+
+/** One entry of the method registry: every method is one of these, exec included. */
+export interface Method<A = Record<string, unknown>> extends MethodInfo {
+  /** The surfaces it is offered on: the model's and the runtime's, or the runtime's only. */
+  surfaces: readonly Surface[];
+  /** Offered to a read-only role (generalist, critic). */
+  readOnlyRoles: boolean;
+  runs: Runs;
+  order: Order;
+  /** Runs the call with its params as `input` parsed them; failures throw (NoshError, ZodError). */
+  handler(engine: MethodEngine, args: A, call: Invocation): Promise<Envelope<unknown>>;
+}
