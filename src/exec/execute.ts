@@ -7,13 +7,18 @@ import { collectGarbage, setMemoryBudget } from '../runtime/memory.js';
 import { errorBody } from '../runtime/error-body.js';
 import { recordTemp } from '../runtime/temps.js';
 import type { QuotaHandle } from '../vfs/charge.js';
-import type { Refusal, TaskRequest, TaskResponse } from './task.js';
+import type { Refusal, TaskRequest, TaskResponse, TaskTool } from './task.js';
 
 /** Refusals one command line reports to the audit log (distinct code and path). */
 const MAX_REFUSALS = 20;
 
-/** Run one task: expand globs inside the zone, run the pipeline, turn every failure into data. */
-export async function executeTask(req: TaskRequest, signal?: AbortSignal): Promise<TaskResponse> {
+/**
+ * Run one task: expand globs inside the zone, run the pipeline (or the typed tool that
+ * `toolNamed` finds: the worker passes the tool tables in, they live above this layer),
+ * and turn every failure into data.
+ */
+export async function executeTask(req: TaskRequest, signal?: AbortSignal,
+  toolNamed: (name: string) => Promise<TaskTool | undefined> = async () => undefined): Promise<TaskResponse> {
   try {
     if (req.memoryMb) setMemoryBudget(req.memoryMb);
     const vfs = new Vfs(req.root, req.policy, counterOf(req.quota));
@@ -74,17 +79,6 @@ function workingDirectory(vfs: Vfs, cwd: string, follow: boolean): string {
   const r = vfs.resolveExisting(cwd, '/', { followFinal: follow });
   if (!r.stat.isDirectory()) throw new VfsError('ENOTDIR', cwd);
   return r.vpath;
-}
-
-/**
- * The typed tools (and zod, which they use) are loaded on the first tool call: a worker
- * that only runs command lines starts without them (start-up of `nosh serve`).
- */
-let toolTables: Promise<[typeof import('../tools/index.js'), typeof import('../zones/transfer.js')]> | undefined;
-async function toolNamed(name: string) {
-  toolTables ??= Promise.all([import('../tools/index.js'), import('../zones/transfer.js')]);
-  const [{ TOOLS }, { ZONE_TOOLS }] = await toolTables;
-  return TOOLS.get(name) ?? ZONE_TOOLS.get(name);
 }
 
 function counterOf(q: QuotaHandle | undefined) {

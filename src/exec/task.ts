@@ -1,6 +1,6 @@
 import type { ErrorBody } from '../errors.js';
 import type { Limits } from '../command/index.js';
-import type { Change, ZonePolicy } from '../vfs/index.js';
+import type { Change, Vfs, ZonePolicy } from '../vfs/index.js';
 import type { Word } from '../parse/index.js';
 import type { QuotaHandle } from '../vfs/charge.js';
 
@@ -57,3 +57,27 @@ export type TaskResponse =
   | { ok: true; result: TaskResult; tool?: undefined }
   | { ok: true; tool: ToolTaskResult; result?: undefined }
   | { ok: false; error: ErrorBody };
+
+/** What a typed file tool gets when it runs inside a worker. */
+export interface ToolContext {
+  fs: Vfs;
+  /** A second zone, for transfers between zones (internal tools only). */
+  peer?: Vfs;
+  /** Virtual working directory for relative paths. */
+  cwd: string;
+  limits: Limits;
+  signal: AbortSignal;
+}
+
+export interface ToolResult {
+  data: unknown;
+  message?: string;
+}
+
+/** A typed tool as the worker runs it (src/tools' ToolDef is one; the worker entry finds them by name). */
+export interface TaskTool {
+  name: string;
+  mutates: boolean;
+  deleteOnly?: boolean;
+  run(ctx: ToolContext, args: never): Promise<ToolResult> | ToolResult;
+}

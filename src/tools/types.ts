@@ -1,22 +1,7 @@
 import type { z } from 'zod';
-import type { Limits } from '../command/index.js';
-import type { Vfs } from '../vfs/index.js';
 
-/** What a typed file tool gets when it runs inside a worker. */
-export interface ToolContext {
-  fs: Vfs;
-  /** A second zone, for transfers between zones (internal tools only). */
-  peer?: Vfs;
-  /** Virtual working directory for relative paths. */
-  cwd: string;
-  limits: Limits;
-  signal: AbortSignal;
-}
-
-export interface ToolResult {
-  data: unknown;
-  message?: string;
-}
+export type { ToolContext, ToolResult } from '../exec/task.js';
+import type { ToolContext, ToolResult } from '../exec/task.js';
 
 /**
  * A typed file tool (read, write, edit, list...). Declared once: the same definition gives

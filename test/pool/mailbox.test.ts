@@ -4,7 +4,8 @@ import { MessageChannel } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAILBOX_BYTES, Mailbox, newMailbox, receiveReply, sendReply } from '../../src/pool/mailbox.js';
 import { WorkerPool } from '../../src/pool/index.js';
-import { executeTask, type TaskRequest } from '../../src/exec/index.js';
+import type { TaskRequest } from '../../src/exec/index.js';
+import { runTask as executeTask } from '../../src/pool/task.js';
 import { defaultPolicy, type ZonePolicy } from '../../src/vfs/index.js';
 import { tempDir } from '../helpers.js';
 
