@@ -39,6 +39,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'sha512sum': () => import('./sha512sum/index.js'),
   'sort': () => import('./sort/index.js'),
   'stat': () => import('./stat/index.js'),
+  'strings': () => import('./strings/index.js'),
   'sum': () => import('./sum/index.js'),
   'tail': () => import('./tail/index.js'),
   'tee': () => import('./tee/index.js'),
