@@ -256,7 +256,7 @@ export function fmtDbl(pr: PR, v: number): string {
   const alt = pr.flags.includes('#');
   const expo = (s: string) => s.replace(/e([+-])(\d)$/, 'e$10$2');
   if (!Number.isFinite(a)) body = Number.isNaN(a) ? 'nan' : 'inf';
-  else if (conv === 'f') body = a.toFixed(prec) + (alt && prec === 0 ? '.' : '');
+  else if (conv === 'f') body = (a >= 1e21 ? BigInt(a).toString() + (prec > 0 ? '.' + '0'.repeat(prec) : '') : a.toFixed(prec)) + (alt && prec === 0 ? '.' : '');
   else if (conv === 'e' || conv === 'E') body = expo(a.toExponential(prec));
   else {
     const P = prec === 0 ? 1 : prec;

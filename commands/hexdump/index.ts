@@ -107,6 +107,8 @@ async function hexdump(ctx: CommandContext): Promise<number> {
   let endfu: FU | undefined;
   for (const fs of fss) rewrite(fs, blocksize, (fu) => { endfu = fu; });
 
+  // get() tests the length before next() opens (and skips into) any file.
+  if (length === 0) return 0;
   const files = ctx.operands.map((n) => (n === '-' ? './-' : n));
   const input = new ConcatReader(ctx, files.length > 0 ? files : ['-'], async (name, e) => {
     await ctx.stderr.write(`${ctx.name}: ${name === './-' && files.includes('./-') ? '-' : name}: ${e.reason}\n`);
