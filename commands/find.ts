@@ -1,7 +1,7 @@
 /**
  * find: GNU findutils 4.9 under LC_ALL=C TZ=UTC, inside the zone.
  * Parsing: src/find/parse.ts; the walk and evaluation: src/find/eval.ts; -printf and -ls:
- * src/find/printf.ts; glob matching: src/find/fnmatch.ts; -regex: src/find/regex.ts.
+ * src/find/printf.ts; glob matching: src/gnulib/fnmatch.ts; -regex: src/find/regex.ts.
  *
  * Deliberate differences from GNU (see also the README):
  * - Each directory is listed in C-locale name order (GNU: raw readdir order).

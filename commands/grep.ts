@@ -23,6 +23,7 @@ import { VfsError, sortByName } from '../src/vfs/index.js';
 import type { DirHandle, WalkFile } from '../src/vfs/vfs.js';
 import { valueLimit, valueTooBig } from '../src/pool/memory.js';
 import { NoshError } from '../src/errors.js';
+import { fnmatch, fnmatchRegExp, type GlobMatcher } from '../src/gnulib/fnmatch.js';
 
 const WITH_ARG_SHORT = new Set(['e', 'f', 'm', 'A', 'B', 'C', 'd', 'D']);
 const WITH_ARG_LONG = ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'label', 'include',
@@ -149,79 +150,19 @@ function parseContext(v: string): number {
 
 // ---- file name globs (fnmatch without FNM_PATHNAME / FNM_PERIOD) ----------------------
 
-function globToRegExp(glob: string): RegExp {
-  let re = '';
-  const esc = (c: string) => c.replace(/[\\^$.*+?()[\]{}|\/-]/g, '\\$&');
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === '*') re += '[^]*';
-    else if (c === '?') re += '[^]';
-    else if (c === '\\' && i + 1 < glob.length) re += esc(glob[++i]!);
-    else if (c === '[') {
-      let j = i + 1;
-      let neg = false;
-      if (glob[j] === '!' || glob[j] === '^') {
-        neg = true;
-        j++;
-      }
-      let body = '';
-      let first = true;
-      let closed = false;
-      // The last single character added, which a following '-' makes the start of a range.
-      let last: string | null = null;
-      for (; j < glob.length; j++) {
-        const d = glob[j]!;
-        if (d === ']' && !first) {
-          closed = true;
-          break;
-        }
-        first = false;
-        if (d === '[' && glob[j + 1] === ':') {
-          const end = glob.indexOf(':]', j + 2);
-          if (end > 0) {
-            const cls = glob.slice(j + 2, end);
-            const map: Record<string, string> = { alpha: 'A-Za-z', digit: '0-9', alnum: '0-9A-Za-z', upper: 'A-Z', lower: 'a-z',
-              space: ' \\t\\n\\r\\f\\v', punct: '!-\\/:-@\\[-`{-~', xdigit: '0-9A-Fa-f', blank: ' \\t', cntrl: '\\x00-\\x1f\\x7f',
-              print: ' -~', graph: '!-~' };
-            body += map[cls] ?? '';
-            j = end + 1;
-            last = null;
-            continue;
-          }
-        }
-        if (d === '-' && body !== '' && glob[j + 1] !== ']' && j + 1 < glob.length) {
-          const hi = glob[j + 1]!;
-          // Next to a class ([[:alpha:]-z], [a-[:digit:]]) the '-' is a plain character.
-          if (last === null || (hi === '[' && glob[j + 2] === ':')) body += '\\-';
-          // A reversed range ([z-a]) matches nothing, as in fnmatch; a JS class would not even compile.
-          else if (hi < last) body = body.slice(0, body.length - esc(last).length);
-          else body += '-' + esc(hi);
-          if (last !== null && !(hi === '[' && glob[j + 2] === ':')) j++;
-          last = null;
-          continue;
-        }
-        body += esc(d);
-        last = d;
-      }
-      if (!closed) re += '\\[';
-      else {
-        re += '[' + (neg ? '^' : '') + body + ']';
-        i = j;
-      }
-    } else re += esc(c);
-  }
-  const compiled = new RegExp('^(?:' + re + ')$');
-  if (!compiles(compiled)) throw new Fatal('glob pattern too large (the JavaScript regex engine refuses it); use a shorter --include/--exclude pattern');
-  return compiled;
+function globMatcher(glob: string): GlobMatcher {
+  const re = fnmatchRegExp(bytesOf(glob), 0);
+  if (re !== null && !compiles(re)) throw new Fatal('glob pattern too large (the JavaScript regex engine refuses it); use a shorter --include/--exclude pattern');
+  return fnmatch(glob, 0);
 }
 
 interface FilterRule {
   include: boolean;
-  re: RegExp;
+  re: GlobMatcher;
 }
 
 /** gnulib exclude.c: anchored (basename) or any '/'-suffix (command-line names). */
-function globMatches(re: RegExp, name: string, anchored: boolean): boolean {
+function globMatches(re: GlobMatcher, name: string, anchored: boolean): boolean {
   if (re.test(name)) return true;
   if (anchored) return false;
   for (let i = 0; i < name.length; i++) if (name[i] === '/' && name[i + 1] !== '/' && i + 1 < name.length && re.test(name.slice(i + 1))) return true;
@@ -417,7 +358,7 @@ interface Opts {
   groupSep: string | null;
   label: string;
   fileRules: FilterRule[];
-  dirRules: RegExp[];
+  dirRules: GlobMatcher[];
 }
 
 /**
@@ -1326,7 +1267,7 @@ async function grep(ctx: CommandContext): Promise<number> {
   const patterns: string[] = [];
   let patternGiven = false;
   const fileRules: FilterRule[] = [];
-  const dirRules: RegExp[] = [];
+  const dirRules: GlobMatcher[] = [];
   // -d ACTION, -r and -R set one setting: the last one wins (-R's link following stays).
   let directories = 'read';
   let skipDevices = false;
@@ -1378,13 +1319,13 @@ async function grep(ctx: CommandContext): Promise<number> {
         patternGiven = true;
         break;
       case 'include':
-        fileRules.push({ include: true, re: globToRegExp(value) });
+        fileRules.push({ include: true, re: globMatcher(value) });
         break;
       case 'exclude':
-        fileRules.push({ include: false, re: globToRegExp(value) });
+        fileRules.push({ include: false, re: globMatcher(value) });
         break;
       case 'exclude-from':
-        for (const glob of await readGlobFile(ctx, value)) fileRules.push({ include: false, re: globToRegExp(glob) });
+        for (const glob of await readGlobFile(ctx, value)) fileRules.push({ include: false, re: globMatcher(glob) });
         break;
       case 'devices':
         // Exact words only (GNU compares with STREQ, not argmatch).
@@ -1395,7 +1336,7 @@ async function grep(ctx: CommandContext): Promise<number> {
         await ctx.stderr.write('grep: warning: --unix-byte-offsets (-u) is obsolete\n');
         break;
       case 'exclude-dir':
-        dirRules.push(globToRegExp(value));
+        dirRules.push(globMatcher(value));
         break;
       case 'color':
         // 'auto' (and --color alone) colours a terminal only: nosh's output never is one.
