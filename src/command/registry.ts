@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { CommandDef } from './types.js';
 
 /**
- * Commands are the modules in commands/ (one per file, default export). They are found by
+ * Commands are the modules in commands/ (NAME.ts or NAME/index.ts, default export). They are found by
  * file name and imported on first use, so adding a command is adding a file.
  */
 const COMMANDS_DIR = new URL('../../commands/', import.meta.url);
@@ -15,9 +15,12 @@ function files(): Map<string, string> {
   if (available) return available;
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
   available = new Map();
-  for (const f of fs.readdirSync(fileURLToPath(COMMANDS_DIR))) {
-    if (f.endsWith(ext) && !f.endsWith('.d.ts') && !f.startsWith('_') && f !== `index${ext}`) {
-      available.set(f.slice(0, -ext.length), f);
+  for (const f of fs.readdirSync(fileURLToPath(COMMANDS_DIR), { withFileTypes: true })) {
+    if (f.isFile() && f.name.endsWith(ext) && !f.name.endsWith('.d.ts') && !f.name.startsWith('_') && f.name !== `index${ext}`) {
+      available.set(f.name.slice(0, -ext.length), f.name);
+    } else if (f.isDirectory() && NAME.test(f.name) && fs.existsSync(new URL(`${f.name}/index${ext}`, COMMANDS_DIR))) {
+      // A command as a folder: commands/NAME/index.ts and its engine modules beside it.
+      available.set(f.name, `${f.name}/index${ext}`);
     }
   }
   return available;

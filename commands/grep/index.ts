@@ -15,15 +15,15 @@
  * buffer. Symlinks met while recursing are skipped; -R follows them only where the zone
  * policy follows symlinks (and only inside the zone).
  */
-import { defineCommand, UsageError, type CommandContext, type FlagSpec } from '../src/command/index.js';
-import { argmatch } from '../src/command/text-lines.js';
-import { RegexSyntaxError, translateRegex, type RegexDialect } from '../src/regex/index.js';
-import { LiteralSet, literalOf } from '../src/regex/aho-corasick.js';
-import { VfsError, sortByName } from '../src/vfs/index.js';
-import type { DirHandle, WalkFile } from '../src/vfs/vfs.js';
-import { valueLimit, valueTooBig } from '../src/pool/memory.js';
-import { NoshError } from '../src/errors.js';
-import { fnmatch, fnmatchRegExp, type GlobMatcher } from '../src/gnulib/fnmatch.js';
+import { defineCommand, UsageError, type CommandContext, type FlagSpec } from '../../src/command/index.js';
+import { argmatch } from '../../src/command/text-lines.js';
+import { RegexSyntaxError, translateRegex, type RegexDialect } from '../../src/regex/index.js';
+import { LiteralSet, literalOf } from '../../src/regex/aho-corasick.js';
+import { VfsError, sortByName } from '../../src/vfs/index.js';
+import type { DirHandle, WalkFile } from '../../src/vfs/vfs.js';
+import { valueLimit, valueTooBig } from '../../src/pool/memory.js';
+import { NoshError } from '../../src/errors.js';
+import { fnmatch, fnmatchRegExp, type GlobMatcher } from '../../src/gnulib/fnmatch.js';
 
 const WITH_ARG_SHORT = new Set(['e', 'f', 'm', 'A', 'B', 'C', 'd', 'D']);
 const WITH_ARG_LONG = ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'label', 'include',

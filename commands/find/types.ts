@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
-import type { DirEntry } from '../vfs/index.js';
-import type { DirHandle } from '../vfs/vfs.js';
+import type { DirEntry } from '../../src/vfs/index.js';
+import type { DirHandle } from '../../src/vfs/vfs.js';
 
 /** One file met by the walk. */
 export interface Entry {

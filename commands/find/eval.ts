@@ -6,10 +6,10 @@
  * level in memory; output is batched and flushed in large chunks.
  */
 import type { Stats } from 'node:fs';
-import type { CommandContext } from '../command/index.js';
-import { VfsError, sortByName, type DirEntry } from '../vfs/index.js';
-import type { DirHandle } from '../vfs/vfs.js';
-import { linkTargetStat } from '../command/listing.js';
+import type { CommandContext } from '../../src/command/index.js';
+import { VfsError, sortByName, type DirEntry } from '../../src/vfs/index.js';
+import type { DirHandle } from '../../src/vfs/vfs.js';
+import { linkTargetStat } from '../../src/command/listing.js';
 import { bytesOf, localeQuote, LsWidths, lsLine } from './printf.js';
 import { Quit, type Entry, type EvalContext, type Node } from './types.js';
 import type { FindPlan } from './parse.js';

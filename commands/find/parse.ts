@@ -4,11 +4,11 @@
  * expression with GNU's precedence ( ) > ! > -a (implicit) > -o > , and GNU's messages.
  */
 import type { Stats } from 'node:fs';
-import type { Vfs } from '../vfs/index.js';
-import { VfsError } from '../vfs/index.js';
-import { compileMode, adjustMode } from '../command/fileops.js';
-import { FNM_CASEFOLD, fnmatchBytes } from '../gnulib/fnmatch.js';
-import { linkTargetStat } from '../command/listing.js';
+import type { Vfs } from '../../src/vfs/index.js';
+import { VfsError } from '../../src/vfs/index.js';
+import { compileMode, adjustMode } from '../../src/command/fileops.js';
+import { FNM_CASEFOLD, fnmatchBytes } from '../../src/gnulib/fnmatch.js';
+import { linkTargetStat } from '../../src/command/listing.js';
 import { compileFindRegex, FindRegexError, REGEX_TYPES } from './regex.js';
 import { compileFormat, FormatError, formatNeedsStat, renderFormat, MissingStat, bytesOf, baseNameOf, localeQuote, typeLetter } from './printf.js';
 import { FindError, Quit, type Node, type PredFn } from './types.js';

@@ -3,8 +3,8 @@
  * Everything here works on byte strings (latin1: one char = one byte).
  */
 import type { Stats } from 'node:fs';
-import { DAYS_ABBR, MONTHS_ABBR, p2, s2, strftimeConv } from '../gnulib/strftime.js';
-import { modeString, timeOf, timeOfNs, userName, groupName, type TimeSpec } from '../command/format.js';
+import { DAYS_ABBR, MONTHS_ABBR, p2, s2, strftimeConv } from '../../src/gnulib/strftime.js';
+import { modeString, timeOf, timeOfNs, userName, groupName, type TimeSpec } from '../../src/command/format.js';
 
 /** UTF-8 text (argv, file names from the Vfs) as a byte string. */
 export function bytesOf(s: string): string {
