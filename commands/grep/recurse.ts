@@ -1,5 +1,6 @@
 import { type CommandContext } from '../../src/command/index.js';
-import { VfsError, sortByName } from '../../src/vfs/index.js';
+import { VfsError } from '../../src/vfs/index.js';
+import { walk as walkTree } from '../../src/vfs/walk.js';
 import type { DirHandle, WalkFile } from '../../src/vfs/vfs.js';
 import { valueLimit, valueTooBig } from '../../src/pool/memory.js';
 import { excludedBy, globMatches } from './include.js';
@@ -24,7 +25,6 @@ export class GrepRun implements ScanHost {
   readonly ctxOn: boolean;
   /** Matching lines are not printed (-c -l -L -q). */
   readonly quietOut: boolean;
-  readonly visited = new Set<string>();
   /**
    * Directories files were read through (Vfs.openListedFileAt) since their location was last
    * checked, with the output size before the first such file and the name to report.
@@ -149,7 +149,7 @@ export class GrepRun implements ScanHost {
         return;
       }
       if (this.outFile === 'auto') this.outFile = true;
-      await this.walk(op, omitDotSlash ? '' : op, null);
+      await this.walk(op, omitDotSlash ? '' : op);
       return;
     }
     if (excludedBy(this.o.fileRules, op, false)) return;
@@ -158,79 +158,59 @@ export class GrepRun implements ScanHost {
   }
 
   /**
-   * Walk a directory: opened once (Vfs.openDir, or openListedDirAt from its already listed
-   * parent), its children opened relative to it, so a file costs one open + fstat instead of
-   * a resolution from the root. Directories being walked (ancestors) are remembered by
-   * dev:ino: -R must not loop through a link to one of them.
+   * Walk a directory with the one walk (src/vfs/walk.ts): opened once, its children opened
+   * relative to it, so a file costs one open + fstat instead of a resolution from the root.
+   * -R follows links (where the policy does) by full resolution; one back to a directory
+   * being walked is GNU's fts FTS_DC: a warning, not an error.
    */
-  private async walk(dir: string, display: string, parent: { dir: DirHandle; name: string } | null): Promise<void> {
+  private async walk(dir: string, display: string): Promise<void> {
     const fs = this.ctx.fs;
-    let h: DirHandle;
-    try {
-      h = parent ? fs.openListedDirAt(parent.dir, parent.name) : fs.openDir(dir, this.ctx.cwd);
-    } catch (e) {
-      await this.fileError(display || '.', e);
-      return;
-    }
-    const key = `${h.stat.dev}:${h.stat.ino}`;
-    try {
-      if (this.visited.has(key)) {
-        // -R through a link to an ancestor (GNU's fts FTS_DC): a warning, not an error.
-        if (!this.o.noMessages) await this.message(`${display || '.'}: warning: recursive directory loop`);
-        return;
-      }
-      this.visited.add(key);
-      await this.walkEntries(h, dir, display);
-      if (this.unverified.has(h)) await this.settle(h);
-    } finally {
-      this.unverified.delete(h);
-      this.visited.delete(key);
-      h.close();
-    }
-  }
-
-  private async walkEntries(h: DirHandle, dir: string, display: string): Promise<void> {
-    const fs = this.ctx.fs;
-    let entries;
-    try {
-      entries = h.entries();
-    } catch (e) {
-      await this.fileError(display || '.', e);
-      return;
-    }
-    sortByName(entries);
     const prefix = (base: string) => (base === '' ? '' : /^\/+$/.test(base) ? '/' : base.replace(/\/+$/, '') + '/');
     const pathPrefix = prefix(dir);
     const dispPrefix = prefix(display);
-    for (const ent of entries) {
-      if (this.exitNow) return;
-      if (ent.type === 'file') {
-        if (excludedBy(this.o.fileRules, ent.name, true)) continue;
-        const wait = this.listedFile(h, ent.name, dispPrefix + ent.name);
-        if (wait) await wait;
-      } else if (ent.type === 'dir') {
-        if (this.o.dirRules.some((r) => r.test(ent.name))) continue;
-        await this.walk(pathPrefix + ent.name, dispPrefix + ent.name, { dir: h, name: ent.name });
-      } else if (ent.type === 'symlink') {
-        if (this.o.recurse !== 'R' || !fs.policy.followSymlinks) continue;
-        const path = pathPrefix + ent.name;
-        let st;
-        try {
-          st = fs.stat(path, this.ctx.cwd);
-        } catch (e) {
-          // Dangling (or a link loop): an error, as GNU's. Outside the zone: not followed, not listed.
-          if (e instanceof VfsError && (e.errno === 'ENOENT' || e.errno === 'ELOOP') && !excludedBy(this.o.fileRules, ent.name, true)) {
-            await this.fileError(dispPrefix + ent.name, e);
+    const follow = this.o.recurse === 'R' && fs.policy.followSymlinks;
+    for (const ev of walkTree(fs, dir, this.ctx.cwd, { order: 'name', postOrder: true, symlinks: follow ? 'follow' : 'never' })) {
+      if (this.exitNow) {
+        // Leaving every directory being walked, innermost first: check those read through.
+        for (const h of [...this.unverified.keys()].reverse()) {
+          if (this.unverified.has(h)) await this.settle(h);
+          this.unverified.delete(h);
+        }
+        return;
+      }
+      const disp = ev.depth === 0 ? display : dispPrefix + ev.rel;
+      switch (ev.kind) {
+        case 'pre':
+          if (ev.depth > 0 && this.o.dirRules.some((r) => r.test(ev.name))) ev.skip = true;
+          break;
+        case 'post':
+          if (ev.handle) {
+            if (this.unverified.has(ev.handle)) await this.settle(ev.handle);
+            this.unverified.delete(ev.handle);
           }
-          continue;
-        }
-        if (st.isDirectory()) {
-          if (this.o.dirRules.some((r) => r.test(ent.name))) continue;
-          await this.walk(path, dispPrefix + ent.name, null);
-        } else if (st.isFile()) {
-          if (excludedBy(this.o.fileRules, ent.name, true)) continue;
-          await this.file(path, dispPrefix + ent.name);
-        }
+          break;
+        case 'error':
+          await this.fileError(disp || '.', ev.error);
+          break;
+        case 'loop':
+          if (this.o.dirRules.some((r) => r.test(ev.name))) break;
+          if (!this.o.noMessages) await this.message(`${disp}: warning: recursive directory loop`);
+          break;
+        default:
+          if (ev.type === 'file' && !ev.followed) {
+            if (excludedBy(this.o.fileRules, ev.name, true)) break;
+            const wait = this.listedFile(ev.dir!, ev.name, disp);
+            if (wait) await wait;
+          } else if (ev.type === 'file') {
+            if (excludedBy(this.o.fileRules, ev.name, true)) break;
+            await this.file(pathPrefix + ev.rel, disp);
+          } else if (ev.type === 'symlink' && follow) {
+            // Dangling (or a link loop): an error, as GNU's. Outside the zone: not followed, not listed.
+            const e = ev.error;
+            if (e instanceof VfsError && (e.errno === 'ENOENT' || e.errno === 'ELOOP') && !excludedBy(this.o.fileRules, ev.name, true)) {
+              await this.fileError(disp, e);
+            }
+          }
       }
     }
   }

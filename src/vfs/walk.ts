@@ -71,7 +71,7 @@ export interface WalkEvent {
   dir: DirHandle | null;
   /** 'pre' / 'post' of a directory that was opened: its own handle (open until 'post' is consumed). */
   handle?: DirHandle;
-  /** The error of an 'error' event. */
+  /** The error of an 'error' event; on a 'file' event of a symlink under 'follow': why it was not followed. */
   error?: unknown;
   /** Set on a 'pre' event: do not read this directory. */
   skip?: boolean;
@@ -144,8 +144,9 @@ export function* walk(vfs: Vfs, start: string, cwd: string, spec: WalkSpec = {})
       let st: fs.Stats | null = null;
       try {
         st = vfs.stat(ev.path, cwd);
-      } catch {
-        st = null; // dangling, leaving the zone or not followed: the link itself
+      } catch (e) {
+        st = null; // dangling, a loop of links, leaving the zone or not followed: the link itself
+        ev.error = e;
       }
       if (st?.isDirectory()) {
         ev.type = 'dir';
