@@ -24,6 +24,8 @@ export interface Entry {
   nameBytes?: string;
   /** Under -L: a link in a loop of links (reported; not evaluated). */
   loop?: boolean;
+  /** A directory the walk met in a file system loop (reported; not evaluated, not read). */
+  skipped?: boolean;
 }
 
 /** What predicates may ask of the walker. All synchronous. */

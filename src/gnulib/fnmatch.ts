@@ -47,8 +47,12 @@ export function foldAscii(s: string): string {
   return /[A-Z]/.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s;
 }
 
-/** Compile a pattern (byte string) to an anchored RegExp over byte strings; null when it can never match. */
-export function fnmatchRegExp(pattern: string, flags = 0): RegExp | null {
+/**
+ * Compile a pattern (byte string) to an anchored RegExp over byte strings; null when it can
+ * never match. `flags` true is FNM_CASEFOLD alone (find's -iname, as callers wrote it before flags).
+ */
+export function fnmatchRegExp(pattern: string, flagBits: number | boolean = 0): RegExp | null {
+  const flags = flagBits === true ? FNM_CASEFOLD : flagBits === false ? 0 : flagBits;
   const casefold = (flags & FNM_CASEFOLD) !== 0;
   const pathname = (flags & FNM_PATHNAME) !== 0;
   const period = (flags & FNM_PERIOD) !== 0;

@@ -44,6 +44,12 @@ export interface WalkSpec {
   postOrder?: boolean;
   /** Names to leave out before anything is yielded (e.g. hidden names). */
   filter?(name: string, type: DirEntry['type']): boolean;
+  /**
+   * Under 'follow': does this symlink lead to a directory to walk (opened by full
+   * resolution)? The consumer then checks for loops itself. Default: the walk stats it and
+   * reports a link back to a directory being walked as a 'loop' event.
+   */
+  followLink?(ev: WalkEvent): boolean;
   signal?: AbortSignal;
   /** What an abort throws (default VfsError EINTR on the directory being walked). */
   onAbort?(path: string): Error;
@@ -77,6 +83,8 @@ export interface WalkEvent {
   skip?: boolean;
   /** A symlink that was followed (to a directory) to get here. */
   followed?: boolean;
+  /** The consumer's own data: set on a 'pre' event, it is on that directory's 'post' and 'error' events too. */
+  tag?: unknown;
 }
 
 function join(dir: string, name: string): string {
@@ -139,7 +147,15 @@ export function* walk(vfs: Vfs, start: string, cwd: string, spec: WalkSpec = {})
       yield* dirEvents(ev, () => vfs.openListedDirAt(parent, d.name));
       return;
     }
-    if (d.type === 'symlink' && symlinks === 'follow') {
+    if (d.type === 'symlink' && symlinks === 'follow' && spec.followLink) {
+      if (spec.followLink(ev)) {
+        ev.kind = 'pre';
+        ev.type = 'dir';
+        ev.followed = true;
+        yield* dirEvents(ev, () => vfs.openDir(ev.path, cwd));
+        return;
+      }
+    } else if (d.type === 'symlink' && symlinks === 'follow') {
       // Followed by full resolution (inside the zone, where the policy follows).
       let st: fs.Stats | null = null;
       try {
