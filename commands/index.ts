@@ -5,7 +5,8 @@ import type { CommandDef } from '../src/command/index.js';
  * commands/NAME/ whose index.ts default-exports its CommandDef; it is imported on first use
  * (the literal imports below let bundlers and the type checker follow every command).
  * Adding a command is adding its folder and one line here (test/commands/registry.test.ts
- * checks that the two agree, and that every alias a command declares is listed).
+ * checks that the two agree, and that every alias a command declares is listed). An alias
+ * (egrep, fgrep, hd) loads its command's module; ctx.name tells the command which name ran.
  */
 type Loader = () => Promise<{ default: CommandDef }>;
 
@@ -21,7 +22,11 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'cut': () => import('./cut/index.js'),
   'dirname': () => import('./dirname/index.js'),
   'echo': () => import('./echo/index.js'),
+  'egrep': () => import('./grep/index.js'),
   'false': () => import('./false/index.js'),
+  'fgrep': () => import('./grep/index.js'),
+  'find': () => import('./find/index.js'),
+  'grep': () => import('./grep/index.js'),
   'hd': () => import('./hexdump/index.js'),
   'head': () => import('./head/index.js'),
   'hexdump': () => import('./hexdump/index.js'),
@@ -52,10 +57,6 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'uniq': () => import('./uniq/index.js'),
   'wc': () => import('./wc/index.js'),
   'xxd': () => import('./xxd/index.js'),
-  'egrep': () => import('./egrep.js'),
-  'fgrep': () => import('./fgrep.js'),
-  'find': () => import('./find.js'),
-  'grep': () => import('./grep.js'),
 });
 
 const cache = new Map<string, CommandDef>();

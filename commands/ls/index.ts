@@ -9,7 +9,7 @@ import {
 } from '../../src/gnulib/format.js';
 import { columnsLayout, commasLayout, linkTargetStat, linkText, type Cell } from '../../src/gnulib/listing.js';
 import { QUOTING_STYLES, quoteBytesStyled, type QuotingStyle } from '../../src/gnulib/quote.js';
-import { compileGlob } from '../../src/find/fnmatch.js';
+import { FNM_PERIOD, fnmatch } from '../../src/gnulib/fnmatch.js';
 import { VfsError, listedOrClosed, type DirHandle } from '../../src/vfs/index.js';
 
 /** A directory still to list (ls -R): the directory it was found in stays open for it. */
@@ -324,15 +324,8 @@ function argError({ key, value, flag }: { key: string; value: string; flag: stri
  * is matched only by a literal '.' (or '\.'), never by '*', '?' or a bracket expression.
  */
 function periodGlob(pattern: string): NameTest {
-  const bytes = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
-  const p = bytes(pattern);
-  const whole = compileGlob(p, false);
-  const lead = p.startsWith('.') ? 1 : p.startsWith('\\.') ? 2 : 0;
-  const afterDot = lead > 0 ? compileGlob(p.slice(lead), false) : null;
-  return (name) => {
-    const n = bytes(name);
-    return n.startsWith('.') ? afterDot !== null && afterDot.test(n.slice(1)) : whole.test(n);
-  };
+  const m = fnmatch(pattern, FNM_PERIOD);
+  return (name) => m.test(name);
 }
 
 class Lister {

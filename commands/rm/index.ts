@@ -1,7 +1,8 @@
 import { defineCommand, infoAsked, parseArgs, UsageError, type CommandContext } from '../../src/command/index.js';
 import { quoteName } from '../../src/gnulib/quote.js';
 import { errnoOf, isDotOrDotDot, lastComponent, quoteAlways } from '../../src/gnulib/fileops.js';
-import { VfsError, listedOrClosed, strerror } from '../../src/vfs/index.js';
+import { VfsError, strerror } from '../../src/vfs/index.js';
+import { walk } from '../../src/vfs/walk.js';
 import type { DirHandle } from '../../src/vfs/vfs.js';
 
 /** A child met by the walk: removed relative to its open directory (a path costs a lookup per level). */
@@ -83,10 +84,6 @@ function leadingHyphenHint(ctx: CommandContext): string {
 function ftsPath(path: string): string {
   if (path.length > 2 && path.endsWith('/')) return path.replace(/\/+$/, '/');
   return path;
-}
-
-function childPath(dir: string, name: string): string {
-  return (dir.endsWith('/') ? dir.slice(0, -1) : dir) + '/' + name;
 }
 
 function ignorable(o: RmOptions, errno: string): boolean {
@@ -182,28 +179,32 @@ async function rmdirOne(ctx: CommandContext, path: string, o: RmOptions, at?: At
   return true;
 }
 
-/** Depth-first, contents before the directory itself, in readdir order (as fts does). */
-async function removeTree(ctx: CommandContext, dir: string, o: RmOptions, at?: At): Promise<boolean> {
-  if (ctx.signal.aborted) throw new VfsError('EINTR', dir);
-  let listed;
-  try {
-    listed = at ? listedOrClosed(ctx.fs.openListedDirAt(at.dir, at.name)) : ctx.fs.openListed(dir, ctx.cwd);
-  } catch (e) {
-    return fail(ctx, dir, errnoOf(e));
-  }
-  let ok = true;
-  try {
-    for (const ent of listed.entries) {
-      const child = childPath(dir, ent.name);
-      const here = { dir: listed.dir, name: ent.name };
-      if (ent.type === 'dir') {
-        if (!(await removeTree(ctx, child, o, here))) ok = false;
-      } else if (!(await unlinkOne(ctx, child, o, here))) ok = false;
+/** Depth-first, contents before the directory itself, in readdir order (as fts does): the one walk, post-order. */
+async function removeTree(ctx: CommandContext, dir: string, o: RmOptions): Promise<boolean> {
+  // Per directory being walked: could everything in it be removed? (A directory whose
+  // contents could not all be removed is left; GNU says nothing more.)
+  const ok: boolean[] = [];
+  for (const ev of walk(ctx.fs, dir, ctx.cwd, { order: 'directory', postOrder: true })) {
+    const at = ev.dir ? { dir: ev.dir, name: ev.name } : undefined;
+    switch (ev.kind) {
+      case 'pre':
+        ok.push(true);
+        break;
+      case 'error':
+        ok.pop();
+        await fail(ctx, ev.path, errnoOf(ev.error));
+        if (ok.length === 0) return false;
+        ok[ok.length - 1] = false;
+        break;
+      case 'post': {
+        const removed = ok.pop()! && (await rmdirOne(ctx, ev.path, o, at));
+        if (ok.length === 0) return removed;
+        if (!removed) ok[ok.length - 1] = false;
+        break;
+      }
+      default:
+        if (!(await unlinkOne(ctx, ev.path, o, at))) ok[ok.length - 1] = false;
     }
-  } finally {
-    listed.dir.close();
   }
-  // A directory whose contents could not all be removed is left (GNU says nothing more).
-  if (!ok) return false;
-  return rmdirOne(ctx, dir, o, at);
+  return false;
 }

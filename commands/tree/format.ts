@@ -4,6 +4,7 @@
  * C locale, UTC), its -I / -P patterns and its printing of names. Kept apart from format.ts,
  * which is GNU's.
  */
+import { strftime } from '../../src/gnulib/strftime.js';
 
 /**
  * tree's psize(): ' %11lld' bytes, or with -h / --si ' %4d' under one unit and else the
@@ -66,8 +67,6 @@ export function strverscmp(a: Uint8Array, b: Uint8Array): number {
   return r;
 }
 
-const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const SIX_MONTHS = 6 * 31 * 24 * 60 * 60;
 
 /** The strftime conversions nosh does for --timefmt (C locale, UTC); widest output of each. */
@@ -97,53 +96,6 @@ export function timefmtProblem(fmt: string): string | null {
 export function treeDate(sec: number, fmt: string | undefined, now = Math.floor(Date.now() / 1000)): string {
   if (fmt === undefined) fmt = sec > now || sec + SIX_MONTHS < now ? '%b %e  %Y' : '%b %e %R';
   return strftime(fmt, sec);
-}
-
-function strftime(fmt: string, sec: number): string {
-  const d = new Date(sec * 1000);
-  const p2 = (n: number) => String(n).padStart(2, '0');
-  const s2 = (n: number) => String(n).padStart(2, ' ');
-  const Y = d.getUTCFullYear();
-  const H = d.getUTCHours();
-  const h12 = H % 12 === 0 ? 12 : H % 12;
-  const yday = Math.floor((Date.UTC(Y, d.getUTCMonth(), d.getUTCDate()) - Date.UTC(Y, 0, 1)) / 86400000) + 1;
-  const conv = (c: string): string => {
-    switch (c) {
-      case 'a': return DAYS[d.getUTCDay()]!.slice(0, 3);
-      case 'A': return DAYS[d.getUTCDay()]!;
-      case 'b': case 'h': return MONTHS[d.getUTCMonth()]!.slice(0, 3);
-      case 'B': return MONTHS[d.getUTCMonth()]!;
-      case 'c': return `${conv('a')} ${conv('b')} ${conv('e')} ${conv('T')} ${Y}`;
-      case 'C': return p2(Math.floor(Y / 100));
-      case 'd': return p2(d.getUTCDate());
-      case 'D': case 'x': return `${conv('m')}/${conv('d')}/${conv('y')}`;
-      case 'e': return s2(d.getUTCDate());
-      case 'F': return `${Y}-${conv('m')}-${conv('d')}`;
-      case 'H': return p2(H);
-      case 'I': return p2(h12);
-      case 'j': return String(yday).padStart(3, '0');
-      case 'k': return s2(H);
-      case 'l': return s2(h12);
-      case 'm': return p2(d.getUTCMonth() + 1);
-      case 'M': return p2(d.getUTCMinutes());
-      case 'n': return '\n';
-      case 'p': return H < 12 ? 'AM' : 'PM';
-      case 'r': return `${conv('I')}:${conv('M')}:${conv('S')} ${conv('p')}`;
-      case 'R': return `${conv('H')}:${conv('M')}`;
-      case 's': return String(sec);
-      case 'S': return p2(d.getUTCSeconds());
-      case 't': return '\t';
-      case 'T': case 'X': return `${conv('H')}:${conv('M')}:${conv('S')}`;
-      case 'u': return String(d.getUTCDay() || 7);
-      case 'w': return String(d.getUTCDay());
-      case 'y': return p2(((Y % 100) + 100) % 100);
-      case 'Y': return String(Y);
-      case 'z': return '+0000';
-      case 'Z': return 'UTC';
-      default: return '%';
-    }
-  };
-  return fmt.replace(/%(.)/gs, (_, c: string) => conv(c));
 }
 
 /**

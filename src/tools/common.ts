@@ -2,7 +2,8 @@
 import type * as fs from 'node:fs';
 import { Minimatch } from 'minimatch';
 import { NoshError } from '../errors.js';
-import { VfsError, listedOrClosed, sortByName, type DirEntry, type DirHandle, type Vfs } from '../vfs/index.js';
+import { VfsError, type DirEntry, type DirHandle, type Vfs } from '../vfs/index.js';
+import { walk as walkTree } from '../vfs/walk.js';
 import { hintFor } from '../runtime/hints.js';
 import type { ToolContext } from './types.js';
 
@@ -127,38 +128,28 @@ export interface WalkOptions {
 }
 
 /**
- * Depth-first walk below `start` through the Vfs's open folders (never follows symlinked
- * directories). A folder that cannot be opened or listed below the start is skipped.
+ * Depth-first walk below `start` through the Vfs's open folders (the one walk, src/vfs/walk.ts;
+ * never follows symlinked directories). A folder that cannot be opened or listed below the
+ * start is skipped.
  */
 export function walk(vfs: Vfs, start: string, cwd: string, opts: WalkOptions): void {
-  let stopped = false;
-  const rec = (open: () => DirHandle, dirPath: string, rel: string, depth: number): void => {
-    if (opts.signal?.aborted) throw new NoshError('CANCELLED', 'cancelled');
-    let dir: DirHandle;
-    let entries: DirEntry[];
-    try {
-      ({ dir, entries } = listedOrClosed(open()));
-    } catch (e) {
-      if (depth === 1) throw e;
-      return;
+  const events = walkTree(vfs, start, cwd, {
+    order: opts.sorted !== false ? 'name' : 'directory',
+    maxDepth: opts.maxDepth,
+    includeStart: false,
+    filter: opts.hidden ? undefined : (name) => !name.startsWith('.'),
+    signal: opts.signal,
+    onAbort: () => new NoshError('CANCELLED', 'cancelled'),
+  });
+  for (const ev of events) {
+    if (ev.kind === 'error') {
+      if (ev.depth === 0) throw ev.error;
+      continue;
     }
-    try {
-      if (opts.sorted !== false) sortByName(entries);
-      for (const d of entries) {
-        if (stopped) return;
-        if (!opts.hidden && d.name.startsWith('.')) continue;
-        const e: WalkEntry = { rel: rel ? `${rel}/${d.name}` : d.name, path: joinV(dirPath, d.name), name: d.name, type: d.type, depth, dir };
-        if (opts.visit(e) === false) {
-          stopped = true;
-          return;
-        }
-        if (d.type === 'dir' && depth < opts.maxDepth && !opts.prune?.(e)) rec(() => vfs.openListedDirAt(dir, d.name), e.path, e.rel, depth + 1);
-      }
-    } finally {
-      dir.close();
-    }
-  };
-  rec(() => vfs.openDir(start, cwd), start, '', 1);
+    const e: WalkEntry = { rel: ev.rel, path: ev.path, name: ev.name, type: ev.type, depth: ev.depth, dir: ev.dir! };
+    if (opts.visit(e) === false) return;
+    if (ev.kind === 'pre' && opts.prune?.(e)) ev.skip = true;
+  }
 }
 
 /** Levenshtein distance, capped work (names are short). */

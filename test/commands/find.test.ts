@@ -3,9 +3,9 @@ import * as path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { run, runArgv } from '../helpers.js';
 import { zone } from './fileops-fixture.js';
-import { fnmatchRegExp } from '../../src/find/fnmatch.js';
-import { emacsToBasic } from '../../src/find/regex.js';
-import { findMutates } from '../../src/find/parse.js';
+import { fnmatchRegExp } from '../../src/gnulib/fnmatch.js';
+import { emacsToBasic } from '../../commands/find/regex.js';
+import { findMutates } from '../../commands/find/parse.js';
 
 const lines = (b: Buffer) => b.toString('latin1').split('\n').filter((l) => l !== '');
 

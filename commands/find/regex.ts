@@ -16,7 +16,7 @@
  *       of `[ : d i g t` followed by a literal `]`, as glibc reads it.
  * `.` and negated lists match a newline in a file name (RE_DOT_NEWLINE).
  */
-import { assertCompiles, compileRegex, RegexSyntaxError, type RegexOptions } from '../regex/index.js';
+import { assertCompiles, compileRegex, RegexSyntaxError, type RegexOptions } from '../../src/regex/index.js';
 
 export const REGEX_TYPES = [
   'findutils-default', 'ed', 'emacs', 'gnu-awk', 'grep', 'posix-awk', 'awk', 'posix-basic',

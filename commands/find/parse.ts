@@ -4,11 +4,11 @@
  * expression with GNU's precedence ( ) > ! > -a (implicit) > -o > , and GNU's messages.
  */
 import type { Stats } from 'node:fs';
-import type { Vfs } from '../vfs/index.js';
-import { VfsError } from '../vfs/index.js';
-import { compileMode, adjustMode } from '../gnulib/fileops.js';
-import { compileGlob } from './fnmatch.js';
-import { linkTargetStat } from '../gnulib/listing.js';
+import type { Vfs } from '../../src/vfs/index.js';
+import { VfsError } from '../../src/vfs/index.js';
+import { compileMode, adjustMode } from '../../src/gnulib/fileops.js';
+import { FNM_CASEFOLD, fnmatchBytes } from '../../src/gnulib/fnmatch.js';
+import { linkTargetStat } from '../../src/gnulib/listing.js';
 import { compileFindRegex, FindRegexError, REGEX_TYPES } from './regex.js';
 import { compileFormat, FormatError, formatNeedsStat, renderFormat, MissingStat, bytesOf, baseNameOf, localeQuote, typeLetter } from './printf.js';
 import { FindError, Quit, type Node, type PredFn } from './types.js';
@@ -313,15 +313,15 @@ class ExprParser {
       case '-true': return TRUE;
       case '-false': return this.pred(t, () => false);
       case '-name': case '-iname': {
-        const g = compileGlob(bytesOf(this.arg(t)), t === '-iname');
+        const g = fnmatchBytes(bytesOf(this.arg(t)), t === '-iname' ? FNM_CASEFOLD : 0);
         return this.pred(t, (e) => g.test(e.nameBytes ?? nameForMatch(e.bytes)));
       }
       case '-path': case '-ipath': case '-wholename': case '-iwholename': {
-        const g = compileGlob(bytesOf(this.arg(t)), t.startsWith('-i'));
+        const g = fnmatchBytes(bytesOf(this.arg(t)), t.startsWith('-i') ? FNM_CASEFOLD : 0);
         return this.pred(t, (e) => g.test(e.bytes));
       }
       case '-lname': case '-ilname': {
-        const g = compileGlob(bytesOf(this.arg(t)), t === '-ilname');
+        const g = fnmatchBytes(bytesOf(this.arg(t)), t === '-ilname' ? FNM_CASEFOLD : 0);
         return this.pred(t, (e, c) => {
           if (c.typeOf(e) !== 'symlink') return false;
           const target = c.linkTarget(e);

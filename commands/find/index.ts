@@ -1,7 +1,7 @@
 /**
  * find: GNU findutils 4.9 under LC_ALL=C TZ=UTC, inside the zone.
- * Parsing: src/find/parse.ts; the walk and evaluation: src/find/eval.ts; -printf and -ls:
- * src/find/printf.ts; glob matching: src/find/fnmatch.ts; -regex: src/find/regex.ts.
+ * Parsing: ./parse.ts; the walk and evaluation: ./eval.ts; -printf and -ls:
+ * ./printf.ts; glob matching: src/gnulib/fnmatch.ts; -regex: ./regex.ts.
  *
  * Deliberate differences from GNU (see also the README):
  * - Each directory is listed in C-locale name order (GNU: raw readdir order).
@@ -12,10 +12,10 @@
  * - Blocked files never appear (the Vfs hides them), so a directory holding only blocked
  *   files is -empty.
  */
-import { defineCommand, helpText, versionText } from '../src/command/index.js';
-import { parseFind, findMutates, HelpRequest, VersionRequest } from '../src/find/parse.js';
-import { Walker } from '../src/find/eval.js';
-import { FindError } from '../src/find/types.js';
+import { defineCommand, helpText, versionText } from '../../src/command/index.js';
+import { parseFind, findMutates, HelpRequest, VersionRequest } from './parse.js';
+import { Walker } from './eval.js';
+import { FindError } from './types.js';
 
 const def = defineCommand({
   name: 'find',

@@ -3,7 +3,8 @@
  * Everything here works on byte strings (latin1: one char = one byte).
  */
 import type { Stats } from 'node:fs';
-import { modeString, timeOf, timeOfNs, userName, groupName, type TimeSpec } from '../gnulib/format.js';
+import { DAYS_ABBR, MONTHS_ABBR, p2, s2, strftimeConv } from '../../src/gnulib/strftime.js';
+import { modeString, timeOf, timeOfNs, userName, groupName, type TimeSpec } from '../../src/gnulib/format.js';
 
 /** UTF-8 text (argv, file names from the Vfs) as a byte string. */
 export function bytesOf(s: string): string {
@@ -199,85 +200,16 @@ export function formatG(v: number): string {
 
 // ---- times --------------------------------------------------------------------------
 
-const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-const DAYS_LONG = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const MONTHS_LONG = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-const p2 = (n: number) => String(n).padStart(2, '0');
-const s2 = (n: number) => String(n).padStart(2, ' ');
-
-function isoWeek(d: Date): { year: number; week: number } {
-  const t = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
-  const day = (t.getUTCDay() + 6) % 7;
-  t.setUTCDate(t.getUTCDate() - day + 3);
-  const year = t.getUTCFullYear();
-  const jan4 = new Date(Date.UTC(year, 0, 4));
-  const week = 1 + Math.round(((t.getTime() - jan4.getTime()) / 86400000 - 3 + ((jan4.getUTCDay() + 6) % 7)) / 7);
-  return { year, week };
-}
-
-/** One strftime conversion in the C locale, UTC (nosh runs as TZ=UTC). */
-function strftime1(k: string, d: Date, sec: number): string {
-  const Y = d.getUTCFullYear();
-  const m = d.getUTCMonth();
-  const day = d.getUTCDate();
-  const H = d.getUTCHours();
-  const M = d.getUTCMinutes();
-  const S = d.getUTCSeconds();
-  const wd = d.getUTCDay();
-  const yday = Math.floor((Date.UTC(Y, m, day) - Date.UTC(Y, 0, 1)) / 86400000);
-  const h12 = H % 12 === 0 ? 12 : H % 12;
-  switch (k) {
-    case 'a': return DAYS[wd]!;
-    case 'A': return DAYS_LONG[wd]!;
-    case 'b': case 'h': return MONTHS[m]!;
-    case 'B': return MONTHS_LONG[m]!;
-    case 'c': return `${DAYS[wd]} ${MONTHS[m]} ${s2(day)} ${p2(H)}:${p2(M)}:${p2(S)} ${Y}`;
-    case 'C': return p2(Math.floor(Y / 100));
-    case 'd': return p2(day);
-    case 'D': return `${p2(m + 1)}/${p2(day)}/${p2(Y % 100)}`;
-    case 'e': return s2(day);
-    case 'F': return `${Y}-${p2(m + 1)}-${p2(day)}`;
-    case 'g': return p2(isoWeek(d).year % 100);
-    case 'G': return String(isoWeek(d).year);
-    case 'H': return p2(H);
-    case 'I': return p2(h12);
-    case 'j': return String(yday + 1).padStart(3, '0');
-    case 'k': return s2(H);
-    case 'l': return s2(h12);
-    case 'm': return p2(m + 1);
-    case 'M': return p2(M);
-    case 'n': return '\n';
-    case 'p': return H < 12 ? 'AM' : 'PM';
-    case 'r': return `${p2(h12)}:${p2(M)}:${p2(S)} ${H < 12 ? 'AM' : 'PM'}`;
-    case 'R': return `${p2(H)}:${p2(M)}`;
-    case 's': return String(sec);
-    case 'S': return p2(S);
-    case 't': return '\t';
-    case 'T': return `${p2(H)}:${p2(M)}:${p2(S)}`;
-    case 'u': return String(wd === 0 ? 7 : wd);
-    case 'U': return p2(Math.floor((yday + 7 - wd) / 7));
-    case 'V': return p2(isoWeek(d).week);
-    case 'w': return String(wd);
-    case 'W': return p2(Math.floor((yday + 7 - ((wd + 6) % 7)) / 7));
-    case 'x': return `${p2(m + 1)}/${p2(day)}/${p2(Y % 100)}`;
-    case 'X': return `${p2(H)}:${p2(M)}:${p2(S)}`;
-    case 'y': return p2(Y % 100);
-    case 'Y': return String(Y);
-    case 'z': return '+0000';
-    case 'Z': return 'UTC';
-    case '%': return '%';
-    default: return '%' + k;
-  }
-}
+const DAYS = DAYS_ABBR;
+const MONTHS = MONTHS_ABBR;
 
 /** find's format_date: %S %T %X %+ and %@ carry the nanoseconds as ".NNNNNNNNN0". */
 export function formatTime(t: TimeSpec, kind: string): string {
   const ns = `.${String(t.nsec).padStart(9, '0')}0`;
   if (kind === '@') return `${t.sec}${ns}`;
   const d = new Date(t.sec * 1000);
-  if (kind === '+') return `${strftime1('F', d, t.sec)}+${strftime1('T', d, t.sec)}${ns}`;
-  const s = strftime1(kind, d, t.sec);
+  if (kind === '+') return `${strftimeConv('F', t.sec, d)}+${strftimeConv('T', t.sec, d)}${ns}`;
+  const s = strftimeConv(kind, t.sec, d);
   return kind === 'S' || kind === 'T' || kind === 'X' ? s + ns : s;
 }
 

@@ -1,21 +1,34 @@
 /**
- * glibc fnmatch(3) with flags 0 or FNM_CASEFOLD, as find's -name/-path/-lname use it,
- * translated to a JavaScript RegExp over byte strings (latin1: one char = one byte).
+ * glibc fnmatch(3), translated to a JavaScript RegExp over byte strings (latin1: one char =
+ * one byte), in the C locale. The one pattern matcher of nosh: glob expansion, find
+ * -name/-path/-lname, grep --include/--exclude/--exclude-dir, ls -I/--hide.
  *
  * Why not minimatch: minimatch always splits the pattern on '/' (its `*` and `?` become
  * `[^/]`), which is fnmatch *with* FNM_PATHNAME. find calls fnmatch without it, so
  * `-path './a*c'` must match './a/b/c' — minimatch (match or makeRe) cannot say that.
  *
- * Semantics (C locale, no FNM_PERIOD, no FNM_PATHNAME, escapes on):
- *   `*` any bytes (also '/', also a leading '.'); `?` one byte; `\x` the byte x;
+ * Semantics (C locale; flags as glibc's):
+ *   `*` any bytes; `?` one byte; `\x` the byte x (FNM_NOESCAPE: `\` is a plain byte);
  *   a trailing lone `\` never matches; `[...]` with `!`/`^` negation, `]` first is a
- *   member, `\` escapes inside, ranges in byte order, `[:class:]`, `[=c=]`, `[.c.]`;
- *   an unterminated `[` is a literal '['. An unknown class name makes the pattern never match.
+ *   member, `\` escapes inside, ranges in byte order (a reversed one is empty), `[:class:]`,
+ *   `[=c=]`, `[.c.]`; an unterminated `[` is a literal '['. An unknown class name makes the
+ *   pattern never match, negated or not (glibc; checked: find -name '[[:foo:]]' and
+ *   grep -r --include='[[:foo:]]' match nothing under LC_ALL=C).
+ *   FNM_PATHNAME: `*`, `?` and brackets never match '/'. FNM_PERIOD: a leading '.' of the
+ *   name (after a '/' too, with FNM_PATHNAME) is matched only by a literal '.'.
+ *   FNM_LEADING_DIR: the pattern may match a leading part of the name followed by '/'.
  * Case folding (FNM_CASEFOLD) is ASCII only: a byte matches a pattern byte, a range or an
  * equivalence class when the folded byte does (pattern folded too), but `[:class:]` tests the
  * name's byte as it is (glibc's ISWCTYPE on the unfolded byte): -iname '[[:upper:]]*' matches
  * 'A' and not 'a'. The casefold RegExp runs on the name as it is.
  */
+
+/** glibc's flag values. */
+export const FNM_PATHNAME = 1;
+export const FNM_NOESCAPE = 2;
+export const FNM_PERIOD = 4;
+export const FNM_LEADING_DIR = 8;
+export const FNM_CASEFOLD = 16;
 
 const CLASSES: Record<string, string> = {
   alpha: 'A-Za-z', digit: '0-9', alnum: '0-9A-Za-z', upper: 'A-Z', lower: 'a-z',
@@ -34,40 +47,57 @@ export function foldAscii(s: string): string {
   return /[A-Z]/.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s;
 }
 
-/** Compile a pattern (byte string) to an anchored RegExp; null when it can never match. */
-export function fnmatchRegExp(pattern: string, casefold = false): RegExp | null {
+/**
+ * Compile a pattern (byte string) to an anchored RegExp over byte strings; null when it can
+ * never match. `flags` true is FNM_CASEFOLD alone (find's -iname, as callers wrote it before flags).
+ */
+export function fnmatchRegExp(pattern: string, flagBits: number | boolean = 0): RegExp | null {
+  const flags = flagBits === true ? FNM_CASEFOLD : flagBits === false ? 0 : flagBits;
+  const casefold = (flags & FNM_CASEFOLD) !== 0;
+  const pathname = (flags & FNM_PATHNAME) !== 0;
+  const period = (flags & FNM_PERIOD) !== 0;
+  const escapes = (flags & FNM_NOESCAPE) === 0;
   const fold = (c: number) => (casefold ? lowerAscii(c) : c);
   // A literal byte: under casefold, both cases of a letter.
   const lit = (c: number) => {
     const l = fold(c);
     return casefold && l >= 97 && l <= 122 ? `[${esc(l)}${esc(l - 32)}]` : esc(l);
   };
+  const any = pathname ? '[^/]' : '[^]';
   let re = '';
   const n = pattern.length;
+  // Is the name's byte at this point a leading one (FNM_PERIOD: no wildcard matches a '.' there)?
+  let leading = period;
   for (let i = 0; i < n; i++) {
     const c = pattern.charCodeAt(i);
+    const wasLeading = leading;
+    leading = false;
+    const noDot = wasLeading ? '(?!\\.)' : '';
     if (c === 0x2a /* * */) {
-      re += '[^]*';
+      re += noDot + any + '*';
       while (pattern.charCodeAt(i + 1) === 0x2a) i++;
-    } else if (c === 0x3f /* ? */) re += '[^]';
-    else if (c === 0x5c /* \ */) {
+    } else if (c === 0x3f /* ? */) re += noDot + any;
+    else if (c === 0x5c /* \ */ && escapes) {
       if (i + 1 >= n) return null;
       re += lit(pattern.charCodeAt(++i));
     } else if (c === 0x5b /* [ */) {
-      const br = bracket(pattern, i, fold, casefold);
+      const br = bracket(pattern, i, fold, casefold, escapes);
       if (br === null) re += esc(c);
       else if (br.never) return null;
       else {
-        re += br.source;
+        re += noDot + (pathname ? '(?!/)' : '') + br.source;
         i = br.end;
       }
-    } else re += lit(c);
+    } else {
+      re += lit(c);
+      if (c === 0x2f /* / */ && pathname && period) leading = true;
+    }
   }
-  return new RegExp('^' + re + '$');
+  return new RegExp('^' + re + ((flags & FNM_LEADING_DIR) !== 0 ? '(?:/[^]*)?$' : '$'));
 }
 
 /** Parse a bracket starting at `start` ('['); null when unterminated (then '[' is literal). */
-function bracket(p: string, start: number, fold: (c: number) => number, casefold = false): { source: string; end: number; never?: boolean } | null {
+function bracket(p: string, start: number, fold: (c: number) => number, casefold: boolean, escapes: boolean): { source: string; end: number; never?: boolean } | null {
   // Under casefold: the classes (tested on the byte as it is) and the folded singles/ranges.
   const classes: RegExp[] = [];
   const folded: Array<[number, number]> = [];
@@ -113,7 +143,7 @@ function bracket(p: string, start: number, fold: (c: number) => number, casefold
         classes.push(new RegExp(esc(lo)));
         continue;
       }
-    } else if (ch === '\\') {
+    } else if (ch === '\\' && escapes) {
       if (i + 1 >= p.length) return null;
       lo = p.charCodeAt(i + 1);
       i += 2;
@@ -124,7 +154,7 @@ function bracket(p: string, start: number, fold: (c: number) => number, casefold
     // A range lo-hi (a '-' followed by ']' is a literal '-').
     if (p[i] === '-' && i + 1 < p.length && p[i + 1] !== ']') {
       let hi: number;
-      if (p[i + 1] === '\\') {
+      if (p[i + 1] === '\\' && escapes) {
         if (i + 2 >= p.length) return null;
         hi = p.charCodeAt(i + 2);
         i += 3;
@@ -166,12 +196,14 @@ export interface GlobMatcher {
   test(s: string): boolean;
 }
 
-/** A compiled pattern; `test` takes a byte string. */
-export function compileGlob(pattern: string, casefold: boolean): GlobMatcher {
-  const re = fnmatchRegExp(pattern, casefold);
-  if (re === null) return { test: () => false };
+const NEVER: GlobMatcher = { test: () => false };
+
+/** A compiled pattern (byte string); `test` takes a byte string. */
+export function fnmatchBytes(pattern: string, flags = 0): GlobMatcher {
+  const re = fnmatchRegExp(pattern, flags);
+  if (re === null) return NEVER;
   // Fast paths for the commonest shapes: '*.ext' and literal names.
-  if (!casefold) {
+  if ((flags & ~FNM_NOESCAPE) === 0) {
     const m = /^\*([^*?[\\]*)$/.exec(pattern);
     if (m) {
       const suffix = m[1]!;
@@ -180,4 +212,18 @@ export function compileGlob(pattern: string, casefold: boolean): GlobMatcher {
     if (!/[*?[\\]/.test(pattern)) return { test: (s) => s === pattern };
   }
   return re;
+}
+
+/** Byte string (latin1) of text (UTF-8). */
+const bytesOf = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * fnmatch(3) of text: the pattern and each name as their UTF-8 bytes (C locale: `?` is one
+ * byte). Pure ASCII names are tested as they are.
+ */
+export function fnmatch(pattern: string, flags = 0): GlobMatcher {
+  const m = fnmatchBytes(bytesOf(pattern), flags);
+  if (m === NEVER) return m;
+  return { test: (s) => m.test(ASCII.test(s) ? s : bytesOf(s)) };
 }

@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
-import type { DirEntry } from '../vfs/index.js';
-import type { DirHandle } from '../vfs/vfs.js';
+import type { DirEntry } from '../../src/vfs/index.js';
+import type { DirHandle } from '../../src/vfs/vfs.js';
 
 /** One file met by the walk. */
 export interface Entry {
@@ -24,6 +24,8 @@ export interface Entry {
   nameBytes?: string;
   /** Under -L: a link in a loop of links (reported; not evaluated). */
   loop?: boolean;
+  /** A directory the walk met in a file system loop (reported; not evaluated, not read). */
+  skipped?: boolean;
 }
 
 /** What predicates may ask of the walker. All synchronous. */

@@ -6,10 +6,10 @@
  * level in memory; output is batched and flushed in large chunks.
  */
 import type { Stats } from 'node:fs';
-import type { CommandContext } from '../command/index.js';
-import { VfsError, sortByName, type DirEntry } from '../vfs/index.js';
-import type { DirHandle } from '../vfs/vfs.js';
-import { linkTargetStat } from '../gnulib/listing.js';
+import type { CommandContext } from '../../src/command/index.js';
+import { VfsError, type DirEntry } from '../../src/vfs/index.js';
+import { walk, type WalkEvent } from '../../src/vfs/walk.js';
+import { linkTargetStat } from '../../src/gnulib/listing.js';
 import { bytesOf, localeQuote, LsWidths, lsLine } from './printf.js';
 import { Quit, type Entry, type EvalContext, type Node } from './types.js';
 import type { FindPlan } from './parse.js';
@@ -235,76 +235,133 @@ export class Walker implements EvalContext {
     if (!plan.depthFirst && e.depth >= plan.mindepth) this.evaluate(e);
     if (this.quit) return;
     const descend = !this.pruned || plan.depthFirst;
-    if (descend && e.depth < plan.maxdepth && this.typeOf(e) === 'dir') {
-      // fts stats a directory when it enters it: -mtime etc. on it after -delete emptied it see the old times.
-      if (plan.deletes && plan.depthFirst && this.stat(e) !== null) this.times(e);
-      await this.walkDir(e);
-    }
+    if (descend && e.depth < plan.maxdepth && this.typeOf(e) === 'dir') await this.walkDir(e);
     if (this.quit) return;
     if (plan.depthFirst && e.depth >= plan.mindepth) this.evaluate(e);
     if (this.used >= FLUSH_AT || this.errs.length > 0) await this.flush(false);
   }
 
-  private async walkDir(e: Entry): Promise<void> {
-    let key: string | null = null;
-    if (this.plan.follow !== 'P') {
-      const st = this.stat(e);
-      if (st) {
-        key = `${st.dev}:${st.ino}`;
-        const first = this.ancestors.get(key);
-        if (first !== undefined) {
-          this.warn(`File system loop detected; ${localeQuote(e.path)} is part of the same file system loop as ${localeQuote(first)}.`);
-          return;
+  /**
+   * The start `root`'s directory below it, with the one walk (src/vfs/walk.ts): name order,
+   * pre-order events evaluated (and pruned) as met, post-order ones under -depth. Directories
+   * being walked are remembered by dev:ino (not under -P) to stop at file system loops.
+   */
+  private async walkDir(root: Entry): Promise<void> {
+    const plan = this.plan;
+    const rootKey = this.enter(root);
+    if (rootKey === false) return;
+    // The entry of each depth being walked (the start at 0), and the keys to forget on leaving.
+    const stack: Entry[] = [root];
+    const keys: Array<string | null> = [rootKey];
+    const signal = this.ctx.signal;
+    const entryOf = (ev: WalkEvent): Entry => {
+      if (ev.tag) return ev.tag as Entry;
+      const up = stack[ev.depth - 1]!;
+      const nameBytes = bytesOf(ev.name);
+      const bprefix = up.bytes.endsWith('/') ? up.bytes : up.bytes + '/';
+      const prefix = up.path.endsWith('/') ? up.path : up.path + '/';
+      // ASCII names under an ASCII path: the bytes are the path itself.
+      const bytes = nameBytes === ev.name && bprefix === prefix ? ev.path : bprefix + nameBytes;
+      const e: Entry = { path: ev.path, bytes, root: root.root, depth: ev.depth, type: ev.type, dir: ev.dir!, name: ev.name, nameBytes };
+      ev.tag = e;
+      return e;
+    };
+    let n = 0;
+    const events = walk(this.ctx.fs, root.path, this.ctx.cwd, {
+      order: 'name',
+      includeStart: false,
+      postOrder: true,
+      maxDepth: plan.maxdepth,
+      symlinks: plan.follow === 'L' ? 'follow' : 'never',
+      // Under -L a link is visited as what it leads to: a directory is walked.
+      followLink: (ev) => this.typeOf(entryOf(ev)) === 'dir',
+      signal,
+      onAbort: () => new Error('aborted'),
+    });
+    try {
+      for (const ev of events) {
+        if ((n++ & 255) === 0 && signal.aborted) throw new Error('aborted');
+        if (ev.depth === 0) {
+          // The start could not be opened or listed.
+          if (ev.kind === 'error') this.warn(`${localeQuote(root.path)}: ${reason(ev.error)}`);
+          continue;
         }
-        this.ancestors.set(key, e.path);
+        const e = entryOf(ev);
+        if (ev.kind === 'file') {
+          if (e.type === 'symlink' && this.followHere(e) && this.stat(e) === null && e.loop) {
+            // A link in a loop of links under -L: reported by the stat, not evaluated (fts: FTS_SLNONE with ELOOP).
+            await this.flush(false);
+          } else {
+            // A leaf: no recursion, no await unless there is output or a diagnostic to pass on.
+            if (e.depth >= plan.mindepth) this.evaluate(e);
+            if (this.used >= FLUSH_AT || this.errs.length > 0) await this.flush(false);
+          }
+        } else if (ev.kind === 'pre') {
+          if (!this.pre(e)) {
+            ev.skip = true;
+            e.skipped = true;
+            continue;
+          }
+          if (this.quit) return;
+          const key = this.pruned && !plan.depthFirst ? false : e.depth < plan.maxdepth ? this.enter(e) : null;
+          if (key === false) ev.skip = true;
+          stack[e.depth] = e;
+          keys[e.depth] = key || null;
+        } else if (ev.kind === 'error' || ev.kind === 'post') {
+          if (e.skipped) continue;
+          if (ev.kind === 'error') this.warn(`${localeQuote(e.path)}: ${reason(ev.error)}`);
+          const key = keys[e.depth];
+          if (key) this.ancestors.delete(key);
+          keys[e.depth] = null;
+          if (this.quit) return;
+          if (plan.depthFirst && e.depth >= plan.mindepth) this.evaluate(e);
+          if (this.used >= FLUSH_AT || this.errs.length > 0) await this.flush(false);
+        }
+        if (this.quit) return;
       }
-    }
-    let list: DirEntry[];
-    let h: DirHandle;
-    try {
-      // Opened relative to its open parent when it is a plain directory met by the walk.
-      h = e.dir && e.type === 'dir' && !this.followHere(e) ? this.ctx.fs.openListedDirAt(e.dir, e.name!) : this.ctx.fs.openDir(e.path, this.ctx.cwd);
-      try {
-        list = h.entries();
-      } catch (err) {
-        h.close();
-        throw err;
-      }
-    } catch (err) {
-      this.warn(`${localeQuote(e.path)}: ${reason(err)}`);
-      if (key) this.ancestors.delete(key);
-      return;
-    }
-    try {
-      await this.walkList(e, h, list);
     } finally {
-      h.close();
-      if (key) this.ancestors.delete(key);
+      for (const k of keys) if (k) this.ancestors.delete(k);
     }
   }
 
-  private async walkList(e: Entry, h: DirHandle, list: DirEntry[]): Promise<void> {
-    sortByName(list);
-    const prefix = e.path.endsWith('/') ? e.path : e.path + '/';
-    const bprefix = e.bytes.endsWith('/') ? e.bytes : e.bytes + '/';
-    const asciiPrefix = bprefix === prefix;
-    const signal = this.ctx.signal;
-    for (let i = 0; i < list.length; i++) {
-      const d = list[i]!;
-      if ((i & 255) === 0 && signal.aborted) throw new Error('aborted');
-      const nameBytes = bytesOf(d.name);
-      const path = prefix + d.name;
-      // ASCII names under an ASCII path: the bytes are the path itself.
-      const bytes = nameBytes === d.name && asciiPrefix ? path : bprefix + nameBytes;
-      const child: Entry = { path, bytes, root: e.root, depth: e.depth + 1, type: d.type, dir: h, name: d.name, nameBytes };
-      if (d.type === 'dir' || (d.type === 'symlink' && this.plan.follow === 'L')) await this.visit(child);
-      else {
-        // A leaf: no recursion, no await unless there is output or a diagnostic to pass on.
-        if (child.depth >= this.plan.mindepth) this.evaluate(child);
-        if (this.used >= FLUSH_AT || this.errs.length > 0) await this.flush(false);
+  /**
+   * A directory met by the walk, before its content: false when it is not evaluated at all
+   * (a -L file system loop, reported). Evaluates it (pre-order), which may prune it.
+   */
+  private pre(e: Entry): boolean {
+    const plan = this.plan;
+    this.pruned = false;
+    if (plan.follow === 'L' && e.depth > 0 && this.typeOf(e) === 'dir') {
+      // fts reports a directory cycle when it meets the entry (FTS_DC): it is not evaluated.
+      const st = this.stat(e);
+      const first = st ? this.ancestors.get(`${st.dev}:${st.ino}`) : undefined;
+      if (first !== undefined) {
+        this.warn(`File system loop detected; ${localeQuote(e.path)} is part of the same file system loop as ${localeQuote(first)}.`);
+        return false;
       }
-      if (this.quit) break;
     }
+    if (!plan.depthFirst && e.depth >= plan.mindepth) this.evaluate(e);
+    return true;
+  }
+
+  /**
+   * About to read directory `e`: remember it by dev:ino (not under -P). False: it is part of
+   * a file system loop (reported, not read); null: nothing to forget.
+   */
+  private enter(e: Entry): string | null | false {
+    // fts stats a directory when it enters it: -mtime etc. on it after -delete emptied it see the old times.
+    if (this.plan.deletes && this.plan.depthFirst && this.stat(e) !== null) this.times(e);
+    if (this.plan.follow === 'P') return null;
+    const st = this.stat(e);
+    if (!st) return null;
+    const key = `${st.dev}:${st.ino}`;
+    const first = this.ancestors.get(key);
+    if (first !== undefined) {
+      this.warn(`File system loop detected; ${localeQuote(e.path)} is part of the same file system loop as ${localeQuote(first)}.`);
+      return false;
+    }
+    this.ancestors.set(key, e.path);
+    return key;
   }
 
   private evaluate(e: Entry): void {

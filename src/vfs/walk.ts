@@ -1,0 +1,194 @@
+/**
+ * The one tree walk of the zone, fts(3)-like: every recursive command and tool (find, grep -r,
+ * rm -r, the typed tools' list/find/tree/search ...) walks through it, so the
+ * security-critical protocol lives here once:
+ * - descriptors: the start is opened by full resolution (Vfs.openDir: a final symlink only
+ *   where the policy follows); every directory below it is opened relative to its open,
+ *   verified parent, one component, never through a symlink (Vfs.openListedDirAt), and its
+ *   location is checked when it is listed (DirHandle.entries). Handles are closed as the walk
+ *   leaves them (also when the consumer stops early: the generator's finally);
+ * - eviction: a deep walk gives its ancestors' descriptors up and takes them back on the way
+ *   up (Vfs.openListedDirAt / closeDir do it: makeRoom, reclaim);
+ * - verification: files listed are reached through their open directory (`dir` of each
+ *   event): Vfs.lstatAt / openReadAt / openListedFileAt, then Vfs.verifyDir before what was
+ *   read leaves;
+ * - order ('name': C-locale byte order per directory; 'directory': readdir order), depth
+ *   (minDepth / maxDepth), symlinks ('never' -P, 'follow' -L, 'command-line' -H; followed
+ *   only where the zone policy follows, by full resolution, with loop detection), pruning
+ *   (`ev.skip = true` on a 'pre' event: its content is not read), pre- and post-order events
+ *   (rm -r, find -depth) and errors (an 'error' event: the directory could not be opened or
+ *   listed; `error` is the VfsError, whose reason is GNU's message for its errno).
+ *
+ * Use: `for (const ev of walk(vfs, start, cwd, spec)) { ... }`, in sync or async code.
+ */
+import type * as fs from 'node:fs';
+import { VfsError } from './errors.js';
+import { sortByName, type DirEntry, type DirHandle, type Vfs } from './vfs.js';
+
+export type WalkOrder = 'name' | 'directory';
+/** -P: never follow symlinks; -L: follow every one; -H: follow the start only. */
+export type SymlinkPolicy = 'never' | 'follow' | 'command-line';
+
+export interface WalkSpec {
+  /** Per directory: 'name' (default) or 'directory' (readdir order). */
+  order?: WalkOrder;
+  /** Events shallower than this are not yielded (their content still is). Default 0. */
+  minDepth?: number;
+  /** Directories at this depth are not opened. Default Infinity. */
+  maxDepth?: number;
+  /** Default 'never' (a symlink is an entry of type 'symlink'). */
+  symlinks?: SymlinkPolicy;
+  /** Yield the start itself (depth 0) as an event. Default true. */
+  includeStart?: boolean;
+  /** Yield 'post' events for directories after their content. Default false. */
+  postOrder?: boolean;
+  /** Names to leave out before anything is yielded (e.g. hidden names). */
+  filter?(name: string, type: DirEntry['type']): boolean;
+  /**
+   * Under 'follow': does this symlink lead to a directory to walk (opened by full
+   * resolution)? The consumer then checks for loops itself. Default: the walk stats it and
+   * reports a link back to a directory being walked as a 'loop' event.
+   */
+  followLink?(ev: WalkEvent): boolean;
+  signal?: AbortSignal;
+  /** What an abort throws (default VfsError EINTR on the directory being walked). */
+  onAbort?(path: string): Error;
+}
+
+export interface WalkEvent {
+  /**
+   * 'pre': a directory, before its content (set `skip` to not read it); 'file': anything that
+   * is not a walked directory; 'post': a directory after its content; 'error': a directory
+   * that could not be opened or listed (after its 'pre'); 'loop': a followed symlink that
+   * leads back to a directory being walked (-L).
+   */
+  kind: 'pre' | 'file' | 'post' | 'error' | 'loop';
+  /** Name in its directory ('' for the start). */
+  name: string;
+  /** The start joined with the names down to here ('d/a/b'; 'd/' + 'x' is 'd/x'). */
+  path: string;
+  /** Relative to the start ('a/b'; '' for the start). */
+  rel: string;
+  /** 0 for the start, 1 for its entries ... */
+  depth: number;
+  /** Type as listed (readdir's d_type); under 'follow' a followed link is 'dir' or its target's type. */
+  type: DirEntry['type'];
+  /** The open directory it was listed in (null for the start): reach it in one step with *At calls. */
+  dir: DirHandle | null;
+  /** 'pre' / 'post' of a directory that was opened: its own handle (open until 'post' is consumed). */
+  handle?: DirHandle;
+  /** The error of an 'error' event; on a 'file' event of a symlink under 'follow': why it was not followed. */
+  error?: unknown;
+  /** Set on a 'pre' event: do not read this directory. */
+  skip?: boolean;
+  /** A symlink that was followed (to a directory) to get here. */
+  followed?: boolean;
+  /** The consumer's own data: set on a 'pre' event, it is on that directory's 'post' and 'error' events too. */
+  tag?: unknown;
+}
+
+function join(dir: string, name: string): string {
+  return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
+}
+
+/** Walk the tree below `start` (see the file head). */
+export function* walk(vfs: Vfs, start: string, cwd: string, spec: WalkSpec = {}): Generator<WalkEvent, void, undefined> {
+  const order = spec.order ?? 'name';
+  const minDepth = spec.minDepth ?? 0;
+  const maxDepth = spec.maxDepth ?? Infinity;
+  const symlinks = spec.symlinks ?? 'never';
+  const post = spec.postOrder ?? false;
+  // -L: the identities of the directories being walked, to see a link loop.
+  const ancestors: Array<{ dev: number; ino: number }> = [];
+  const checkAbort = (path: string) => {
+    if (spec.signal?.aborted) throw spec.onAbort ? spec.onAbort(path) : new VfsError('EINTR', path);
+  };
+
+  function* dirEvents(ev: WalkEvent, open: () => DirHandle): Generator<WalkEvent, void, undefined> {
+    const shown = ev.depth >= minDepth;
+    if (shown) yield ev;
+    if (ev.skip || ev.depth >= maxDepth) {
+      if (post && shown) yield { ...ev, kind: 'post' };
+      return;
+    }
+    checkAbort(ev.path);
+    let handle: DirHandle;
+    let entries: DirEntry[];
+    try {
+      handle = open();
+    } catch (e) {
+      yield { ...ev, kind: 'error', error: e };
+      return;
+    }
+    try {
+      try {
+        entries = handle.entries();
+      } catch (e) {
+        yield { ...ev, kind: 'error', error: e, handle };
+        return;
+      }
+      if (symlinks === 'follow') ancestors.push(handle.stat);
+      if (order === 'name') sortByName(entries);
+      for (const d of entries) {
+        if (spec.filter && !spec.filter(d.name, d.type)) continue;
+        yield* child(handle, d, ev);
+      }
+      if (symlinks === 'follow') ancestors.pop();
+      if (post && shown) yield { ...ev, kind: 'post', handle };
+    } finally {
+      handle.close();
+    }
+  }
+
+  function* child(parent: DirHandle, d: DirEntry, up: WalkEvent): Generator<WalkEvent, void, undefined> {
+    const ev: WalkEvent = { kind: 'file', name: d.name, path: join(up.path, d.name), rel: up.rel ? `${up.rel}/${d.name}` : d.name, depth: up.depth + 1, type: d.type, dir: parent };
+    if (d.type === 'dir') {
+      ev.kind = 'pre';
+      yield* dirEvents(ev, () => vfs.openListedDirAt(parent, d.name));
+      return;
+    }
+    if (d.type === 'symlink' && symlinks === 'follow' && spec.followLink) {
+      if (spec.followLink(ev)) {
+        ev.kind = 'pre';
+        ev.type = 'dir';
+        ev.followed = true;
+        yield* dirEvents(ev, () => vfs.openDir(ev.path, cwd));
+        return;
+      }
+    } else if (d.type === 'symlink' && symlinks === 'follow') {
+      // Followed by full resolution (inside the zone, where the policy follows).
+      let st: fs.Stats | null = null;
+      try {
+        st = vfs.stat(ev.path, cwd);
+      } catch (e) {
+        st = null; // dangling, a loop of links, leaving the zone or not followed: the link itself
+        ev.error = e;
+      }
+      if (st?.isDirectory()) {
+        ev.type = 'dir';
+        ev.followed = true;
+        if (ancestors.some((a) => a.dev === st.dev && a.ino === st.ino)) {
+          if (ev.depth >= minDepth) yield { ...ev, kind: 'loop' };
+          return;
+        }
+        ev.kind = 'pre';
+        yield* dirEvents(ev, () => vfs.openDir(ev.path, cwd));
+        return;
+      }
+      if (st) {
+        ev.type = st.isFile() ? 'file' : 'other';
+        ev.followed = true;
+      }
+    }
+    if (ev.depth >= minDepth) yield ev;
+  }
+
+  // The start: a directory resolved in full (openDir follows a final symlink only where the
+  // policy does). Callers decide first what a start that is not a directory means to them.
+  const root: WalkEvent = { kind: 'pre', name: '', path: start, rel: '', depth: 0, type: 'dir', dir: null };
+  if (spec.includeStart !== false) {
+    yield* dirEvents(root, () => vfs.openDir(start, cwd));
+    return;
+  }
+  for (const e of dirEvents(root, () => vfs.openDir(start, cwd))) if (e.depth > 0 || e.kind === 'error') yield e;
+}
