@@ -39,6 +39,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'sort': () => import('./sort/index.js'),
   'stat': () => import('./stat/index.js'),
   'sum': () => import('./sum/index.js'),
+  'tac': () => import('./tac/index.js'),
   'tail': () => import('./tail/index.js'),
   'tee': () => import('./tee/index.js'),
   'touch': () => import('./touch/index.js'),
