@@ -28,6 +28,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'mkdir': () => import('./mkdir/index.js'),
   'mv': () => import('./mv/index.js'),
   'pwd': () => import('./pwd/index.js'),
+  'rev': () => import('./rev/index.js'),
   'rm': () => import('./rm/index.js'),
   'rmdir': () => import('./rmdir/index.js'),
   'sed': () => import('./sed/index.js'),
