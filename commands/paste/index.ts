@@ -1,8 +1,7 @@
 import { defineCommand, type CommandContext } from '../../src/command/index.js';
 import { VfsError } from '../../src/vfs/index.js';
 import { quoteNameColon, quoteStyled } from '../../src/gnulib/quote.js';
-import { inputOperands } from '../../src/gnulib/helpers.js';
-import { fileChunks } from '../../src/gnulib/head-tail.js';
+import { inputOperands, openAsFopen } from '../../src/gnulib/helpers.js';
 import { FatalError, LineReader, OutBuffer } from '../../src/gnulib/text-lines.js';
 
 /** A delimiter that adds nothing (GNU's EMPTY_DELIM, written `\0`). */
@@ -63,27 +62,7 @@ function collapseEscapes(s: string): number[] | null {
 }
 
 type Source = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
-
-/** A file opened as fopen would: a directory opens, and fails at its first read. */
-function open(ctx: CommandContext, name: string): Source {
-  try {
-    const r = ctx.fs.openRandom(name, ctx.cwd);
-    return (function* () {
-      try {
-        yield* fileChunks(r, 0);
-      } finally {
-        r.close();
-      }
-    })();
-  } catch (e) {
-    if (e instanceof VfsError && e.errno === 'EISDIR') {
-      return (function* (): Generator<Uint8Array> {
-        throw e;
-      })();
-    }
-    throw e;
-  }
-}
+const open = openAsFopen;
 
 async function parallel(ctx: CommandContext, names: string[], delims: number[], eol: number, out: OutBuffer): Promise<boolean> {
   let ok = true;
