@@ -24,6 +24,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'echo': () => import('./echo/index.js'),
   'false': () => import('./false/index.js'),
   'head': () => import('./head/index.js'),
+  'join': () => import('./join/index.js'),
   'ls': () => import('./ls/index.js'),
   'md5sum': () => import('./md5sum/index.js'),
   'mkdir': () => import('./mkdir/index.js'),
