@@ -29,6 +29,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'md5sum': () => import('./md5sum/index.js'),
   'mkdir': () => import('./mkdir/index.js'),
   'mv': () => import('./mv/index.js'),
+  'nl': () => import('./nl/index.js'),
   'paste': () => import('./paste/index.js'),
   'pwd': () => import('./pwd/index.js'),
   'rev': () => import('./rev/index.js'),
