@@ -23,6 +23,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'dirname': () => import('./dirname/index.js'),
   'echo': () => import('./echo/index.js'),
   'false': () => import('./false/index.js'),
+  'fold': () => import('./fold/index.js'),
   'head': () => import('./head/index.js'),
   'join': () => import('./join/index.js'),
   'ls': () => import('./ls/index.js'),
