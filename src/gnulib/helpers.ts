@@ -26,3 +26,23 @@ export async function readOperand(ctx: CommandContext, operand: string): Promise
 }
 
 export type { Input };
+
+/**
+ * An operand file checked now as fopen would open it: a missing or refused file throws its
+ * VfsError here (GNU reports it before reading anything), while a directory "opens" and its
+ * error (EISDIR) comes at the first read. The chunks are read lazily (no descriptor is held
+ * until then).
+ */
+export function openAsFopen(ctx: CommandContext, name: string): Iterable<Uint8Array> {
+  try {
+    ctx.fs.openRandom(name, ctx.cwd).close();
+  } catch (e) {
+    if (e instanceof VfsError && e.errno === 'EISDIR') {
+      return (function* (): Generator<Uint8Array> {
+        throw e;
+      })();
+    }
+    throw e;
+  }
+  return ctx.fs.readChunks(name, ctx.cwd);
+}

@@ -22,6 +22,7 @@ async function run(dir: string, line: string): Promise<{ stdout: string; exitCod
 
 const reference: Record<string, string> = {
   grep: 'GNU grep 3.8', egrep: 'GNU grep 3.8', fgrep: 'GNU grep 3.8', sed: 'GNU sed 4.9', find: 'GNU findutils 4.9.0', tree: 'tree 2.1.0',
+  rev: 'util-linux 2.38.1',
 };
 /** As bash's builtins, which the GNU cases run: they take --version as an operand or ignore it. */
 const builtins = new Set(['echo', 'true', 'false', 'pwd']);

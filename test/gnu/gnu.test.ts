@@ -8,7 +8,8 @@ import { buildTree, run, snapshotTree, tempDir } from '../helpers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const scratch = tempDir('nosh-gnu-');
-afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+// (thousands of case folders: removing them may take a while on a loaded machine)
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }), 180_000);
 
 interface Case {
   cmd: string; nosh?: string; stdin?: string; cwd?: string; tree?: Record<string, unknown>; ignore_stderr?: boolean; deviation?: string;

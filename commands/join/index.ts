@@ -1,0 +1,404 @@
+import { defineCommand, UsageError, type CommandContext, type CommandDef } from '../../src/command/index.js';
+import { walkOptions } from '../../src/command/options.js';
+import { VfsError } from '../../src/vfs/index.js';
+import { quoteNameColon } from '../../src/gnulib/quote.js';
+import { gnuQuote, xstrtoumax } from '../../src/gnulib/gnu-number.js';
+import { openAsFopen } from '../../src/gnulib/helpers.js';
+import { FatalError, LineReader, OutBuffer } from '../../src/gnulib/text-lines.js';
+
+/**
+ * GNU join (coreutils 9.1) in the C locale: both inputs streamed, a group of lines with the
+ * same key held at a time (as GNU does). The obsolete forms are kept where getopt's order
+ * shows them: operands after -o FORMAT that may be more of its field list. Not kept: `-j1`
+ * / `-j2` followed by an operand that GNU may read as the field number (nosh reads -j1 as -j 1).
+ */
+const def: CommandDef = defineCommand({
+  name: 'join',
+  summary: 'For each pair of input lines with identical join fields, write a line to standard output. The default join field is the first, delimited by blanks. When FILE1 or FILE2 (not both) is -, read standard input.',
+  usage: 'FILE1 FILE2',
+  mutates: false,
+  usageStatus: 1,
+  flags: [
+    { key: 'a', short: 'a', kind: 'string', arg: 'FILENUM', help: 'also print unpairable lines from file FILENUM, where FILENUM is 1 or 2, corresponding to FILE1 or FILE2' },
+    { key: 'e', short: 'e', kind: 'string', arg: 'STRING', help: "replace missing (empty) input fields with STRING; I.e., missing fields specified with '-12jo' options" },
+    { key: 'i', short: 'i', long: 'ignore-case', help: 'ignore differences in case when comparing fields' },
+    { key: 'j', short: 'j', kind: 'string', arg: 'FIELD', help: "equivalent to '-1 FIELD -2 FIELD'" },
+    { key: 'o', short: 'o', kind: 'string', arg: 'FORMAT', help: 'obey FORMAT while constructing output line' },
+    { key: 't', short: 't', kind: 'string', arg: 'CHAR', help: 'use CHAR as input and output field separator' },
+    { key: 'v', short: 'v', kind: 'string', arg: 'FILENUM', help: 'like -a FILENUM, but suppress joined output lines' },
+    { key: '1', short: '1', kind: 'string', arg: 'FIELD', help: 'join on this FIELD of file 1' },
+    { key: '2', short: '2', kind: 'string', arg: 'FIELD', help: 'join on this FIELD of file 2' },
+    { key: 'check', long: 'check-order', value: 'enabled', help: 'check that the input is correctly sorted, even if all input lines are pairable' },
+    { key: 'check', long: 'nocheck-order', value: 'disabled', help: 'do not check that the input is correctly sorted' },
+    { key: 'header', long: 'header', help: 'treat the first line in each file as field headers, print them without trying to pair them' },
+    { key: 'z', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
+  ],
+  async run(ctx) {
+    const out = new OutBuffer(ctx.stdout);
+    try {
+      const o = parse(ctx);
+      await join(ctx, o, out);
+      await out.flush();
+      if (o.warned[0] || o.warned[1]) throw new FatalError('input is not in sorted order');
+      return 0;
+    } catch (e) {
+      if (!(e instanceof FatalError)) throw e;
+      await out.flush();
+      await ctx.warn(e.message);
+      return 1;
+    }
+  },
+});
+export default def;
+
+interface Spec { file: 0 | 1 | 2; field: number }
+
+interface Opts {
+  names: string[];
+  jf: [number, number];
+  unpair: [boolean, boolean];
+  pairables: boolean;
+  filler: Buffer | null;
+  ignoreCase: boolean;
+  outlist: Spec[];
+  auto: boolean;
+  tab: number; // -1: blanks
+  check: string;
+  header: boolean;
+  eol: number;
+  warned: [boolean, boolean];
+}
+
+const UNSET = -1;
+const HUGE = Number.MAX_SAFE_INTEGER;
+
+/** string_to_join_field: 1-based, zero-based result; too large is "beyond every line". */
+function joinField(s: string): number {
+  const r = xstrtoumax(s, '');
+  if (r.err === 'overflow') return HUGE;
+  if (r.err !== 'ok' || r.value === 0n) throw new FatalError(`invalid field number: ${gnuQuote(s)}`);
+  return r.value > BigInt(HUGE) ? HUGE : Number(r.value) - 1;
+}
+
+function fieldList(str: string, list: Spec[]): void {
+  for (const s of str.split(/[, \t]/)) {
+    if (s[0] === '0') {
+      if (s.length > 1) throw new FatalError(`invalid field specifier: ${gnuQuote(s)}`);
+      list.push({ file: 0, field: 0 });
+    } else if (s[0] === '1' || s[0] === '2') {
+      if (s[1] !== '.') throw new FatalError(`invalid field specifier: ${gnuQuote(s)}`);
+      list.push({ file: s[0] === '1' ? 1 : 2, field: joinField(s.slice(2)) });
+    } else throw new FatalError(`invalid file number in field spec: ${gnuQuote(s)}`);
+  }
+}
+
+function parse(ctx: CommandContext): Opts {
+  const o: Opts = {
+    names: [], jf: [UNSET, UNSET], unpair: [false, false], pairables: true, filler: null, ignoreCase: false, outlist: [],
+    auto: false, tab: -2, check: 'default', header: false, eol: 0x0a, warned: [false, false],
+  };
+  let fillerStr: string | null = null;
+  const setJf = (i: 0 | 1, v: number) => {
+    if (o.jf[i] !== UNSET && o.jf[i] !== v) throw new FatalError(`incompatible join fields ${o.jf[i] + 1}, ${v + 1}`);
+    o.jf[i] = v;
+  };
+  // add_file_name: an operand after -o FORMAT may be more of its list, decided by a third operand.
+  const status: boolean[] = [];
+  const addName = (name: string, prevO: boolean): boolean => {
+    let n = o.names.length;
+    if (n === 2) {
+      const op0 = !status[0];
+      const arg = o.names[op0 ? 1 : 0]!;
+      if (!status[op0 ? 1 : 0]) throw new UsageError(`extra operand ${gnuQuote(name)}`);
+      fieldList(arg, o.outlist);
+      if (!op0) {
+        status[0] = status[1]!;
+        o.names[0] = o.names[1]!;
+      }
+      o.names.length = 1;
+      n = 1;
+    }
+    status[n] = prevO;
+    o.names[n] = name;
+    return prevO;
+  };
+  let prevO = false;
+  for (const item of walkOptions(def, ctx.args)) {
+    if ('rest' in item) break;
+    if ('operand' in item) {
+      if (item.afterDashDash) addName(item.operand, false);
+      else prevO = addName(item.operand, prevO);
+      continue;
+    }
+    let nowO = false;
+    const v = item.value;
+    switch (item.key) {
+      case 'v':
+      case 'a': {
+        if (item.key === 'v') o.pairables = false;
+        const r = xstrtoumax(v, '');
+        if (r.err !== 'ok' || (r.value !== 1n && r.value !== 2n)) throw new FatalError(`invalid field number: ${gnuQuote(v)}`);
+        o.unpair[r.value === 1n ? 0 : 1] = true;
+        break;
+      }
+      case 'e':
+        if (fillerStr !== null && fillerStr !== v) throw new FatalError('conflicting empty-field replacement strings');
+        fillerStr = v;
+        break;
+      case 'i':
+        o.ignoreCase = true;
+        break;
+      case '1':
+        setJf(0, joinField(v));
+        break;
+      case '2':
+        setJf(1, joinField(v));
+        break;
+      case 'j': {
+        const f = joinField(v);
+        setJf(0, f);
+        setJf(1, o.jf[0]);
+        break;
+      }
+      case 'o':
+        if (v === 'auto') o.auto = true;
+        else {
+          fieldList(v, o.outlist);
+          nowO = true;
+        }
+        break;
+      case 't': {
+        const b = Buffer.from(v, 'utf8');
+        let t = b.length ? b[0]! : 0x0a;
+        if (b.length > 1) {
+          if (v === '\\0') t = 0;
+          else throw new FatalError(`multi-character tab ${gnuQuote(v)}`);
+        }
+        if (o.tab >= 0 && o.tab !== t) throw new FatalError('incompatible tabs');
+        o.tab = t;
+        break;
+      }
+      case 'check':
+        o.check = v;
+        break;
+      case 'header':
+        o.header = true;
+        break;
+      case 'z':
+        o.eol = 0;
+        break;
+    }
+    prevO = nowO;
+  }
+  if (o.names.length !== 2) {
+    throw new UsageError(o.names.length === 0 ? 'missing operand' : `missing operand after ${gnuQuote(ctx.args[ctx.args.length - 1]!)}`);
+  }
+  if (o.tab === -2) o.tab = -1;
+  if (o.jf[0] === UNSET) o.jf[0] = 0;
+  if (o.jf[1] === UNSET) o.jf[1] = 0;
+  if (fillerStr !== null) o.filler = Buffer.from(fillerStr, 'utf8');
+  return o;
+}
+
+/** A line and its fields as [start, end) pairs. */
+interface Line { buf: Buffer; f: number[]; no: number }
+const BLANK: Line = { buf: Buffer.alloc(0), f: [], no: 0 };
+
+function fields(buf: Buffer, tab: number): number[] {
+  const f: number[] = [];
+  const lim = buf.length;
+  if (lim === 0) return f;
+  let p = 0;
+  if (tab >= 0 && tab !== 0x0a) {
+    for (let s = buf.indexOf(tab, p); s >= 0; s = buf.indexOf(tab, p)) {
+      f.push(p, s);
+      p = s + 1;
+    }
+  } else if (tab < 0) {
+    const sep = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a;
+    while (sep(buf[p]!)) if (++p === lim) return f;
+    do {
+      let s = p + 1;
+      while (s !== lim && !sep(buf[s]!)) s++;
+      f.push(p, s);
+      if (s === lim) return f;
+      for (p = s + 1; p !== lim && sep(buf[p]!); p++);
+    } while (p !== lim);
+  }
+  f.push(p, lim);
+  return f;
+}
+
+function upper(c: number): number {
+  return c >= 0x61 && c <= 0x7a ? c - 32 : c;
+}
+
+function keycmp(a: Line, b: Line, j1: number, j2: number, icase: boolean): number {
+  const has1 = 2 * j1 < a.f.length;
+  const has2 = 2 * j2 < b.f.length;
+  const s1 = has1 ? a.f[2 * j1]! : 0;
+  const l1 = has1 ? a.f[2 * j1 + 1]! - s1 : 0;
+  const s2 = has2 ? b.f[2 * j2]! : 0;
+  const l2 = has2 ? b.f[2 * j2 + 1]! - s2 : 0;
+  if (l1 === 0) return l2 === 0 ? 0 : -1;
+  if (l2 === 0) return 1;
+  const n = Math.min(l1, l2);
+  if (icase) {
+    for (let i = 0; i < n; i++) {
+      const d = upper(a.buf[s1 + i]!) - upper(b.buf[s2 + i]!);
+      if (d) return d;
+    }
+  } else {
+    const d = a.buf.compare(b.buf, s2, s2 + n, s1, s1 + n);
+    if (d) return d;
+  }
+  return l1 < l2 ? -1 : l1 !== l2 ? 1 : 0;
+}
+
+async function join(ctx: CommandContext, o: Opts, out: OutBuffer): Promise<void> {
+  const readers: LineReader[] = [];
+  for (const name of o.names) {
+    if (name === '-') {
+      if (readers.length && o.names[0] === '-') throw new FatalError('both files cannot be standard input');
+      readers.push(new LineReader(ctx.stdin, o.eol));
+      continue;
+    }
+    try {
+      readers.push(new LineReader(openAsFopen(ctx, name), o.eol));
+    } catch (e) {
+      if (e instanceof VfsError) throw new FatalError(`${quoteNameColon(name)}: ${e.reason}`);
+      throw e;
+    }
+  }
+  const sepByte = Buffer.from([o.tab < 0 ? 0x20 : o.tab]);
+  const eolBuf = Buffer.from([o.eol]);
+  const prev: (Line | null)[] = [null, null];
+  const lineNo = [0, 0];
+  let seenUnpairable = false;
+  const [j1, j2] = o.jf;
+  const auto = [0, 0];
+
+  const getLine = async (w: 0 | 1): Promise<Line | null> => {
+    let buf: Buffer | null;
+    try {
+      buf = await readers[w]!.next();
+    } catch (e) {
+      if (e instanceof VfsError) throw new FatalError(`read error: ${e.reason}`);
+      throw e;
+    }
+    if (buf === null) return null;
+    const line: Line = { buf, f: fields(buf, o.tab), no: ++lineNo[w]! };
+    const p = prev[w];
+    if (p && o.check !== 'disabled' && (o.check === 'enabled' || seenUnpairable) && !o.warned[w]) {
+      if (keycmp(p, line, o.jf[w]!, o.jf[w]!, o.ignoreCase) > 0) {
+        const msg = `${o.names[w]}:${line.no}: is not sorted: ${buf.toString('latin1')}`;
+        await out.flush();
+        if (o.check === 'enabled') throw new FatalError(msg);
+        await ctx.warn(msg);
+        o.warned[w] = true;
+      }
+    }
+    prev[w] = line;
+    return line;
+  };
+
+  const field = (n: number, line: Line) => {
+    if (2 * n < line.f.length) {
+      const s = line.f[2 * n]!;
+      const e = line.f[2 * n + 1]!;
+      if (e > s) out.add(line.buf.subarray(s, e));
+      else if (o.filler) out.add(o.filler);
+    } else if (o.filler) out.add(o.filler);
+  };
+  const rest = (line: Line, jf: number, count: number) => {
+    const n = o.auto ? count : line.f.length / 2;
+    for (let i = 0; i < jf && i < n; i++) {
+      out.add(sepByte);
+      field(i, line);
+    }
+    for (let i = jf + 1; i < n; i++) {
+      out.add(sepByte);
+      field(i, line);
+    }
+  };
+  const prjoin = async (l1: Line, l2: Line) => {
+    if (o.outlist.length) {
+      o.outlist.forEach((s, k) => {
+        if (k) out.add(sepByte);
+        if (s.file === 0) field(l1 === BLANK ? j2 : j1, l1 === BLANK ? l2 : l1);
+        else field(s.field, s.file === 1 ? l1 : l2);
+      });
+    } else {
+      field(l1 === BLANK ? j2 : j1, l1 === BLANK ? l2 : l1);
+      rest(l1, j1, auto[0]!);
+      rest(l2, j2, auto[1]!);
+    }
+    if (out.add(eolBuf)) await out.flush();
+  };
+
+  let seq1: Line[] = [];
+  let seq2: Line[] = [];
+  let l = await getLine(0);
+  if (l) seq1.push(l);
+  l = await getLine(1);
+  if (l) seq2.push(l);
+  if (o.auto) {
+    auto[0] = seq1.length ? seq1[0]!.f.length / 2 : 0;
+    auto[1] = seq2.length ? seq2[0]!.f.length / 2 : 0;
+  }
+  if (o.header && (seq1.length || seq2.length)) {
+    await prjoin(seq1[0] ?? BLANK, seq2[0] ?? BLANK);
+    prev[0] = prev[1] = null;
+    if (seq1.length) seq1 = ((x) => (x ? [x] : []))(await getLine(0));
+    if (seq2.length) seq2 = ((x) => (x ? [x] : []))(await getLine(1));
+  }
+  while (seq1.length && seq2.length) {
+    const diff = keycmp(seq1[0]!, seq2[0]!, j1, j2, o.ignoreCase);
+    if (diff < 0) {
+      if (o.unpair[0]) await prjoin(seq1[0]!, BLANK);
+      const x = await getLine(0);
+      seq1 = x ? [x] : [];
+      seenUnpairable = true;
+      continue;
+    }
+    if (diff > 0) {
+      if (o.unpair[1]) await prjoin(BLANK, seq2[0]!);
+      const x = await getLine(1);
+      seq2 = x ? [x] : [];
+      seenUnpairable = true;
+      continue;
+    }
+    let next1: Line | null;
+    for (;;) {
+      next1 = await getLine(0);
+      if (!next1 || keycmp(next1, seq2[0]!, j1, j2, o.ignoreCase)) break;
+      seq1.push(next1);
+    }
+    let next2: Line | null;
+    for (;;) {
+      next2 = await getLine(1);
+      if (!next2 || keycmp(seq1[0]!, next2, j1, j2, o.ignoreCase)) break;
+      seq2.push(next2);
+    }
+    if (o.pairables) for (const a of seq1) for (const b of seq2) await prjoin(a, b);
+    seq1 = next1 ? [next1] : [];
+    seq2 = next2 ? [next2] : [];
+  }
+  const checktail = o.check !== 'disabled' && !(o.warned[0] && o.warned[1]);
+  if ((o.unpair[0] || checktail) && seq1.length) {
+    if (o.unpair[0]) await prjoin(seq1[0]!, BLANK);
+    if (seq2.length) seenUnpairable = true;
+    for (let x = await getLine(0); x; x = await getLine(0)) {
+      if (o.unpair[0]) await prjoin(x, BLANK);
+      if (o.warned[0] && !o.unpair[0]) break;
+    }
+  }
+  if ((o.unpair[1] || checktail) && seq2.length) {
+    if (o.unpair[1]) await prjoin(BLANK, seq2[0]!);
+    if (seq1.length) seenUnpairable = true;
+    for (let x = await getLine(1); x; x = await getLine(1)) {
+      if (o.unpair[1]) await prjoin(BLANK, x);
+      if (o.warned[1] && !o.unpair[1]) break;
+    }
+  }
+}
