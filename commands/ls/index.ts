@@ -1,6 +1,7 @@
 import type { Stats } from 'node:fs';
 import { defineCommand, type CommandContext, type CommandDef } from '../../src/command/index.js';
-import { UsageError, walkOptions } from '../../src/command/options.js';
+import { OptionError, UsageError } from '../../src/command/options.js';
+import type { FlagSpec } from '../../src/command/types.js';
 import { argmatch } from '../../src/gnulib/text-lines.js';
 import { quoteAlways } from '../../src/gnulib/fileops.js';
 import { filevercmp } from '../../src/gnulib/filevercmp.js';
@@ -113,7 +114,7 @@ const def: CommandDef = defineCommand({
   summary: 'List information about the FILEs (the current directory by default). Entries are sorted alphabetically (C locale) unless -S, -t, -v, -X or --sort is given.',
   usage: '[FILE]...',
   mutates: false,
-  flags: [
+  flags: withValueChecks([
     { key: 'a', short: 'a', long: 'all', help: 'do not ignore entries starting with .' },
     { key: 'b', short: 'b', long: 'escape', help: 'print C-style escapes for nongraphic characters' },
     { key: 'C', short: 'C', help: 'list entries by columns (80 wide unless -w)' },
@@ -159,42 +160,16 @@ const def: CommandDef = defineCommand({
     { key: 'v', short: 'v', help: 'natural sort of (version) numbers within text' },
     { key: 'X', short: 'X', help: 'sort alphabetically by entry extension' },
     { key: '1', short: '1', help: 'list one file per line' },
-  ],
+  ]),
+
   gnuLongOptions: (
     'all escape directory dired full-time group-directories-first human-readable inode kibibytes numeric-uid-gid no-group ' +
     'hide-control-chars reverse size width almost-all ignore-backups classify file-type si dereference-command-line ' +
     'dereference-command-line-symlink-to-dir hide ignore indicator-style dereference literal quote-name quoting-style recursive ' +
     'format show-control-chars sort tabsize time time-style zero color hyperlink block-size context author help version'
   ).split(' '),
-  // GNU checks --classify, --color, --sort and --time values when getopt reaches them: a bad
-  // one is reported before any later option problem, so the words after it are dropped.
-  preprocess(args) {
-    for (let i = 0; i < args.length && args[i] !== '--'; i++) {
-      let items = [...walkOptions(def, [args[i]!])];
-      // -I PATTERN / --hide PATTERN: the value is the next word.
-      if (items.some((o) => 'rest' in o) && i + 1 < args.length) items = [...walkOptions(def, [args[i]!, args[++i]!])];
-      for (const o of items) {
-        if ('rest' in o) return args;
-        if ('key' in o && (argError(o) || numError(o))) return args.slice(0, i + 1);
-      }
-    }
-    return args;
-  },
   async run(ctx) {
     const o = ctx.opts;
-    for (const opt of o.order) {
-      const message = argError(opt);
-      if (message) {
-        // GNU's argmatch_die: usage (EXIT_FAILURE), so 1 where other usage errors give 2.
-        await ctx.stderr.write(`ls: ${message}\nTry 'ls --help' for more information.\n`);
-        return 1;
-      }
-      const bad = numError(opt);
-      if (bad) {
-        await ctx.stderr.write(`ls: ${bad}\n`);
-        return 2;
-      }
-    }
     // GNU: -p sets '/', -F and --classify=always set classify; --classify=never/auto change nothing.
     let indicator: Indicator = 'none';
     let timeField: TimeField = 'mtime';
@@ -307,16 +282,28 @@ function quoteLocale(s: string): string {
   return Buffer.from(quoteBytesStyled(Buffer.from(s, 'utf8'), 'locale')).toString('utf8');
 }
 
-/** GNU's "invalid/ambiguous argument" message for a bad option value, else undefined. */
-function argError({ key, value, flag }: { key: string; value: string; flag: string }): string | undefined {
-  if (!hasWord(key, flag)) return undefined;
-  try {
-    argWord(key, value);
-    return undefined;
-  } catch (e) {
-    if (e instanceof UsageError) return e.message;
-    throw e;
-  }
+/**
+ * GNU checks the --classify, --color, --format, --quoting-style, --sort and --time words and
+ * the -w/-T numbers when getopt reaches them: a bad word is argmatch_die, usage with
+ * EXIT_FAILURE (1 where other usage errors give 2); a bad number is an error, exit 2, no usage.
+ */
+function withValueChecks(flags: FlagSpec[]): FlagSpec[] {
+  return flags.map((f) => {
+    const t = ARG_TABLES[f.key];
+    if (t && (f.kind ?? 'boolean') !== 'boolean') {
+      return { ...f, choices: { words: t.words, values: t.values }, parse: (v: string) => v };
+    }
+    if (f.key === 'w' || f.key === 'T') {
+      return {
+        ...f, parse: (value: string) => {
+          const bad = numError({ key: f.key, value });
+          if (bad) throw new OptionError(bad, false, 2);
+          return value;
+        },
+      };
+    }
+    return f;
+  });
 }
 
 /**

@@ -53,6 +53,7 @@ const def: CommandDef = defineCommand({
   summary: 'Stream editor (GNU sed 4.9 language). If no -e, --expression, -f, or --file option is given, the first non-option argument is the script. The e command and the s///e flag are not supported: nosh never runs a command.',
   usage: '{script-only-if-no-other-script} [input-file]...',
   usageStatus: 1,
+  troubleStatus: 2,
   mutates,
   flags: FLAGS,
   async run(ctx) {
