@@ -1,12 +1,26 @@
-import { defineCommand, OptionError, parseArgs, toBytes, UsageError, type CommandContext, type CommandDef, type ObsoleteMatch, type Output } from '../../src/command/index.js';
+import { defineCommand, OptionError, parseArgs, toBytes, UsageError, type CommandContext, type CommandDef, type FlagSpec, type ObsoleteMatch, type Output, type Values } from '../../src/command/index.js';
 import { openInput, reportFileError } from '../../src/gnulib/helpers.js';
 import { quoteNameColon } from '../../src/gnulib/quote.js';
 import { quoteAlways } from '../../src/gnulib/fileops.js';
-import { argmatch, FatalError, LineReader, OutBuffer } from '../../src/gnulib/text-lines.js';
+import { FatalError, LineReader, OutBuffer } from '../../src/gnulib/text-lines.js';
 import { VfsError } from '../../src/vfs/index.js';
 
 const DELIMIT = ['none', 'prepend', 'separate'];
 const GROUP = ['prepend', 'append', 'separate', 'both'];
+
+const FLAGS = [
+  { key: 'count', short: 'c', long: 'count', help: 'prefix lines by the number of occurrences' },
+  { key: 'repeated', short: 'd', long: 'repeated', help: 'only print duplicate lines, one for each group' },
+  { key: 'allRepeated', short: 'D', value: 'none', help: 'print all duplicate lines' },
+  { key: 'allRepeated', long: 'all-repeated', kind: 'optional', arg: 'METHOD', value: 'none', choices: { words: DELIMIT }, help: "like -D, but allow separating groups with an empty line; METHOD={none(default),prepend,separate}" },
+  { key: 'skipFields', short: 'f', long: 'skip-fields', kind: 'string', parse: (v: string) => sizeOpt(v, SIZE_ERRORS.f!), arg: 'N', help: 'avoid comparing the first N fields' },
+  { key: 'group', long: 'group', kind: 'optional', arg: 'METHOD', value: 'separate', choices: { words: GROUP }, help: 'show all items, separating groups with an empty line; METHOD={separate(default),prepend,append,both}' },
+  { key: 'ignoreCase', short: 'i', long: 'ignore-case', help: 'ignore differences in case when comparing' },
+  { key: 'skipChars', short: 's', long: 'skip-chars', kind: 'string', parse: (v: string) => sizeOpt(v, SIZE_ERRORS.s!), arg: 'N', help: 'avoid comparing the first N characters' },
+  { key: 'unique', short: 'u', long: 'unique', help: 'only print unique lines' },
+  { key: 'zero', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
+  { key: 'checkChars', short: 'w', long: 'check-chars', kind: 'string', parse: (v: string) => sizeOpt(v, SIZE_ERRORS.w!), arg: 'N', help: 'compare no more than N characters in lines' },
+] as const satisfies readonly FlagSpec[];
 
 /** GNU uniq (coreutils 9.1): adjacent matching lines, streamed; INPUT [OUTPUT]. */
 const def: CommandDef = defineCommand({
@@ -22,24 +36,12 @@ const def: CommandDef = defineCommand({
       return false;
     }
   },
-  flags: [
-    { key: 'c', short: 'c', long: 'count', help: 'prefix lines by the number of occurrences' },
-    { key: 'd', short: 'd', long: 'repeated', help: 'only print duplicate lines, one for each group' },
-    { key: 'D', short: 'D', value: 'none', help: 'print all duplicate lines' },
-    { key: 'D', long: 'all-repeated', kind: 'optional', arg: 'METHOD', value: 'none', choices: { words: DELIMIT }, help: "like -D, but allow separating groups with an empty line; METHOD={none(default),prepend,separate}" },
-    { key: 'f', short: 'f', long: 'skip-fields', kind: 'string', parse: (v: string) => sizeOpt(v, SIZE_ERRORS.f!), arg: 'N', help: 'avoid comparing the first N fields' },
-    { key: 'group', long: 'group', kind: 'optional', arg: 'METHOD', value: 'separate', choices: { words: GROUP }, help: 'show all items, separating groups with an empty line; METHOD={separate(default),prepend,append,both}' },
-    { key: 'i', short: 'i', long: 'ignore-case', help: 'ignore differences in case when comparing' },
-    { key: 's', short: 's', long: 'skip-chars', kind: 'string', parse: (v: string) => sizeOpt(v, SIZE_ERRORS.s!), arg: 'N', help: 'avoid comparing the first N characters' },
-    { key: 'u', short: 'u', long: 'unique', help: 'only print unique lines' },
-    { key: 'z', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
-    { key: 'w', short: 'w', long: 'check-chars', kind: 'string', parse: (v: string) => sizeOpt(v, SIZE_ERRORS.w!), arg: 'N', help: 'compare no more than N characters in lines' },
-  ],
+  flags: FLAGS,
   notes: "A field is a run of blanks (usually spaces and/or TABs), then non-blank characters.\nFields are skipped before chars.",
   // GNU uniq acts on each option and operand as getopt returns them, in argv order: the first
   // bad value or extra operand is the one reported; "+N" (skip chars) and -N digits (skip
   // fields, digits accumulating across options until the next -f) take effect in that order.
-  digits: { key: 'f', accumulate: 'run' },
+  digits: { key: 'skipFields', accumulate: 'run' },
   obsoleteOperand: plusSkipChars,
   maxOperands: 2,
   async run(ctx) {
@@ -57,41 +59,26 @@ const def: CommandDef = defineCommand({
 
 export default def;
 
-async function uniq(ctx: CommandContext): Promise<number> {
-    let skipFields = 0;
-    let skipChars = 0;
-    let checkChars = Infinity;
-    let outputUnique = true;
-    let outputFirst = true;
-    let outputLater = false;
-    let count = false;
-    let delimit = 'none';
-    let grouping = 'none';
-    const files: string[] = [];
+async function uniq(ctx: CommandContext<Values<typeof FLAGS>>): Promise<number> {
+    const v = ctx.values;
+    const skipFields = v.skipFields ?? 0;
+    const skipChars = v.skipChars ?? 0;
+    const checkChars = v.checkChars ?? Infinity;
+    const count = v.count === true;
+    // -d, -D and -u say which lines of a group are printed (-D: all repeated ones, later ones too).
+    const outputUnique = !v.repeated && v.allRepeated === undefined;
+    const outputFirst = !v.unique;
+    const outputLater = v.allRepeated !== undefined;
+    const delimit = v.allRepeated ?? 'none';
+    const grouping = v.group ?? 'none';
     // The walk checked the operands and turned "+N" into -s N.
-    files.push(...ctx.operands);
-    for (const o of ctx.opts.order) {
-      switch (o.key) {
-        case 'c': count = true; break;
-        case 'd': outputUnique = false; break;
-        case 'D':
-          outputUnique = false;
-          outputLater = true;
-          delimit = o.flag === '-D' ? 'none' : argmatch(o.value, DELIMIT, '--all-repeated');
-          break;
-        case 'group': grouping = argmatch(o.value, GROUP, '--group'); break;
-        case 'f': skipFields = sizeOpt(o.value, SIZE_ERRORS.f!); break;
-        case 's': skipChars = sizeOpt(o.value, SIZE_ERRORS.s!); break;
-        case 'w': checkChars = sizeOpt(o.value, SIZE_ERRORS.w!); break;
-        case 'u': outputFirst = false; break;
-      }
-    }
+    const files = ctx.operands;
     if (grouping !== 'none' && (count || !outputUnique || !outputFirst || outputLater)) {
       throw new UsageError('--group is mutually exclusive with -c/-d/-D/-u');
     }
     if (count && outputLater) throw new UsageError('printing all duplicated lines and repeat counts is meaningless');
-    const ignoreCase = ctx.opts.has('i');
-    const delim = ctx.opts.has('z') ? 0 : 0x0a;
+    const ignoreCase = v.ignoreCase === true;
+    const delim = v.zero ? 0 : 0x0a;
     const nl = Buffer.from([delim]);
     const infile = files[0] ?? '-';
     const outfile = files[1] ?? '-';
