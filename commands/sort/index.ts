@@ -173,8 +173,8 @@ async function sortMain(ctx: CommandContext): Promise<number> {
     for (const k of keys) k.salt = salt;
   }
 
-  const cfg: Config = { keys, tab, reverse: gkey.reverse, stable: ctx.opts.has('s'), unique: ctx.opts.has('u') };
-  const eol = ctx.opts.has('z') ? 0 : 0x0a;
+  const cfg: Config = { keys, tab, reverse: gkey.reverse, stable: ctx.values.s === true, unique: ctx.values.u === true };
+  const eol = ctx.values.z ? 0 : 0x0a;
   const files = ctx.operands.length ? ctx.operands : ['-'];
 
   if (check) {
@@ -194,7 +194,7 @@ async function sortMain(ctx: CommandContext): Promise<number> {
   const { compare } = makeComparator(cfg);
   if (check) return checkSorted(ctx, files[0]!, cfg, compare, eol, check === 'c');
 
-  if (ctx.opts.has('m')) {
+  if (ctx.values.m) {
     return withOutput(ctx, outfile, async (out) => mergeFiles(ctx, files, cfg, compare, eol, out));
   }
 
