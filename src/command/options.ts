@@ -1,68 +1,13 @@
-import type { CommandDef, FlagSpec } from './types.js';
-import { collectValues, type OptionItem } from './options/values.js';
+import type { CommandDef, OptionsView } from './types.js';
+import { allFlags } from './options/parse.js';
 
-export { parseArgs } from './options/parse.js';
-export type { Values, OptionItem } from './options/values.js';
-
-/** A usage error: the command prints it with GNU's "Try --help" line and exits 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
-
-/**
- * A usage error found at a place in argv with GNU's own form: `tryHelp` false when GNU prints
- * no "Try --help" line (a value die()d on), `status` when it is not the command's usageStatus.
- */
-export class OptionError extends UsageError {
-  constructor(message: string, readonly tryHelp = true, readonly status?: number) {
-    super(message);
-    this.name = 'OptionError';
-  }
-}
-
-/** Parsed flags, in the order given. Values of boolean flags are their `value` or 'true'. */
-export class ParsedOptions {
-  readonly order: OptionItem[] = [];
-
-  /** The typed values (see Values): the last parsed value per key, arrays for `repeat` flags. */
-  values(): Record<string, unknown> {
-    return collectValues(this.order);
-  }
-
-  has(key: string): boolean {
-    return this.order.some((o) => o.key === key);
-  }
-  /** Last value given for key. */
-  get(key: string): string | undefined {
-    for (let i = this.order.length - 1; i >= 0; i--) if (this.order[i]!.key === key) return this.order[i]!.value;
-    return undefined;
-  }
-  all(key: string): string[] {
-    return this.order.filter((o) => o.key === key).map((o) => o.value);
-  }
-  count(key: string): number {
-    return this.order.filter((o) => o.key === key).length;
-  }
-  /** Which of the keys was given last (for mutually overriding flags like ls -t / -S). */
-  lastOf(...keys: string[]): string | undefined {
-    for (let i = this.order.length - 1; i >= 0; i--) if (keys.includes(this.order[i]!.key)) return this.order[i]!.key;
-    return undefined;
-  }
-}
-
-export const HELP_FLAG: FlagSpec = { key: 'help', long: 'help', help: 'display this help and exit' };
-export const VERSION_FLAG: FlagSpec = { key: 'version', long: 'version', help: 'output version information and exit' };
-
-/** The options getopt sees: the command's own, then --help and --version, as every GNU tool has. */
-export function allFlags(def: CommandDef): FlagSpec[] {
-  return [...def.flags, HELP_FLAG, VERSION_FLAG];
-}
+export { UsageError, OptionError } from './options/errors.js';
+export { parseArgs, allFlags, HELP_FLAG, VERSION_FLAG } from './options/parse.js';
+export { ParsedOptions } from './options/parsed.js';
+export type { Values, OptionItem } from './types.js';
 
 /** The text of --help or --version, whichever getopt met first, if either was given: printed instead of running. */
-export function infoAsked(def: CommandDef, opts: ParsedOptions): string | undefined {
+export function infoAsked(def: CommandDef, opts: OptionsView): string | undefined {
   const o = opts.order.find((x) => x.key === 'help' || x.key === 'version');
   return o && (o.key === 'help' ? helpText(def) : versionText(def));
 }

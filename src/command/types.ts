@@ -1,6 +1,4 @@
 import type { Vfs } from '../vfs/index.js';
-import type { ParsedOptions } from './options.js';
-import type { Values } from './options/values.js';
 
 /** How a flag takes its value. */
 export type FlagKind =
@@ -66,6 +64,50 @@ export interface ObsoleteMatch {
   stop?: boolean;
 }
 
+/**
+ * The typed view of parsed options: `ctx.values`, one property per flag key, its type
+ * inferred from the declaration (a parser's result, a boolean flag's `value` or `true`, a
+ * string for a value flag; an array for a `repeat` flag).
+ */
+type One<S> = S extends { parse: (...a: never[]) => infer T }
+  ? T
+  : S extends { kind: 'string' | 'optional' }
+    ? string
+    : S extends { value: infer V extends string }
+      ? V
+      : true;
+
+type ValueOf<S> = S extends { repeat: true } ? One<S>[] : One<S>;
+
+/** `{ [key]?: value }` for a command's flags. */
+export type Values<F extends readonly FlagSpec[]> = readonly FlagSpec[] extends F ? Record<string, unknown> : {
+  -readonly [K in F[number]['key']]?: ValueOf<Extract<F[number], { key: K }>>;
+};
+
+/** One flag as getopt met it, in argv order. */
+export interface OptionItem {
+  key: string;
+  /** The raw value: the argument, or a boolean flag's `value` ('true' if none). */
+  value: string;
+  /** As given: '-n', '--lines'. */
+  flag: string;
+  /** The parsed value (the raw one when the flag declares no parser). */
+  parsed?: unknown;
+  /** The declaration it came from. */
+  spec?: FlagSpec;
+}
+
+/** Parsed flags by string key, in the order given (ParsedOptions): for commands not yet reading `values`. */
+export interface OptionsView {
+  readonly order: readonly OptionItem[];
+  has(key: string): boolean;
+  get(key: string): string | undefined;
+  all(key: string): string[];
+  count(key: string): number;
+  lastOf(...keys: string[]): string | undefined;
+  values(): Record<string, unknown>;
+}
+
 /** Bytes in, streamed: an async iterable of chunks. */
 export interface Input extends AsyncIterable<Uint8Array> {
   /** Read everything (bounded by the caller's limits). */
@@ -99,7 +141,7 @@ export interface CommandContext<V = Record<string, unknown>> {
   /** Raw arguments after the name (for commands with parse: 'raw'). */
   args: string[];
   /** Every flag as given, by key (the old accessors: has/get/all/lastOf). */
-  opts: ParsedOptions;
+  opts: OptionsView;
   /** The parsed values, typed from the declaration: the last one given per key (an array for `repeat` flags). */
   values: V;
   operands: string[];

@@ -3,7 +3,7 @@
  * buffer and a streaming record splitter that keeps lines as Buffer slices.
  */
 import type { Output } from '../command/types.js';
-import { UsageError } from '../command/options.js';
+import { UsageError } from '../command/options/errors.js';
 import { gnuQuote } from './gnu-number.js';
 
 /** Collects output pieces and writes them in large chunks. */

@@ -7,8 +7,17 @@
 import type { CommandDef, FlagSpec, ObsoleteMatch } from '../types.js';
 import { argmatchResult } from '../../gnulib/text-lines.js';
 import { gnuQuote } from '../../gnulib/gnu-number.js';
-import { OptionError, ParsedOptions, UsageError, allFlags } from '../options.js';
-import type { OptionItem } from './values.js';
+import { OptionError, UsageError } from './errors.js';
+import { ParsedOptions } from './parsed.js';
+import type { OptionItem } from '../types.js';
+
+export const HELP_FLAG: FlagSpec = { key: 'help', long: 'help', help: 'display this help and exit' };
+export const VERSION_FLAG: FlagSpec = { key: 'version', long: 'version', help: 'output version information and exit' };
+
+/** The options getopt sees: the command's own, then --help and --version, as every GNU tool has. */
+export function allFlags(def: CommandDef): FlagSpec[] {
+  return [...def.flags, HELP_FLAG, VERSION_FLAG];
+}
 
 export function parseArgs(def: CommandDef, args: string[]): { opts: ParsedOptions; operands: string[] } {
   return new Walk(def).run(args);
