@@ -115,7 +115,7 @@ const def: CommandDef = defineCommand({
   usage: '[FILE]...',
   mutates: false,
   flags: withValueChecks([
-    { key: 'a', short: 'a', long: 'all', help: 'do not ignore entries starting with .' },
+    { key: 'hidden', short: 'a', long: 'all', value: 'all', help: 'do not ignore entries starting with .' },
     { key: 'b', short: 'b', long: 'escape', help: 'print C-style escapes for nongraphic characters' },
     { key: 'C', short: 'C', help: 'list entries by columns (80 wide unless -w)' },
     { key: 'format', long: 'format', kind: 'string', arg: 'WORD', help: 'across -x, commas -m, horizontal -x, long -l, single-column -1, verbose -l, vertical -C' },
@@ -132,7 +132,7 @@ const def: CommandDef = defineCommand({
     { key: 'w', short: 'w', long: 'width', kind: 'string', arg: 'COLS', help: 'set output width to COLS (default 80); 0 means no limit' },
     { key: 'x', short: 'x', help: 'list entries by lines instead of by columns' },
     { key: 'Z', short: 'Z', long: 'context', help: 'print any security context of each file (nosh has none: ?)' },
-    { key: 'A', short: 'A', long: 'almost-all', help: 'do not list implied . and ..' },
+    { key: 'hidden', short: 'A', long: 'almost-all', value: 'almost', help: 'do not list implied . and ..' },
     { key: 'c', short: 'c', help: 'with -lt: sort by, and show, ctime (time of last change of file status information); with -l: show ctime and sort by name; otherwise: sort by ctime, newest first' },
     { key: 'color', long: 'color', kind: 'optional', arg: 'WHEN', value: 'always', help: "WHEN is 'never' or 'auto' (nosh output is never colored); --color alone means always, which is refused" },
     { key: 'F', short: 'F', help: 'append indicator (one of */=@|) to entries' },
@@ -143,9 +143,9 @@ const def: CommandDef = defineCommand({
     { key: 'gdf', long: 'group-directories-first', help: 'group directories (and symlinks to them) before files; each group is sorted as asked' },
     { key: 'G', short: 'G', long: 'no-group', help: 'in a long listing, do not print group names' },
     { key: 'h', short: 'h', long: 'human-readable', help: 'with -l, print sizes like 1K 234M 2G etc.' },
-    { key: 'hide', long: 'hide', kind: 'string', arg: 'PATTERN', help: 'do not list implied entries matching shell PATTERN (overridden by -a or -A)' },
+    { key: 'hide', long: 'hide', kind: 'string', repeat: true, arg: 'PATTERN', help: 'do not list implied entries matching shell PATTERN (overridden by -a or -A)' },
     { key: 'i', short: 'i', long: 'inode', help: 'print the index number of each file' },
-    { key: 'I', short: 'I', long: 'ignore', kind: 'string', arg: 'PATTERN', help: 'do not list implied entries matching shell PATTERN (repeatable)' },
+    { key: 'I', short: 'I', long: 'ignore', kind: 'string', repeat: true, arg: 'PATTERN', help: 'do not list implied entries matching shell PATTERN (repeatable)' },
     { key: 'l', short: 'l', help: 'use a long listing format' },
     { key: 'n', short: 'n', long: 'numeric-uid-gid', help: 'like -l, but list numeric user and group IDs' },
     { key: 'o', short: 'o', help: 'like -l, but do not list group information' },
@@ -170,6 +170,7 @@ const def: CommandDef = defineCommand({
   ).split(' '),
   async run(ctx) {
     const o = ctx.opts;
+    const v = ctx.values;
     // GNU: -p sets '/', -F and --classify=always set classify; --classify=never/auto change nothing.
     let indicator: Indicator = 'none';
     let timeField: TimeField = 'mtime';
@@ -219,26 +220,26 @@ const def: CommandDef = defineCommand({
       qmark: qmark && (quoting === 'literal' || quoting === 'shell' || quoting === 'shell-always'),
       align: (long || (columns && lineLength !== 0)) && (quoting === 'shell' || quoting === 'shell-escape' || quoting === 'c-maybe'),
       quoteThese: (quoting === 'escape' ? ' ' : '') + (indicator === 'classify' ? '=>@|' : ''),
-      blocks: o.has('s'),
-      context: o.has('Z'),
-      fullTime: o.has('fulltime'),
-      human: o.has('h'),
-      hidden: o.lastOf('a', 'A') === 'a' ? 'all' : o.has('A') ? 'almost' : 'default',
-      immediateDirs: o.has('d'),
-      recursive: o.has('R') && !o.has('d'),
+      blocks: v.s === true,
+      context: v.Z === true,
+      fullTime: v.fulltime === true,
+      human: v.h === true,
+      hidden: v.hidden ?? 'default',
+      immediateDirs: v.d === true,
+      recursive: v.R === true && !v.d,
       // GNU: -c, -u or --time without -l (and without a sort option) sort by that time.
       sort: sortOpt ?? (!long && explicitTime ? 'time' : 'name'),
-      reverse: o.has('r'),
+      reverse: v.r === true,
       indicator,
-      derefCmdlineDirs: !(o.has('d') || long || indicator === 'classify'),
+      derefCmdlineDirs: !(v.d || long || indicator === 'classify'),
       timeField,
-      dirsFirst: o.has('gdf'),
-      inode: o.has('i'),
-      owner: !o.has('g'),
-      group: !(o.has('o') || o.has('G')),
-      numeric: o.has('n'),
-      ignore: o.all('I').map(periodGlob),
-      hide: o.all('hide').map(periodGlob),
+      dirsFirst: v.gdf === true,
+      inode: v.i === true,
+      owner: !v.g,
+      group: !(v.o || v.G),
+      numeric: v.n === true,
+      ignore: (v.I ?? []).map(periodGlob),
+      hide: (v.hide ?? []).map(periodGlob),
     };
     return new Lister(ctx, cfg).run();
   },
@@ -287,8 +288,8 @@ function quoteLocale(s: string): string {
  * the -w/-T numbers when getopt reaches them: a bad word is argmatch_die, usage with
  * EXIT_FAILURE (1 where other usage errors give 2); a bad number is an error, exit 2, no usage.
  */
-function withValueChecks(flags: FlagSpec[]): FlagSpec[] {
-  return flags.map((f) => {
+function withValueChecks<const F extends readonly FlagSpec[]>(flags: F): F {
+  return flags.map((f): FlagSpec => {
     const t = ARG_TABLES[f.key];
     if (t && (f.kind ?? 'boolean') !== 'boolean') {
       return { ...f, choices: { words: t.words, values: t.values }, parse: (v: string) => v };
@@ -303,7 +304,7 @@ function withValueChecks(flags: FlagSpec[]): FlagSpec[] {
       };
     }
     return f;
-  });
+  }) as readonly FlagSpec[] as F;
 }
 
 /**
