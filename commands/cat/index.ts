@@ -21,13 +21,13 @@ export default defineCommand({
     { key: 'u', short: 'u', help: '(ignored)' },
   ],
   async run(ctx) {
-    const o = ctx.opts;
+    const o = ctx.values;
     const fmt: Format = {
-      number: o.has('b') ? 'nonblank' : o.has('n') ? 'all' : 'none',
-      ends: o.has('A') || o.has('e') || o.has('E'),
-      tabs: o.has('A') || o.has('t') || o.has('T'),
-      nonprinting: o.has('A') || o.has('e') || o.has('t') || o.has('v'),
-      squeeze: o.has('s'),
+      number: o.b ? 'nonblank' : o.n ? 'all' : 'none',
+      ends: !!(o.A || o.e || o.E),
+      tabs: !!(o.A || o.t || o.T),
+      nonprinting: !!(o.A || o.e || o.t || o.v),
+      squeeze: o.s === true,
     };
     const plain = fmt.number === 'none' && !fmt.ends && !fmt.tabs && !fmt.nonprinting && !fmt.squeeze;
     const state: LineState = { lineNo: 0, blankRun: 0, atLineStart: true, pendingCR: false };

@@ -60,8 +60,8 @@ export default defineCommand({
     { key: 'backup', long: 'backup', kind: 'optional', arg: 'CONTROL', value: NO_BACKUP_CONTROL, help: 'make a backup of each existing destination file (renamed aside)' },
     { key: 'backup', short: 'b', value: NO_BACKUP_CONTROL, help: 'like --backup but does not accept an argument' },
     { key: 'f', short: 'f', long: 'force', help: 'if an existing destination file cannot be written (several hard links), remove it and try again' },
-    { key: 'i', short: 'i', long: 'interactive', help: 'prompt before overwrite (on standard error; the answers are lines of standard input, y or Y for yes; overrides a previous -n)' },
-    { key: 'n', short: 'n', long: 'no-clobber', help: 'do not overwrite an existing file (overrides a previous -i)' },
+    { key: 'overwrite', short: 'i', long: 'interactive', value: 'interactive', help: 'prompt before overwrite (on standard error; the answers are lines of standard input, y or Y for yes; overrides a previous -n)' },
+    { key: 'overwrite', short: 'n', long: 'no-clobber', value: 'no-clobber', help: 'do not overwrite an existing file (overrides a previous -i)' },
     { key: 'parents', long: 'parents', help: 'use full source file name under DIRECTORY' },
     { key: 'P', short: 'P', long: 'no-dereference', help: 'never follow symbolic links in SOURCE (what nosh does with -r; accepted)' },
     { key: 'p', short: 'p', help: 'preserve mode and timestamps' },
@@ -78,18 +78,19 @@ export default defineCommand({
     + 'CONTROL: none/off, numbered/t, existing/nil (the default), simple/never. A backup is the\n'
     + 'existing destination renamed to NAME~ or NAME.~N~ beside it.',
   async run(ctx) {
+    const v = ctx.values;
     const o: CpOptions = {
-      recursive: ctx.opts.has('r') || ctx.opts.has('a'),
-      preserve: ctx.opts.has('p') || ctx.opts.has('a'),
-      links: ctx.opts.has('a'),
+      recursive: v.r === true || v.a === true,
+      preserve: v.p === true || v.a === true,
+      links: v.a === true,
       // -i and -n: the one given last wins, as in GNU cp.
-      noClobber: ctx.opts.lastOf('i', 'n') === 'n',
-      interactive: ctx.opts.lastOf('i', 'n') === 'i',
-      force: ctx.opts.has('f'),
-      verbose: ctx.opts.has('v'),
-      update: ctx.opts.has('u'),
+      noClobber: v.overwrite === 'no-clobber',
+      interactive: v.overwrite === 'interactive',
+      force: v.f === true,
+      verbose: v.v === true,
+      update: v.u === true,
       backup: { type: 'none', suffix: '~' },
-      parents: ctx.opts.has('parents'),
+      parents: v.parents === true,
     };
     let pairs;
     try {

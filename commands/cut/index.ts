@@ -1,9 +1,7 @@
-import { defineCommand, type CommandDef, UsageError } from '../../src/command/index.js';
+import { defineCommand, OptionError, type CommandDef, UsageError } from '../../src/command/index.js';
 import { inputOperands, openInput, reportFileError } from '../../src/gnulib/helpers.js';
 import { gnuQuote } from '../../src/gnulib/gnu-number.js';
 import { CopyOut, OutBuffer, recordBatches, recordSpans } from '../../src/gnulib/text-lines.js';
-import { walkOptions } from '../../src/command/options.js';
-import { argvError, reportArgvError } from '../../src/gnulib/head-tail.js';
 
 /** GNU cut (coreutils 9.1): -b/-c/-f lists, streamed line by line. */
 const def: CommandDef = defineCommand({
@@ -13,47 +11,33 @@ const def: CommandDef = defineCommand({
   mutates: false,
   usageStatus: 1,
   flags: [
-    { key: 'b', short: 'b', long: 'bytes', kind: 'string', arg: 'LIST', help: 'select only these bytes' },
-    { key: 'c', short: 'c', long: 'characters', kind: 'string', arg: 'LIST', help: 'select only these characters' },
-    { key: 'd', short: 'd', long: 'delimiter', kind: 'string', arg: 'DELIM', help: 'use DELIM instead of TAB for field delimiter' },
-    { key: 'f', short: 'f', long: 'fields', kind: 'string', arg: 'LIST', help: 'select only these fields;  also print any line that contains no delimiter character, unless the -s option is specified' },
+    { key: 'bytes', short: 'b', long: 'bytes', kind: 'string', arg: 'LIST', help: 'select only these bytes' },
+    { key: 'characters', short: 'c', long: 'characters', kind: 'string', arg: 'LIST', help: 'select only these characters' },
+    { key: 'delimiter', short: 'd', long: 'delimiter', kind: 'string', arg: 'DELIM', parse: delimiterByte, help: 'use DELIM instead of TAB for field delimiter' },
+    { key: 'fields', short: 'f', long: 'fields', kind: 'string', arg: 'LIST', help: 'select only these fields;  also print any line that contains no delimiter character, unless the -s option is specified' },
     { key: 'n', short: 'n', help: '(ignored)' },
     { key: 'complement', long: 'complement', help: 'complement the set of selected bytes, characters or fields' },
-    { key: 's', short: 's', long: 'only-delimited', help: 'do not print lines not containing delimiters' },
-    { key: 'output-delimiter', long: 'output-delimiter', kind: 'string', arg: 'STRING', help: 'use STRING as the output delimiter the default is to use the input delimiter' },
-    { key: 'z', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
+    { key: 'onlyDelimited', short: 's', long: 'only-delimited', help: 'do not print lines not containing delimiters' },
+    { key: 'outputDelimiter', long: 'output-delimiter', kind: 'string', arg: 'STRING', parse: (v: string) => (v === '' ? Buffer.from([0]) : Buffer.from(v, 'utf8')), help: 'use STRING as the output delimiter the default is to use the input delimiter' },
+    { key: 'zero', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
   ],
-  preprocess,
+  // GNU checks -d and a second list while parsing: a bad one wins over a later getopt error.
+  conflicts: [{ keys: ['bytes', 'characters', 'fields'], message: 'only one list may be specified' }],
   async run(ctx) {
-    const bad = await reportArgvError(ctx);
-    if (bad !== undefined) return bad;
-    let list: string | undefined;
-    let byteMode = false;
-    let delim = 0x09;
-    let delimSpecified = false;
-    let outDelim: Buffer | null = null;
-    for (const o of ctx.opts.order) {
-      if (o.key === 'b' || o.key === 'c' || o.key === 'f') {
-        if (o.key !== 'f') byteMode = true;
-        if (list !== undefined) throw new UsageError('only one list may be specified');
-        list = o.value;
-      } else if (o.key === 'd') {
-        const b = Buffer.from(o.value, 'utf8');
-        if (b.length > 1) throw new UsageError('the delimiter must be a single character');
-        delim = b.length ? b[0]! : 0;
-        delimSpecified = true;
-      } else if (o.key === 'output-delimiter') {
-        outDelim = o.value === '' ? Buffer.from([0]) : Buffer.from(o.value, 'utf8');
-      }
-    }
-    const suppress = ctx.opts.has('s');
+    const v = ctx.values;
+    const list = v.bytes ?? v.characters ?? v.fields;
+    const byteMode = v.fields === undefined;
+    const delimSpecified = v.delimiter !== undefined;
+    const delim = v.delimiter ?? 0x09;
+    const outDelim = v.outputDelimiter ?? null;
+    const suppress = v.onlyDelimited === true;
     if (list === undefined) throw new UsageError('you must specify a list of bytes, characters, or fields');
     if (byteMode) {
       if (delimSpecified) throw new UsageError('an input delimiter may be specified only when operating on fields');
       if (suppress) throw new UsageError('suppressing non-delimited lines makes sense\n\tonly when operating on fields');
     }
-    const ranges = parseList(list, byteMode, ctx.opts.has('complement'));
-    const lineDelim = ctx.opts.has('z') ? 0 : 0x0a;
+    const ranges = parseList(list, byteMode, v.complement === true);
+    const lineDelim = v.zero ? 0 : 0x0a;
     const nl = Buffer.from([lineDelim]);
     const od = outDelim ?? Buffer.from([delim]);
     const out = new OutBuffer(ctx.stdout);
@@ -94,16 +78,11 @@ const def: CommandDef = defineCommand({
 
 export default def;
 
-/** GNU checks -d and a second list while parsing: a bad one wins over a later getopt error. */
-function preprocess(args: string[]): string[] {
-  let lists = 0;
-  for (const o of walkOptions(def, args)) {
-    if ('rest' in o || ('key' in o && (o.key === 'help' || o.key === 'version'))) break;
-    if (!('key' in o)) continue;
-    if ((o.key === 'b' || o.key === 'c' || o.key === 'f') && lists++) return argvError('only one list may be specified', true);
-    if (o.key === 'd' && Buffer.byteLength(o.value) > 1) return argvError('the delimiter must be a single character', true);
-  }
-  return args;
+/** -d: one byte (an empty DELIM is NUL). */
+function delimiterByte(value: string): number {
+  const b = Buffer.from(value, 'utf8');
+  if (b.length > 1) throw new OptionError('the delimiter must be a single character');
+  return b.length ? b[0]! : 0;
 }
 
 interface Range { lo: number; hi: number }

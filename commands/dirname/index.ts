@@ -14,7 +14,7 @@ export default defineCommand({
       await ctx.stderr.write(`${ctx.name}: missing operand\nTry '${ctx.name} --help' for more information.\n`);
       return 1;
     }
-    const end = ctx.opts.has('z') ? '\0' : '\n';
+    const end = ctx.values.z ? '\0' : '\n';
     let out = '';
     for (const n of ctx.operands) out += dirName(Buffer.from(n, 'utf8').toString('latin1')) + end;
     await ctx.stdout.write(Buffer.from(out, 'latin1'));

@@ -1,7 +1,7 @@
-import { defineCommand, type CommandContext, type CommandDef, type Input } from '../../src/command/index.js';
+import { defineCommand, OptionError, UsageError, type CommandContext, type CommandDef, type Input, type ObsoleteMatch, type ValueContext } from '../../src/command/index.js';
 import { parseCount } from '../../src/gnulib/gnu-number.js';
 import {
-  argvError, asBuffer, fileChunks, firstOptionProblem, headerName, LastUnits, nthSeparator, quoteAlways, openOperand, reportArgvError,
+  asBuffer, fileChunks, headerName, LastUnits, nthSeparator, quoteAlways, openOperand,
 } from '../../src/gnulib/head-tail.js';
 
 const def: CommandDef = defineCommand({
@@ -11,35 +11,22 @@ const def: CommandDef = defineCommand({
   mutates: false,
   usageStatus: 1,
   flags: [
-    { key: 'c', short: 'c', long: 'bytes', kind: 'string', arg: '[-]NUM', help: 'print the first NUM bytes of each file; with the leading \'-\', print all but the last NUM bytes of each file' },
-    { key: 'n', short: 'n', long: 'lines', kind: 'string', arg: '[-]NUM', help: 'print the first NUM lines instead of the first 10; with the leading \'-\', print all but the last NUM lines of each file' },
-    { key: 'q', short: 'q', long: 'quiet', value: 'never', help: 'never print headers giving file names' },
-    { key: 'q', long: 'silent', value: 'never', help: 'same as --quiet' },
-    { key: 'q', short: 'v', long: 'verbose', value: 'always', help: 'always print headers giving file names' },
-    { key: 'z', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
+    { key: 'count', short: 'c', long: 'bytes', kind: 'string', parse: parseUnits, arg: '[-]NUM', help: 'print the first NUM bytes of each file; with the leading \'-\', print all but the last NUM bytes of each file' },
+    { key: 'count', short: 'n', long: 'lines', kind: 'string', parse: parseUnits, arg: '[-]NUM', help: 'print the first NUM lines instead of the first 10; with the leading \'-\', print all but the last NUM lines of each file' },
+    { key: 'headers', short: 'q', long: 'quiet', value: 'never', help: 'never print headers giving file names' },
+    { key: 'headers', long: 'silent', value: 'never', help: 'same as --quiet' },
+    { key: 'headers', short: 'v', long: 'verbose', value: 'always', help: 'always print headers giving file names' },
+    { key: 'zero', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
   ],
   notes: 'NUM may have a multiplier suffix: b 512, kB 1000, K 1024, MB 1000*1000, M 1024*1024, GB, G, T, P, E, Z, Y (also KiB, MiB...).',
-  preprocess,
+  obsoleteLeading,
+  // Digits met later by getopt are an error, as in GNU.
+  digits: { reject: (d) => new UsageError(`invalid trailing option -- ${d}`) },
   async run(ctx) {
-    const bad = await reportArgvError(ctx);
-    if (bad !== undefined) return bad;
-    let unit: 'lines' | 'bytes' = 'lines';
-    let count = 10;
-    let elide = false;
-    for (const o of ctx.opts.order) {
-      if (o.key !== 'c' && o.key !== 'n') continue;
-      unit = o.key === 'n' ? 'lines' : 'bytes';
-      elide = o.value.startsWith('-');
-      const r = parseUnits(o.key, o.value);
-      if ('error' in r) {
-        await ctx.warn(r.error);
-        return 1;
-      }
-      count = r.value;
-    }
-    const sep = ctx.opts.has('z') ? 0 : 0x0a;
+    const { unit, count, elide } = ctx.values.count ?? { unit: 'lines', count: 10, elide: false };
+    const sep = ctx.values.zero ? 0 : 0x0a;
     const operands = ctx.operands.length === 0 ? ['-'] : ctx.operands;
-    const mode = ctx.opts.get('q') ?? (operands.length > 1 ? 'always' : 'never');
+    const mode = ctx.values.headers ?? (operands.length > 1 ? 'always' : 'never');
     let first = true;
     let status = 0;
     const stdin = new SharedStdin(ctx.stdin);
@@ -148,44 +135,33 @@ async function headElide(ctx: CommandContext, source: Source, count: number, uni
 
 /**
  * GNU head's obsolete form, only as the first argument: -NUM[bkm][clqvz]... ('head -5',
- * 'head -3c'). Digits met later by getopt are an error, as in GNU.
+ * 'head -3c').
  */
-function preprocess(args: string[]): string[] {
-  let rest = args;
-  const out: string[] = [];
+function obsoleteLeading(args: readonly string[]): ObsoleteMatch | null {
   const a = args[0];
-  if (a !== undefined && /^-[0-9]/.test(a)) {
-    const m = /^-([0-9]+)(.*)$/.exec(a)!;
-    let lines = true;
-    let mult = '';
-    for (const ch of m[2]!) {
-      if (ch === 'c') {
-        lines = false;
-        mult = '';
-      } else if (ch === 'b' || ch === 'k' || ch === 'm') {
-        lines = false;
-        mult = ch;
-      } else if (ch === 'l') lines = true;
-      else if (ch === 'q') out.push('-q');
-      else if (ch === 'v') out.push('-v');
-      else if (ch === 'z') out.push('-z');
-      else return argvError(`invalid trailing option -- ${ch}`, true);
-    }
-    out.unshift(lines ? '-n' : '-c', m[1]! + mult);
-    rest = args.slice(1);
+  if (a === undefined || !/^-[0-9]/.test(a)) return null;
+  const m = /^-([0-9]+)(.*)$/.exec(a)!;
+  let lines = true;
+  let mult = '';
+  const flags: string[] = [];
+  for (const ch of m[2]!) {
+    if (ch === 'c') {
+      lines = false;
+      mult = '';
+    } else if (ch === 'b' || ch === 'k' || ch === 'm') {
+      lines = false;
+      mult = ch;
+    } else if (ch === 'l') lines = true;
+    else if (ch === 'q' || ch === 'v' || ch === 'z') flags.push(`-${ch}`);
+    else throw new UsageError(`invalid trailing option -- ${ch}`);
   }
-  const problem = firstOptionProblem(def, [...out, ...rest], (opt, v) => {
-    if (opt !== 'c' && opt !== 'n') return undefined;
-    const r = parseUnits(opt, v);
-    return 'error' in r ? r.error : undefined;
-  });
-  if (problem !== undefined) {
-    return 'digit' in problem ? argvError(`invalid trailing option -- ${problem.digit}`, true) : argvError(problem.message, false);
-  }
-  return [...out, ...rest];
+  return { items: [{ flag: lines ? '-n' : '-c', value: m[1]! + mult }, ...flags.map((flag) => ({ flag }))], words: 1 };
 }
 
 /** The count of -n or -c (VALUE may start with '-': all but the last). */
-function parseUnits(opt: string, value: string): { value: number } | { error: string } {
-  return parseCount(value.startsWith('-') ? value.slice(1) : value, opt === 'n' ? 'invalid number of lines' : 'invalid number of bytes');
+function parseUnits(value: string, at: ValueContext): { unit: 'lines' | 'bytes'; count: number; elide: boolean } {
+  const lines = at.option === '--lines';
+  const r = parseCount(value.startsWith('-') ? value.slice(1) : value, lines ? 'invalid number of lines' : 'invalid number of bytes');
+  if ('error' in r) throw new OptionError(r.error, false);
+  return { unit: lines ? 'lines' : 'bytes', count: r.value, elide: value.startsWith('-') };
 }

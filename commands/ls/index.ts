@@ -1,6 +1,7 @@
 import type { Stats } from 'node:fs';
 import { defineCommand, type CommandContext, type CommandDef } from '../../src/command/index.js';
-import { UsageError, walkOptions } from '../../src/command/options.js';
+import { OptionError, UsageError } from '../../src/command/options.js';
+import type { FlagSpec } from '../../src/command/types.js';
 import { argmatch } from '../../src/gnulib/text-lines.js';
 import { quoteAlways } from '../../src/gnulib/fileops.js';
 import { filevercmp } from '../../src/gnulib/filevercmp.js';
@@ -113,8 +114,8 @@ const def: CommandDef = defineCommand({
   summary: 'List information about the FILEs (the current directory by default). Entries are sorted alphabetically (C locale) unless -S, -t, -v, -X or --sort is given.',
   usage: '[FILE]...',
   mutates: false,
-  flags: [
-    { key: 'a', short: 'a', long: 'all', help: 'do not ignore entries starting with .' },
+  flags: withValueChecks([
+    { key: 'hidden', short: 'a', long: 'all', value: 'all', help: 'do not ignore entries starting with .' },
     { key: 'b', short: 'b', long: 'escape', help: 'print C-style escapes for nongraphic characters' },
     { key: 'C', short: 'C', help: 'list entries by columns (80 wide unless -w)' },
     { key: 'format', long: 'format', kind: 'string', arg: 'WORD', help: 'across -x, commas -m, horizontal -x, long -l, single-column -1, verbose -l, vertical -C' },
@@ -131,7 +132,7 @@ const def: CommandDef = defineCommand({
     { key: 'w', short: 'w', long: 'width', kind: 'string', arg: 'COLS', help: 'set output width to COLS (default 80); 0 means no limit' },
     { key: 'x', short: 'x', help: 'list entries by lines instead of by columns' },
     { key: 'Z', short: 'Z', long: 'context', help: 'print any security context of each file (nosh has none: ?)' },
-    { key: 'A', short: 'A', long: 'almost-all', help: 'do not list implied . and ..' },
+    { key: 'hidden', short: 'A', long: 'almost-all', value: 'almost', help: 'do not list implied . and ..' },
     { key: 'c', short: 'c', help: 'with -lt: sort by, and show, ctime (time of last change of file status information); with -l: show ctime and sort by name; otherwise: sort by ctime, newest first' },
     { key: 'color', long: 'color', kind: 'optional', arg: 'WHEN', value: 'always', help: "WHEN is 'never' or 'auto' (nosh output is never colored); --color alone means always, which is refused" },
     { key: 'F', short: 'F', help: 'append indicator (one of */=@|) to entries' },
@@ -142,9 +143,9 @@ const def: CommandDef = defineCommand({
     { key: 'gdf', long: 'group-directories-first', help: 'group directories (and symlinks to them) before files; each group is sorted as asked' },
     { key: 'G', short: 'G', long: 'no-group', help: 'in a long listing, do not print group names' },
     { key: 'h', short: 'h', long: 'human-readable', help: 'with -l, print sizes like 1K 234M 2G etc.' },
-    { key: 'hide', long: 'hide', kind: 'string', arg: 'PATTERN', help: 'do not list implied entries matching shell PATTERN (overridden by -a or -A)' },
+    { key: 'hide', long: 'hide', kind: 'string', repeat: true, arg: 'PATTERN', help: 'do not list implied entries matching shell PATTERN (overridden by -a or -A)' },
     { key: 'i', short: 'i', long: 'inode', help: 'print the index number of each file' },
-    { key: 'I', short: 'I', long: 'ignore', kind: 'string', arg: 'PATTERN', help: 'do not list implied entries matching shell PATTERN (repeatable)' },
+    { key: 'I', short: 'I', long: 'ignore', kind: 'string', repeat: true, arg: 'PATTERN', help: 'do not list implied entries matching shell PATTERN (repeatable)' },
     { key: 'l', short: 'l', help: 'use a long listing format' },
     { key: 'n', short: 'n', long: 'numeric-uid-gid', help: 'like -l, but list numeric user and group IDs' },
     { key: 'o', short: 'o', help: 'like -l, but do not list group information' },
@@ -159,42 +160,17 @@ const def: CommandDef = defineCommand({
     { key: 'v', short: 'v', help: 'natural sort of (version) numbers within text' },
     { key: 'X', short: 'X', help: 'sort alphabetically by entry extension' },
     { key: '1', short: '1', help: 'list one file per line' },
-  ],
+  ]),
+
   gnuLongOptions: (
     'all escape directory dired full-time group-directories-first human-readable inode kibibytes numeric-uid-gid no-group ' +
     'hide-control-chars reverse size width almost-all ignore-backups classify file-type si dereference-command-line ' +
     'dereference-command-line-symlink-to-dir hide ignore indicator-style dereference literal quote-name quoting-style recursive ' +
     'format show-control-chars sort tabsize time time-style zero color hyperlink block-size context author help version'
   ).split(' '),
-  // GNU checks --classify, --color, --sort and --time values when getopt reaches them: a bad
-  // one is reported before any later option problem, so the words after it are dropped.
-  preprocess(args) {
-    for (let i = 0; i < args.length && args[i] !== '--'; i++) {
-      let items = [...walkOptions(def, [args[i]!])];
-      // -I PATTERN / --hide PATTERN: the value is the next word.
-      if (items.some((o) => 'rest' in o) && i + 1 < args.length) items = [...walkOptions(def, [args[i]!, args[++i]!])];
-      for (const o of items) {
-        if ('rest' in o) return args;
-        if ('key' in o && (argError(o) || numError(o))) return args.slice(0, i + 1);
-      }
-    }
-    return args;
-  },
   async run(ctx) {
     const o = ctx.opts;
-    for (const opt of o.order) {
-      const message = argError(opt);
-      if (message) {
-        // GNU's argmatch_die: usage (EXIT_FAILURE), so 1 where other usage errors give 2.
-        await ctx.stderr.write(`ls: ${message}\nTry 'ls --help' for more information.\n`);
-        return 1;
-      }
-      const bad = numError(opt);
-      if (bad) {
-        await ctx.stderr.write(`ls: ${bad}\n`);
-        return 2;
-      }
-    }
+    const v = ctx.values;
     // GNU: -p sets '/', -F and --classify=always set classify; --classify=never/auto change nothing.
     let indicator: Indicator = 'none';
     let timeField: TimeField = 'mtime';
@@ -244,26 +220,26 @@ const def: CommandDef = defineCommand({
       qmark: qmark && (quoting === 'literal' || quoting === 'shell' || quoting === 'shell-always'),
       align: (long || (columns && lineLength !== 0)) && (quoting === 'shell' || quoting === 'shell-escape' || quoting === 'c-maybe'),
       quoteThese: (quoting === 'escape' ? ' ' : '') + (indicator === 'classify' ? '=>@|' : ''),
-      blocks: o.has('s'),
-      context: o.has('Z'),
-      fullTime: o.has('fulltime'),
-      human: o.has('h'),
-      hidden: o.lastOf('a', 'A') === 'a' ? 'all' : o.has('A') ? 'almost' : 'default',
-      immediateDirs: o.has('d'),
-      recursive: o.has('R') && !o.has('d'),
+      blocks: v.s === true,
+      context: v.Z === true,
+      fullTime: v.fulltime === true,
+      human: v.h === true,
+      hidden: v.hidden ?? 'default',
+      immediateDirs: v.d === true,
+      recursive: v.R === true && !v.d,
       // GNU: -c, -u or --time without -l (and without a sort option) sort by that time.
       sort: sortOpt ?? (!long && explicitTime ? 'time' : 'name'),
-      reverse: o.has('r'),
+      reverse: v.r === true,
       indicator,
-      derefCmdlineDirs: !(o.has('d') || long || indicator === 'classify'),
+      derefCmdlineDirs: !(v.d || long || indicator === 'classify'),
       timeField,
-      dirsFirst: o.has('gdf'),
-      inode: o.has('i'),
-      owner: !o.has('g'),
-      group: !(o.has('o') || o.has('G')),
-      numeric: o.has('n'),
-      ignore: o.all('I').map(periodGlob),
-      hide: o.all('hide').map(periodGlob),
+      dirsFirst: v.gdf === true,
+      inode: v.i === true,
+      owner: !v.g,
+      group: !(v.o || v.G),
+      numeric: v.n === true,
+      ignore: (v.I ?? []).map(periodGlob),
+      hide: (v.hide ?? []).map(periodGlob),
     };
     return new Lister(ctx, cfg).run();
   },
@@ -307,16 +283,28 @@ function quoteLocale(s: string): string {
   return Buffer.from(quoteBytesStyled(Buffer.from(s, 'utf8'), 'locale')).toString('utf8');
 }
 
-/** GNU's "invalid/ambiguous argument" message for a bad option value, else undefined. */
-function argError({ key, value, flag }: { key: string; value: string; flag: string }): string | undefined {
-  if (!hasWord(key, flag)) return undefined;
-  try {
-    argWord(key, value);
-    return undefined;
-  } catch (e) {
-    if (e instanceof UsageError) return e.message;
-    throw e;
-  }
+/**
+ * GNU checks the --classify, --color, --format, --quoting-style, --sort and --time words and
+ * the -w/-T numbers when getopt reaches them: a bad word is argmatch_die, usage with
+ * EXIT_FAILURE (1 where other usage errors give 2); a bad number is an error, exit 2, no usage.
+ */
+function withValueChecks<const F extends readonly FlagSpec[]>(flags: F): F {
+  return flags.map((f): FlagSpec => {
+    const t = ARG_TABLES[f.key];
+    if (t && (f.kind ?? 'boolean') !== 'boolean') {
+      return { ...f, choices: { words: t.words, values: t.values }, parse: (v: string) => v };
+    }
+    if (f.key === 'w' || f.key === 'T') {
+      return {
+        ...f, parse: (value: string) => {
+          const bad = numError({ key: f.key, value });
+          if (bad) throw new OptionError(bad, false, 2);
+          return value;
+        },
+      };
+    }
+    return f;
+  }) as readonly FlagSpec[] as F;
 }
 
 /**

@@ -19,7 +19,7 @@ export default defineCommand({
   async run(ctx) {
     if (ctx.operands.length === 0) throw new UsageError('missing operand');
     let mode: DirMode | null = null;
-    const spec = ctx.opts.get('m');
+    const spec = ctx.values.m;
     if (spec !== undefined) {
       const changes = compileMode(spec);
       if (!changes) {
@@ -28,8 +28,8 @@ export default defineCommand({
       }
       mode = adjustMode(0o777, true, UMASK, changes);
     }
-    const parents = ctx.opts.has('p');
-    const verbose = ctx.opts.has('v');
+    const parents = ctx.values.p === true;
+    const verbose = ctx.values.v === true;
     let status = 0;
     for (const dir of ctx.operands) {
       try {

@@ -35,9 +35,9 @@ export default defineCommand({
   flags: [
     { key: 'backup', long: 'backup', kind: 'optional', arg: 'CONTROL', value: NO_BACKUP_CONTROL, help: 'make a backup of each existing destination file (renamed aside)' },
     { key: 'backup', short: 'b', value: NO_BACKUP_CONTROL, help: 'like --backup but does not accept an argument' },
-    { key: 'f', short: 'f', long: 'force', help: 'do not prompt before overwriting' },
-    { key: 'i', short: 'i', long: 'interactive', help: 'prompt before overwrite (on standard error; the answers are lines of standard input, y or Y for yes)' },
-    { key: 'n', short: 'n', long: 'no-clobber', help: 'do not overwrite an existing file' },
+    { key: 'overwrite', short: 'f', long: 'force', value: 'force', help: 'do not prompt before overwriting' },
+    { key: 'overwrite', short: 'i', long: 'interactive', value: 'interactive', help: 'prompt before overwrite (on standard error; the answers are lines of standard input, y or Y for yes)' },
+    { key: 'overwrite', short: 'n', long: 'no-clobber', value: 'no-clobber', help: 'do not overwrite an existing file' },
     { key: 'S', short: 'S', long: 'suffix', kind: 'string', arg: 'SUFFIX', help: "override the usual backup suffix ('~')" },
     { key: 't', short: 't', long: 'target-directory', kind: 'string', arg: 'DIRECTORY', help: 'move all SOURCE arguments into DIRECTORY' },
     { key: 'T', short: 'T', long: 'no-target-directory', help: 'treat DEST as a normal file' },
@@ -50,7 +50,8 @@ export default defineCommand({
   async run(ctx) {
     // -f and -n: the one given last wins, as in GNU mv.
     const o: MvOptions = {
-      noClobber: ctx.opts.lastOf('f', 'i', 'n') === 'n', interactive: ctx.opts.lastOf('f', 'i', 'n') === 'i', verbose: ctx.opts.has('v'), update: ctx.opts.has('u'), backup: { type: 'none', suffix: '~' },
+      noClobber: ctx.values.overwrite === 'no-clobber', interactive: ctx.values.overwrite === 'interactive',
+      verbose: ctx.values.v === true, update: ctx.values.u === true, backup: { type: 'none', suffix: '~' },
     };
     let pairs;
     try {

@@ -21,7 +21,7 @@ export default defineCommand({
   ],
   async run(ctx) {
     if (ctx.operands.length === 0) throw new UsageError('missing operand');
-    const o: RmdirOptions = { parents: ctx.opts.has('p'), verbose: ctx.opts.has('v'), ignore: ctx.opts.has('ignore') };
+    const o: RmdirOptions = { parents: ctx.values.p === true, verbose: ctx.values.v === true, ignore: ctx.values.ignore === true };
     let status = 0;
     for (const dir of ctx.operands) {
       if (o.verbose) await ctx.stdout.write(`rmdir: removing directory, ${quoteAlways(dir)}\n`);

@@ -5,7 +5,7 @@ import { compileProgram, SedError, type ScriptChunk } from './parse.js';
 import { SedRunner } from './exec.js';
 import { SedOutputs } from './output.js';
 
-const FLAGS: FlagSpec[] = [
+const FLAGS = [
   { key: 'n', short: 'n', long: 'quiet', help: 'suppress automatic printing of pattern space' },
   { key: 'n', long: 'silent', help: 'same as --quiet' },
   { key: 'e', short: 'e', long: 'expression', kind: 'string', arg: 'script', help: 'add the script to the commands to be executed' },
@@ -22,7 +22,7 @@ const FLAGS: FlagSpec[] = [
   { key: 'binary', short: 'b', long: 'binary', help: 'open files in binary mode (CR+LFs are not processed specially; as GNU sed on POSIX systems, where this is always so)' },
   { key: 'u', short: 'u', long: 'unbuffered', help: 'load minimal amounts of data from the input files and flush the output buffers more often (accepted; nosh streams anyway)' },
   { key: 'z', short: 'z', long: 'null-data', help: 'separate lines by NUL characters' },
-];
+] as const satisfies readonly FlagSpec[];
 
 /** Inline script chunks from the arguments (no -f files). */
 function inlineScripts(opts: ReturnType<typeof parseArgs>['opts'], operands: string[]): ScriptChunk[] {
@@ -54,10 +54,12 @@ const def: CommandDef = defineCommand({
   summary: 'Stream editor (GNU sed 4.9 language). If no -e, --expression, -f, or --file option is given, the first non-option argument is the script. The e command and the s///e flag are not supported: nosh never runs a command.',
   usage: '{script-only-if-no-other-script} [input-file]...',
   usageStatus: 1,
+  troubleStatus: 2,
   mutates,
   flags: FLAGS,
   async run(ctx) {
     const o = ctx.opts;
+    const v = ctx.values;
     // GNU options nosh does not offer: a usage error that says why (not "unrecognized").
     const refused = o.order.find((e) => e.key === 'refused');
     if (refused) throw new UsageError(refused.value);
@@ -88,22 +90,22 @@ const def: CommandDef = defineCommand({
       chunks.push({ text: operands.shift()!, kind: 'e' });
     }
     let lineLength = 70;
-    if (o.has('l')) lineLength = parseInt(o.get('l')!, 10) || 0;
+    if (v.l !== undefined) lineLength = parseInt(v.l, 10) || 0;
     const readonly = ctx.fs.policy.readonly;
-    const outputs = new SedOutputs(ctx, o.has('z') ? '\0' : '\n');
+    const outputs = new SedOutputs(ctx, v.z ? '\0' : '\n');
     const refuse = (): never => {
       throw new NoshError('ZONE_READONLY', 'sed: this zone is read-only',
         'Copy the file to a writable zone (e.g. storage) and change it there.', { command: 'sed' });
     };
-    const inPlace = o.has('i') ? o.get('i')! : undefined;
+    const inPlace = v.i;
     if (readonly && inPlace !== undefined) refuse();
     let prog;
     try {
       // w files are opened as the parser reaches them, as GNU does: a later error leaves them created
       prog = compileProgram(chunks, {
-        extended: o.has('E'),
-        sandbox: o.has('sandbox'),
-        nullData: o.has('z'),
+        extended: v.E === true,
+        sandbox: v.sandbox === true,
+        nullData: v.z === true,
         onWfile: (name) => {
           if (readonly && name !== '/dev/stdout' && name !== '/dev/stderr') refuse();
           outputs.open(name);
@@ -119,9 +121,9 @@ const def: CommandDef = defineCommand({
     }
     try {
       const runner = new SedRunner(ctx, prog, {
-        quiet: o.has('n') || prog.quiet,
-        separate: o.has('s'),
-        nullData: o.has('z'),
+        quiet: v.n === true || prog.quiet,
+        separate: v.s === true,
+        nullData: v.z === true,
         lineLength,
         inPlace,
       }, outputs);

@@ -7,7 +7,7 @@ import { isDefaultKey, keyOpts, newKey, parseKey, parseObsoleteKey, setOrdering,
 import { compareKey, isTextKey, keyBegin, keyLimit, makeComparator, numericKeys, prefixKeys, translated, type Config } from './compare.js';
 import { argmatch, FatalError, OutBuffer, recordBatches, records } from '../../src/gnulib/text-lines.js';
 import { VfsError } from '../../src/vfs/index.js';
-import { checkBatchSize, checkBufferSize, checkParallel, obsoleteKey, randomDigest, randomSalt, rewriteObsoleteKeys } from './options.js';
+import { checkBatchSize, checkBufferSize, checkParallel, obsoleteKey, randomDigest, randomSalt, obsoleteKeyOperand } from './options.js';
 
 /**
  * GNU sort (coreutils 9.1) in the C locale. The input is buffered as one byte array with
@@ -24,13 +24,13 @@ const def: CommandDef = defineCommand({
   usage: '[FILE]...',
   mutates: (args) => {
     try {
-      return parseArgs(def, rewriteObsoleteKeys(args)).opts.has('o');
+      return parseArgs(def, args).opts.has('o');
     } catch {
       return false;
     }
   },
-  // +POS1 [-POS2] keys become --key words before getopt (see sort-options.ts).
-  preprocess: rewriteObsoleteKeys,
+  // +POS1 [-POS2] operands are keys, read where getopt meets them (see options.ts).
+  obsoleteOperand: obsoleteKeyOperand,
   // GNU's whole table, in its order: `--version` is not an abbreviation of --version-sort,
   // and a prefix that also fits an option nosh lacks (`--r`: --random-sort) is ambiguous.
   gnuLongOptions: ['ignore-leading-blanks', 'check', 'compress-program', 'debug', 'dictionary-order', 'ignore-case', 'files0-from',
@@ -173,8 +173,8 @@ async function sortMain(ctx: CommandContext): Promise<number> {
     for (const k of keys) k.salt = salt;
   }
 
-  const cfg: Config = { keys, tab, reverse: gkey.reverse, stable: ctx.opts.has('s'), unique: ctx.opts.has('u') };
-  const eol = ctx.opts.has('z') ? 0 : 0x0a;
+  const cfg: Config = { keys, tab, reverse: gkey.reverse, stable: ctx.values.s === true, unique: ctx.values.u === true };
+  const eol = ctx.values.z ? 0 : 0x0a;
   const files = ctx.operands.length ? ctx.operands : ['-'];
 
   if (check) {
@@ -194,7 +194,7 @@ async function sortMain(ctx: CommandContext): Promise<number> {
   const { compare } = makeComparator(cfg);
   if (check) return checkSorted(ctx, files[0]!, cfg, compare, eol, check === 'c');
 
-  if (ctx.opts.has('m')) {
+  if (ctx.values.m) {
     return withOutput(ctx, outfile, async (out) => mergeFiles(ctx, files, cfg, compare, eol, out));
   }
 

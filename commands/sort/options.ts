@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import { gnuQuote } from '../../src/gnulib/gnu-number.js';
 import { quoteNameColon } from '../../src/gnulib/quote.js';
 import { FatalError } from '../../src/gnulib/text-lines.js';
-import type { CommandContext } from '../../src/command/types.js';
+import type { CommandContext, ObsoleteMatch } from '../../src/command/types.js';
 import { VfsError } from '../../src/vfs/index.js';
 
 // ---- xstrtoumax (gnulib) -----------------------------------------------------------------
@@ -120,54 +120,18 @@ const MARK = '\0obsolete-key\0';
 const POS1 = /^\+[ \t\n\v\f\r]*\+?[0-9]+(?:\.[ \t\n\v\f\r]*\+?[0-9]+)?[bdfgiMhnRrV]*$/;
 const POS2 = /^-[0-9]+(?:\.[ \t\n\v\f\r]*\+?[0-9]+)?[bdfgiMhnRrV]*$/;
 
-/** Short options of sort that take a value, and the long ones (GNU's whole table). */
-const SHORT_ARG = 'kotST';
-const LONG_ARG = ['compress-program', 'files0-from', 'key', 'random-source', 'sort', 'output', 'batch-size', 'buffer-size',
-  'field-separator', 'temporary-directory', 'parallel'];
-const LONG_ALL = ['ignore-leading-blanks', 'check', 'compress-program', 'debug', 'dictionary-order', 'ignore-case', 'files0-from',
-  'general-numeric-sort', 'ignore-nonprinting', 'key', 'merge', 'month-sort', 'numeric-sort', 'human-numeric-sort', 'version-sort',
-  'random-sort', 'random-source', 'sort', 'output', 'reverse', 'stable', 'batch-size', 'buffer-size', 'field-separator',
-  'temporary-directory', 'unique', 'zero-terminated', 'parallel', 'help', 'version'];
-
 /**
  * GNU sort walks argv in order (getopt with a leading '-'): an operand +POS1 that reads as a
  * key (field[.char][opts]) is one, taking the next argument as its end when that is -DIGIT...;
- * any other +word is a file. Both become one --key carrying the words (see obsoleteKey).
+ * any other +word is a file. Both become one -k item carrying the words (see obsoleteKey).
  */
-export function rewriteObsoleteKeys(args: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--') return out.concat(args.slice(i));
-    if (a.startsWith('--')) {
-      out.push(a);
-      if (a.includes('=')) continue;
-      const name = a.slice(2);
-      const hits = LONG_ALL.includes(name) ? [name] : LONG_ALL.filter((l) => l.startsWith(name));
-      if (hits.length && hits.every((h) => LONG_ARG.includes(h)) && i + 1 < args.length) out.push(args[++i]!);
-      continue;
-    }
-    if (a.startsWith('-') && a.length > 1) {
-      out.push(a);
-      for (let j = 1; j < a.length; j++) {
-        if (!SHORT_ARG.includes(a[j]!)) continue;
-        if (j === a.length - 1 && i + 1 < args.length) out.push(args[++i]!);
-        break;
-      }
-      continue;
-    }
-    if (!POS1.test(a)) {
-      out.push(a);
-      continue;
-    }
-    const next = args[i + 1];
-    const end = next !== undefined && next[0] === '-' && isDigit(next[1]) ? next : null;
-    if (end !== null) i++;
-    out.push('--key=' + MARK + JSON.stringify([a, end]));
-    // GNU dies on a bad POS2 while walking argv: nothing after it is looked at.
-    if (end !== null && !POS2.test(end)) return out;
-  }
-  return out;
+export function obsoleteKeyOperand(args: readonly string[], at: number): ObsoleteMatch | null {
+  const a = args[at]!;
+  if (!POS1.test(a)) return null;
+  const next = args[at + 1];
+  const end = next !== undefined && next[0] === '-' && isDigit(next[1]) ? next : null;
+  // GNU dies on a bad POS2 while walking argv: nothing after it is looked at.
+  return { items: [{ flag: '-k', value: MARK + JSON.stringify([a, end]) }], words: end === null ? 1 : 2, stop: end !== null && !POS2.test(end) };
 }
 
 /** The words of an obsolete key, or null for a real -k value. */

@@ -29,10 +29,10 @@ export default defineCommand({
   usageStatus: 1,
   flags: [
     { key: 'L', short: 'L', long: 'dereference', help: 'follow links (only in zones whose policy follows symbolic links)' },
-    { key: 'c', short: 'c', long: 'format', kind: 'string', arg: 'FORMAT', help: 'use the specified FORMAT instead of the default; output a newline after each use of FORMAT' },
-    { key: 'printf', long: 'printf', kind: 'string', arg: 'FORMAT', help: 'like --format, but interpret backslash escapes, and do not output a mandatory trailing newline' },
+    { key: 'format', short: 'c', long: 'format', kind: 'string', parse: (v: string) => ({ format: v, escapes: false }), arg: 'FORMAT', help: 'use the specified FORMAT instead of the default; output a newline after each use of FORMAT' },
+    { key: 'format', long: 'printf', kind: 'string', parse: (v: string) => ({ format: v, escapes: true }), arg: 'FORMAT', help: 'like --format, but interpret backslash escapes, and do not output a mandatory trailing newline' },
     { key: 't', short: 't', long: 'terse', help: 'print the information in terse form' },
-    { key: 'cached', long: 'cached', kind: 'string', arg: 'MODE', help: 'specify how to use cached attributes: always, never or default (no effect here: attributes are read as the file system gives them)' },
+    { key: 'cached', long: 'cached', kind: 'string', repeat: true, arg: 'MODE', help: 'specify how to use cached attributes: always, never or default (no effect here: attributes are read as the file system gives them)' },
   ],
   gnuLongOptions: ['dereference', 'file-system', 'format', 'printf', 'terse', 'cached', 'help', 'version'],
   notes:
@@ -40,23 +40,19 @@ export default defineCommand({
     '(as GNU stat; %m is the zone root "/"; %C prints ? and fails, as GNU where files have no SELinux context).',
   async run(ctx) {
     // Checked as GNU's getopt loop does, before the operands.
-    for (const mode of ctx.opts.all('cached')) argmatch(mode, ['default', 'never', 'always'], '--cached');
+    const o = ctx.values;
+    for (const mode of o.cached ?? []) argmatch(mode, ['default', 'never', 'always'], '--cached');
     if (ctx.operands.length === 0) throw new UsageError('missing operand');
-    const o = ctx.opts;
-    const deref = o.has('L');
+    const deref = o.L === true;
     if (deref && !ctx.fs.policy.followSymlinks) {
       await ctx.warn('cannot dereference (-L): this zone does not follow symbolic links (zone policy); run stat without -L');
       return 1;
     }
-    const which = o.lastOf('c', 'printf');
-    let format: string | null = null;
-    let escapes = false;
-    if (which === 'c') format = o.get('c')!;
-    else if (which === 'printf') {
-      format = o.get('printf')!;
-      escapes = true;
-    } else if (o.has('t')) format = TERSE_FORMAT.slice(0, -1);
-    const newline = which !== 'printf' && format !== null;
+    // --format and --printf: the last one given wins.
+    let format: string | null = o.format?.format ?? null;
+    const escapes = o.format?.escapes === true;
+    if (format === null && o.t) format = TERSE_FORMAT.slice(0, -1);
+    const newline = !escapes && format !== null;
     let status = 0;
     let text = '';
     const flush = async () => {

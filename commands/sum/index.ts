@@ -15,7 +15,7 @@ export default defineCommand({
     { key: 'alg', short: 's', long: 'sysv', value: 'sysv', help: 'use System V sum algorithm, use 512 bytes blocks' },
   ],
   async run(ctx) {
-    const kind = ctx.opts.get('alg') === 'sysv' ? 'sysv' : 'bsd';
+    const kind = ctx.values.alg === 'sysv' ? 'sysv' : 'bsd';
     const operands = ctx.operands.length > 0 ? ctx.operands : ['-'];
     let status = 0;
     for (const operand of operands) {

@@ -1,9 +1,8 @@
-import { defineCommand, type CommandContext, type CommandDef } from '../../src/command/index.js';
+import { defineCommand, OptionError, type CommandContext, type CommandDef, type ObsoleteMatch, type ValueContext } from '../../src/command/index.js';
 import { gnuQuote, parseCount, xstrtoumax } from '../../src/gnulib/gnu-number.js';
 import {
-  argvError, asBuffer, fileChunks, firstOptionProblem, headerName, LastUnits, nthSeparator, quoteAlways, openOperand, reportArgvError,
+  asBuffer, fileChunks, headerName, LastUnits, nthSeparator, quoteAlways, openOperand,
 } from '../../src/gnulib/head-tail.js';
-import { argmatch } from '../../src/gnulib/text-lines.js';
 import type { RandomReader } from '../../src/vfs/index.js';
 
 const def: CommandDef = defineCommand({
@@ -13,31 +12,32 @@ const def: CommandDef = defineCommand({
   mutates: false,
   usageStatus: 1,
   flags: [
-    { key: 'c', short: 'c', long: 'bytes', kind: 'string', arg: '[+]NUM', help: 'output the last NUM bytes; or use -c +NUM to output starting with byte NUM of each file' },
-    { key: 'n', short: 'n', long: 'lines', kind: 'string', arg: '[+]NUM', help: 'output the last NUM lines, instead of the last 10; or use -n +NUM to skip NUM-1 lines at the start' },
-    { key: 'q', short: 'q', long: 'quiet', value: 'never', help: 'never output headers giving file names' },
-    { key: 'q', long: 'silent', value: 'never', help: 'same as --quiet' },
-    { key: 'q', short: 'v', long: 'verbose', value: 'always', help: 'always output headers giving file names' },
-    { key: 'z', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
+    { key: 'count', short: 'c', long: 'bytes', kind: 'string', parse: parseUnits, repeat: true, arg: '[+]NUM', help: 'output the last NUM bytes; or use -c +NUM to output starting with byte NUM of each file' },
+    { key: 'count', short: 'n', long: 'lines', kind: 'string', parse: parseUnits, repeat: true, arg: '[+]NUM', help: 'output the last NUM lines, instead of the last 10; or use -n +NUM to skip NUM-1 lines at the start' },
+    { key: 'headers', short: 'q', long: 'quiet', value: 'never', help: 'never output headers giving file names' },
+    { key: 'headers', long: 'silent', value: 'never', help: 'same as --quiet' },
+    { key: 'headers', short: 'v', long: 'verbose', value: 'always', help: 'always output headers giving file names' },
+    { key: 'zero', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
     { key: 'follow', short: 'f', value: 'descriptor', help: 'same as --follow=descriptor' },
-    { key: 'follow', long: 'follow', kind: 'optional', arg: '{name|descriptor}', help: 'ignored for standard input (a pipe), as GNU; refused for a file: nosh runs each command to completion; run tail again to see what was added' },
+    // '--follow=' (an empty WHEN) is ambiguous for GNU's argmatch; a bare --follow is descriptor.
+    { key: 'follow', long: 'follow', kind: 'optional', arg: '{name|descriptor}', value: 'descriptor', choices: { words: ['descriptor', 'name'] }, help: 'ignored for standard input (a pipe), as GNU; refused for a file: nosh runs each command to completion; run tail again to see what was added' },
     { key: 'follow', short: 'F', value: 'F', help: 'same as --follow=name --retry (refused for a file, as -f)' },
     // Meaningful only with -f; GNU still checks their values and warns that two are ignored.
-    { key: 'max-unchanged-stats', long: 'max-unchanged-stats', kind: 'string', arg: 'N', help: 'only for -f (refused): the value is checked, then ignored' },
-    { key: 'pid', long: 'pid', kind: 'string', arg: 'PID', help: 'only for -f (refused): the value is checked, then ignored with a warning' },
+    { key: 'maxUnchangedStats', long: 'max-unchanged-stats', kind: 'string', parse: (v: string) => count(v, 'invalid maximum number of unchanged stats between opens'), arg: 'N', help: 'only for -f (refused): the value is checked, then ignored' },
+    { key: 'pid', long: 'pid', kind: 'string', parse: parsePid, arg: 'PID', help: 'only for -f (refused): the value is checked, then ignored with a warning' },
     { key: 'retry', long: 'retry', help: 'only for -f (refused): ignored with a warning' },
-    { key: 's', short: 's', long: 'sleep-interval', kind: 'string', arg: 'N', help: 'only for -f (refused): the value is checked, then ignored' },
+    { key: 'sleep', short: 's', long: 'sleep-interval', kind: 'string', parse: parseSeconds, arg: 'N', help: 'only for -f (refused): the value is checked, then ignored' },
   ],
   notes: 'NUM may have a multiplier suffix: b 512, kB 1000, K 1024, MB 1000*1000, M 1024*1024, GB, G, T, P, E, Z, Y (also KiB, MiB...).',
-  preprocess,
+  obsoleteLeading,
+  digits: { reject: (d) => new OptionError(`option used in invalid context -- ${d}`, false) },
   async run(ctx) {
-    const bad = await reportArgvError(ctx);
-    if (bad !== undefined) return bad;
-    const follow = followMode(ctx);
-    const retry = ctx.opts.has('retry') || follow === 'F';
-    if (ctx.opts.has('retry') && !follow) await ctx.warn('warning: --retry ignored; --retry is useful only when following');
+    const v = ctx.values;
+    const follow = v.follow ?? null;
+    const retry = v.retry === true || follow === 'F';
+    if (v.retry && !follow) await ctx.warn('warning: --retry ignored; --retry is useful only when following');
     else if (retry && follow === 'descriptor') await ctx.warn('warning: --retry only effective for the initial open');
-    if (Number(ctx.opts.get('pid') ?? 0) !== 0 && !follow) await ctx.warn('warning: PID ignored; --pid=PID is useful only when following');
+    if ((v.pid ?? 0) !== 0 && !follow) await ctx.warn('warning: PID ignored; --pid=PID is useful only when following');
     const operandsGiven = ctx.operands.length === 0 ? ['-'] : ctx.operands;
     if (follow && follow !== 'descriptor' && operandsGiven.includes('-')) {
       await ctx.warn("cannot follow '-' by name");
@@ -49,27 +49,18 @@ const def: CommandDef = defineCommand({
       await ctx.warn('following a file (-f, -F, --follow) is not supported: nosh runs each command to completion; run tail again to see what was added');
       return 1;
     }
-    let unit: 'lines' | 'bytes' = 'lines';
-    let count = 10;
-    let fromStart = false;
-    for (const o of ctx.opts.order) {
-      if (o.key !== 'c' && o.key !== 'n') continue;
-      unit = o.key === 'n' ? 'lines' : 'bytes';
-      // As in GNU tail, a '+' once given stays in force for later -n/-c.
-      if (o.value.startsWith('+')) fromStart = true;
-      const r = parseUnits(o.key, o.value);
-      if ('error' in r) {
-        await ctx.warn(r.error);
-        return 1;
-      }
-      count = r.value;
-    }
+    const counts = v.count ?? [];
+    const last = counts[counts.length - 1];
+    const unit = last?.unit ?? 'lines';
+    let count = last?.count ?? 10;
+    // As in GNU tail, a '+' once given stays in force for later -n/-c.
+    const fromStart = counts.some((c) => c.plus);
     // Nothing can be output: GNU does not even open the files (no headers, no errors).
     if (count === 0 && !fromStart && !follow) return 0;
     if (fromStart && count > 0) count--; // +N starts at item N: skip N-1 (+0 is +1)
-    const sep = ctx.opts.has('z') ? 0 : 0x0a;
+    const sep = v.zero ? 0 : 0x0a;
     const operands = ctx.operands.length === 0 ? ['-'] : ctx.operands;
-    const mode = ctx.opts.get('q') ?? (operands.length > 1 ? 'always' : 'never');
+    const mode = v.headers ?? (operands.length > 1 ? 'always' : 'never');
     let first = true;
     let status = 0;
     for (const operand of operands) {
@@ -120,16 +111,6 @@ const def: CommandDef = defineCommand({
     return status;
   },
 });
-
-/** -f/--follow[=descriptor] 'descriptor', --follow=name 'name', -F 'F' (name with --retry), or null. */
-function followMode(ctx: CommandContext): 'descriptor' | 'name' | 'F' | null {
-  let mode: 'descriptor' | 'name' | 'F' | null = null;
-  for (const o of ctx.opts.order) {
-    if (o.key !== 'follow') continue;
-    mode = o.value === 'F' ? 'F' : o.value === '' ? 'descriptor' : (argmatch(o.value, ['descriptor', 'name'], '--follow') as 'descriptor' | 'name');
-  }
-  return mode;
-}
 
 /** A FILE operand tail -f would go on following: one that exists and is not a directory. */
 function followable(ctx: CommandContext, op: string): boolean {
@@ -211,52 +192,22 @@ function lastLinesStart(reader: RandomReader, n: number, sep: number): number {
   return 0;
 }
 
-/**
- * GNU tail's obsolete forms, recognised only as the first argument and when at most one
- * file follows: -NUM[bcl][f], +NUM[bcl][f] ('tail -3', 'tail +2', 'tail -c'...).
- * -f (follow) is not supported, so '-3f' ends as the usage error for -f.
- */
-function preprocess(args: string[]): string[] {
-  const ob = obsolete(args);
-  if (ob) return ob;
-  // '--follow=' (an empty WHEN) is ambiguous for GNU's argmatch; nosh's parser sees '--follow'.
-  const end = args.indexOf('--');
-  if ((end < 0 ? args : args.slice(0, end)).some((a) => /^--fo(?:l(?:l(?:o(?:w)?)?)?)?=$/.test(a))) {
-    try {
-      argmatch('', ['descriptor', 'name'], '--follow');
-    } catch (e) {
-      return argvError((e as Error).message, true);
-    }
-  }
-  const problem = firstOptionProblem(def, args, (opt, v) => {
-    if (opt === 's') return validSeconds(v) ? undefined : `invalid number of seconds: ${gnuQuote(v)}`;
-    if (opt === 'pid') {
-      const r = parseCount(v, 'invalid PID', '');
-      // Above PID_T_MAX is EOVERFLOW too (xdectoumax's range check).
-      if ('value' in r && r.value > 2 ** 31 - 1) return `invalid PID: ${gnuQuote(v)}: Value too large for defined data type`;
-      return 'error' in r ? r.error : undefined;
-    }
-    if (opt === 'max-unchanged-stats') {
-      const r = parseCount(v, 'invalid maximum number of unchanged stats between opens', '');
-      return 'error' in r ? r.error : undefined;
-    }
-    if (opt === 'follow' && v !== '' && v !== 'F') {
-      try {
-        argmatch(v, ['descriptor', 'name'], '--follow');
-      } catch (e) {
-        return `${(e as Error).message}\n__TRY__`;
-      }
-      return undefined;
-    }
-    if (opt !== 'c' && opt !== 'n') return undefined;
-    const r = parseUnits(opt, v);
-    return 'error' in r ? r.error : undefined;
-  });
-  if (problem !== undefined) {
-    if ('message' in problem && problem.message.endsWith('\n__TRY__')) return argvError(problem.message.slice(0, -8), true);
-    return argvError('digit' in problem ? `option used in invalid context -- ${problem.digit}` : problem.message, false);
-  }
-  return args;
+/** --pid: a count, at most PID_T_MAX (xdectoumax's range check gives EOVERFLOW above). */
+function parsePid(v: string): number {
+  const n = count(v, 'invalid PID');
+  if (n > 2 ** 31 - 1) throw new OptionError(`invalid PID: ${gnuQuote(v)}: Value too large for defined data type`, false);
+  return n;
+}
+
+function count(v: string, what: string): number {
+  const r = parseCount(v, what, '');
+  if ('error' in r) throw new OptionError(r.error, false);
+  return r.value;
+}
+
+function parseSeconds(v: string): string {
+  if (!validSeconds(v)) throw new OptionError(`invalid number of seconds: ${gnuQuote(v)}`, false);
+  return v;
 }
 
 /**
@@ -278,11 +229,19 @@ function validSeconds(v: string): boolean {
 }
 
 /** The count of -n or -c (VALUE may start with '+': from the start, or '-', which changes nothing). */
-function parseUnits(opt: string, value: string): { value: number } | { error: string } {
-  return parseCount(value.startsWith('-') ? value.slice(1) : value, opt === 'n' ? 'invalid number of lines' : 'invalid number of bytes');
+function parseUnits(value: string, at: ValueContext): { unit: 'lines' | 'bytes'; count: number; plus: boolean } {
+  const lines = at.option === '--lines';
+  const r = parseCount(value.startsWith('-') ? value.slice(1) : value, lines ? 'invalid number of lines' : 'invalid number of bytes');
+  if ('error' in r) throw new OptionError(r.error, false);
+  return { unit: lines ? 'lines' : 'bytes', count: r.value, plus: value.startsWith('+') };
 }
 
-function obsolete(args: string[]): string[] | null {
+/**
+ * GNU tail's obsolete forms, recognised only as the first argument and when at most one
+ * file follows: -NUM[bcl][f], +NUM[bcl][f] ('tail -3', 'tail +2', 'tail -c'...).
+ * -f (follow) is not supported, so '-3f' ends as the usage error for -f.
+ */
+function obsoleteLeading(args: readonly string[]): ObsoleteMatch | null {
   const n = args.length;
   const second = args[1];
   const ok = n === 1
@@ -316,10 +275,10 @@ function obsolete(args: string[]): string[] | null {
   let count = defaultCount;
   if (digits !== '') {
     const r = xstrtoumax(p, 'b');
-    if (r.err !== 'ok' && r.err !== 'suffix') return argvError(`invalid number: ${gnuQuote(a)}: Numerical result out of range`, false);
+    if (r.err !== 'ok' && r.err !== 'suffix') throw new OptionError(`invalid number: ${gnuQuote(a)}: Numerical result out of range`, false);
     count = r.value;
   }
-  const out = [lines ? '-n' : '-c', (fromStart ? '+' : '') + count.toString()];
-  if (forever) out.push('-f');
-  return [...out, ...args.slice(1)];
+  const items = [{ flag: lines ? '-n' : '-c', value: (fromStart ? '+' : '') + count.toString() }];
+  if (forever) items.push({ flag: '-f', value: 'descriptor' });
+  return { items, words: 1 };
 }

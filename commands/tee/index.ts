@@ -36,7 +36,7 @@ export default defineCommand({
     { key: 'i', short: 'i', long: 'ignore-interrupts', help: 'ignore interrupt signals' },
   ],
   async run(ctx) {
-    const append = ctx.opts.has('a');
+    const append = ctx.values.a === true;
     let status = 0;
     const targets: Target[] = [];
     const fail = async (name: string, e: unknown) => {

@@ -18,15 +18,16 @@ export default defineCommand({
     { key: 'm', short: 'm', help: 'change only the modification time' },
     { key: 'r', short: 'r', long: 'reference', kind: 'string', arg: 'FILE', help: "use this file's times instead of current time" },
     { key: 't', short: 't', kind: 'string', arg: 'STAMP', help: 'use [[CC]YY]MMDDhhmm[.ss] instead of current time' },
-    { key: 'time', long: 'time', kind: 'string', arg: 'WORD', help: 'change the specified time: WORD is access, atime, or use: equivalent to -a; WORD is modify or mtime: equivalent to -m' },
+    { key: 'time', long: 'time', kind: 'string', repeat: true, arg: 'WORD', help: 'change the specified time: WORD is access, atime, or use: equivalent to -a; WORD is modify or mtime: equivalent to -m' },
   ],
   notes: 'Dates (-d) are read in UTC. Accepted: ISO 8601 dates and times (2024-01-02, 2024-01-02 03:04:05,\n'
     + '2024-01-02T03:04:05Z, with +HH:MM zones), @SECONDS, now, today, yesterday, tomorrow, and relative items\n'
     + "such as '2 days ago', '+3 hours', 'next week'. Month names and weekdays are not accepted.",
   async run(ctx) {
-    let changeAtime = ctx.opts.has('a');
-    let changeMtime = ctx.opts.has('m');
-    for (const word of ctx.opts.all('time')) {
+    const v = ctx.values;
+    let changeAtime = v.a === true;
+    let changeMtime = v.m === true;
+    for (const word of v.time ?? []) {
       // argmatch: a word or an unambiguous abbreviation ('a' and 'm' are: both names mean one thing).
       const meant = new Set(TIME_WORDS.filter(([w]) => w === word || w.startsWith(word)).map(([, which]) => which));
       const exact = TIME_WORDS.find(([w]) => w === word);
@@ -39,9 +40,9 @@ export default defineCommand({
       }
     }
     if (!changeAtime && !changeMtime) changeAtime = changeMtime = true;
-    const dateText = ctx.opts.get('d');
-    const stamp = ctx.opts.get('t');
-    const ref = ctx.opts.get('r');
+    const dateText = v.d;
+    const stamp = v.t;
+    const ref = v.r;
     if (stamp !== undefined && (dateText !== undefined || ref !== undefined)) throw new UsageError('cannot specify times from more than one source');
     let times: { atime: Timestamp; mtime: Timestamp } | null = null;
     if (ref !== undefined) {
@@ -76,7 +77,7 @@ export default defineCommand({
     if (ctx.operands.length === 0) throw new UsageError('missing file operand');
     let status = 0;
     for (const file of ctx.operands) {
-      if (!(await touchOne(ctx, file, { changeAtime, changeMtime, times, create: !ctx.opts.has('c') }))) status = 1;
+      if (!(await touchOne(ctx, file, { changeAtime, changeMtime, times, create: !v.c }))) status = 1;
     }
     return status;
   },

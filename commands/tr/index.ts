@@ -17,28 +17,20 @@ export default defineCommand({
   mutates: false,
   usageStatus: 1,
   flags: [
-    { key: 'c', short: 'c', long: 'complement', help: 'use the complement of ARRAY1' },
-    { key: 'c', short: 'C', help: 'use the complement of ARRAY1' },
-    { key: 'd', short: 'd', long: 'delete', help: 'delete characters in ARRAY1, do not translate' },
-    { key: 's', short: 's', long: 'squeeze-repeats', help: 'replace each sequence of a repeated character that is listed in the last specified ARRAY, with a single occurrence of that character' },
-    { key: 't', short: 't', long: 'truncate-set1', help: 'first truncate ARRAY1 to length of ARRAY2' },
+    { key: 'complement', short: 'c', long: 'complement', help: 'use the complement of ARRAY1' },
+    { key: 'complement', short: 'C', help: 'use the complement of ARRAY1' },
+    { key: 'delete', short: 'd', long: 'delete', help: 'delete characters in ARRAY1, do not translate' },
+    { key: 'squeeze', short: 's', long: 'squeeze-repeats', help: 'replace each sequence of a repeated character that is listed in the last specified ARRAY, with a single occurrence of that character' },
+    { key: 'truncate', short: 't', long: 'truncate-set1', help: 'first truncate ARRAY1 to length of ARRAY2' },
     { key: 'A', short: 'A', help: 'use the C locale (GNU\'s undocumented -A; nosh always does)' },
   ],
   // GNU tr's getopt string starts with '+': options stop at the first operand.
-  preprocess(args) {
-    for (let i = 0; i < args.length; i++) {
-      const a = args[i]!;
-      if (a === '--') return args;
-      if (a.startsWith('-') && a.length > 1) continue;
-      return [...args.slice(0, i), '--', ...args.slice(i)];
-    }
-    return args;
-  },
+  optionsEnd: 'first-operand',
   async run(ctx) {
-    const complement = ctx.opts.has('c');
-    const del = ctx.opts.has('d');
-    const squeeze = ctx.opts.has('s');
-    const truncate = ctx.opts.has('t');
+    const complement = ctx.values.complement === true;
+    const del = ctx.values.delete === true;
+    const squeeze = ctx.values.squeeze === true;
+    const truncate = ctx.values.truncate === true;
     const ops = ctx.operands;
     const n = ops.length;
     const translating = n === 2 && !del;

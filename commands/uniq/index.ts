@@ -1,15 +1,26 @@
-import { defineCommand, parseArgs, toBytes, UsageError, type CommandContext, type CommandDef, type Output } from '../../src/command/index.js';
+import { defineCommand, OptionError, parseArgs, toBytes, UsageError, type CommandContext, type CommandDef, type FlagSpec, type ObsoleteMatch, type Output, type Values } from '../../src/command/index.js';
 import { openInput, reportFileError } from '../../src/gnulib/helpers.js';
-import { gnuQuote } from '../../src/gnulib/gnu-number.js';
 import { quoteNameColon } from '../../src/gnulib/quote.js';
 import { quoteAlways } from '../../src/gnulib/fileops.js';
-import { argmatch, FatalError, LineReader, OutBuffer } from '../../src/gnulib/text-lines.js';
+import { FatalError, LineReader, OutBuffer } from '../../src/gnulib/text-lines.js';
 import { VfsError } from '../../src/vfs/index.js';
-import { walkOptions } from '../../src/command/options.js';
-import { argvError, reportArgvError } from '../../src/gnulib/head-tail.js';
 
 const DELIMIT = ['none', 'prepend', 'separate'];
 const GROUP = ['prepend', 'append', 'separate', 'both'];
+
+const FLAGS = [
+  { key: 'count', short: 'c', long: 'count', help: 'prefix lines by the number of occurrences' },
+  { key: 'repeated', short: 'd', long: 'repeated', help: 'only print duplicate lines, one for each group' },
+  { key: 'allRepeated', short: 'D', value: 'none', help: 'print all duplicate lines' },
+  { key: 'allRepeated', long: 'all-repeated', kind: 'optional', arg: 'METHOD', value: 'none', choices: { words: DELIMIT }, help: "like -D, but allow separating groups with an empty line; METHOD={none(default),prepend,separate}" },
+  { key: 'skipFields', short: 'f', long: 'skip-fields', kind: 'string', parse: (v: string) => sizeOpt(v, SIZE_ERRORS.f!), arg: 'N', help: 'avoid comparing the first N fields' },
+  { key: 'group', long: 'group', kind: 'optional', arg: 'METHOD', value: 'separate', choices: { words: GROUP }, help: 'show all items, separating groups with an empty line; METHOD={separate(default),prepend,append,both}' },
+  { key: 'ignoreCase', short: 'i', long: 'ignore-case', help: 'ignore differences in case when comparing' },
+  { key: 'skipChars', short: 's', long: 'skip-chars', kind: 'string', parse: (v: string) => sizeOpt(v, SIZE_ERRORS.s!), arg: 'N', help: 'avoid comparing the first N characters' },
+  { key: 'unique', short: 'u', long: 'unique', help: 'only print unique lines' },
+  { key: 'zero', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
+  { key: 'checkChars', short: 'w', long: 'check-chars', kind: 'string', parse: (v: string) => sizeOpt(v, SIZE_ERRORS.w!), arg: 'N', help: 'compare no more than N characters in lines' },
+] as const satisfies readonly FlagSpec[];
 
 /** GNU uniq (coreutils 9.1): adjacent matching lines, streamed; INPUT [OUTPUT]. */
 const def: CommandDef = defineCommand({
@@ -19,27 +30,20 @@ const def: CommandDef = defineCommand({
   usageStatus: 1,
   mutates: (args) => {
     try {
-      const ops = parseArgs(def, preprocess(args)).operands;
+      const ops = parseArgs(def, args).operands;
       return ops.length >= 2 && ops[1] !== '-';
     } catch {
       return false;
     }
   },
-  flags: [
-    { key: 'c', short: 'c', long: 'count', help: 'prefix lines by the number of occurrences' },
-    { key: 'd', short: 'd', long: 'repeated', help: 'only print duplicate lines, one for each group' },
-    { key: 'D', short: 'D', value: 'none', help: 'print all duplicate lines' },
-    { key: 'D', long: 'all-repeated', kind: 'optional', arg: 'METHOD', value: 'none', help: "like -D, but allow separating groups with an empty line; METHOD={none(default),prepend,separate}" },
-    { key: 'f', short: 'f', long: 'skip-fields', kind: 'string', arg: 'N', help: 'avoid comparing the first N fields' },
-    { key: 'group', long: 'group', kind: 'optional', arg: 'METHOD', value: 'separate', help: 'show all items, separating groups with an empty line; METHOD={separate(default),prepend,append,both}' },
-    { key: 'i', short: 'i', long: 'ignore-case', help: 'ignore differences in case when comparing' },
-    { key: 's', short: 's', long: 'skip-chars', kind: 'string', arg: 'N', help: 'avoid comparing the first N characters' },
-    { key: 'u', short: 'u', long: 'unique', help: 'only print unique lines' },
-    { key: 'z', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
-    { key: 'w', short: 'w', long: 'check-chars', kind: 'string', arg: 'N', help: 'compare no more than N characters in lines' },
-  ],
+  flags: FLAGS,
   notes: "A field is a run of blanks (usually spaces and/or TABs), then non-blank characters.\nFields are skipped before chars.",
-  preprocess,
+  // GNU uniq acts on each option and operand as getopt returns them, in argv order: the first
+  // bad value or extra operand is the one reported; "+N" (skip chars) and -N digits (skip
+  // fields, digits accumulating across options until the next -f) take effect in that order.
+  digits: { key: 'skipFields', accumulate: 'run' },
+  obsoleteOperand: plusSkipChars,
+  maxOperands: 2,
   async run(ctx) {
     try {
       return await uniq(ctx);
@@ -55,43 +59,26 @@ const def: CommandDef = defineCommand({
 
 export default def;
 
-async function uniq(ctx: CommandContext): Promise<number> {
-    const bad = await reportArgvError(ctx);
-    if (bad !== undefined) return bad;
-    let skipFields = 0;
-    let skipChars = 0;
-    let checkChars = Infinity;
-    let outputUnique = true;
-    let outputFirst = true;
-    let outputLater = false;
-    let count = false;
-    let delimit = 'none';
-    let grouping = 'none';
-    const files: string[] = [];
-    // preprocess checked the operands and turned "+N" into --skip-chars.
-    files.push(...ctx.operands);
-    for (const o of ctx.opts.order) {
-      switch (o.key) {
-        case 'c': count = true; break;
-        case 'd': outputUnique = false; break;
-        case 'D':
-          outputUnique = false;
-          outputLater = true;
-          delimit = o.flag === '-D' ? 'none' : argmatch(o.value, DELIMIT, '--all-repeated');
-          break;
-        case 'group': grouping = argmatch(o.value, GROUP, '--group'); break;
-        case 'f': skipFields = sizeOpt(o.value, SIZE_ERRORS.f!); break;
-        case 's': skipChars = sizeOpt(o.value, SIZE_ERRORS.s!); break;
-        case 'w': checkChars = sizeOpt(o.value, SIZE_ERRORS.w!); break;
-        case 'u': outputFirst = false; break;
-      }
-    }
+async function uniq(ctx: CommandContext<Values<typeof FLAGS>>): Promise<number> {
+    const v = ctx.values;
+    const skipFields = v.skipFields ?? 0;
+    const skipChars = v.skipChars ?? 0;
+    const checkChars = v.checkChars ?? Infinity;
+    const count = v.count === true;
+    // -d, -D and -u say which lines of a group are printed (-D: all repeated ones, later ones too).
+    const outputUnique = !v.repeated && v.allRepeated === undefined;
+    const outputFirst = !v.unique;
+    const outputLater = v.allRepeated !== undefined;
+    const delimit = v.allRepeated ?? 'none';
+    const grouping = v.group ?? 'none';
+    // The walk checked the operands and turned "+N" into -s N.
+    const files = ctx.operands;
     if (grouping !== 'none' && (count || !outputUnique || !outputFirst || outputLater)) {
       throw new UsageError('--group is mutually exclusive with -c/-d/-D/-u');
     }
     if (count && outputLater) throw new UsageError('printing all duplicated lines and repeat counts is meaningless');
-    const ignoreCase = ctx.opts.has('i');
-    const delim = ctx.opts.has('z') ? 0 : 0x0a;
+    const ignoreCase = v.ignoreCase === true;
+    const delim = v.zero ? 0 : 0x0a;
     const nl = Buffer.from([delim]);
     const infile = files[0] ?? '-';
     const outfile = files[1] ?? '-';
@@ -243,58 +230,10 @@ class InputError extends Error {
   }
 }
 
-/**
- * GNU uniq acts on each option and operand as getopt returns them, in argv order: the first
- * bad value or extra operand is the one reported, "+N" (skip chars) and -N digits (skip
- * fields, digits accumulating across options until the next -f) take effect in that order.
- * The args come back as long options with checked values, then "--" and the files.
- */
-function preprocess(args: string[]): string[] {
-  const out: string[] = [];
-  const files: string[] = [];
-  let fields = 0n;
-  let fieldsFromF = false;
-  const long: Record<string, string> = { f: 'skip-fields', s: 'skip-chars', w: 'check-chars' };
-  try {
-    for (const o of walkOptions(def, args, true)) {
-      if ('rest' in o) return [...out, ...o.rest];
-      if ('operand' in o) {
-        const plus = /^\+([0-9]+)$/.exec(o.operand);
-        if (plus && !o.afterDashDash && BigInt(plus[1]!) < 2n ** 64n) out.push(`--skip-chars=${plus[1]}`);
-        else if (files.length === 2) return argvError(`extra operand ${gnuQuote(o.operand)}`, true);
-        else files.push(o.operand);
-        continue;
-      }
-      switch (o.key) {
-        case 'help': return ['--help'];
-        case 'version': return ['--version'];
-        case '#':
-          if (fieldsFromF) fields = 0n;
-          fieldsFromF = false;
-          fields = fields * 10n + BigInt(o.value);
-          out.push(`--skip-fields=${fields < 2n ** 64n ? fields : 2n ** 64n - 1n}`);
-          break;
-        case 'f': case 's': case 'w':
-          sizeOpt(o.value, SIZE_ERRORS[o.key]);
-          if (o.key === 'f') fieldsFromF = true;
-          out.push(`--${long[o.key]}=${o.value}`);
-          break;
-        case 'D':
-          out.push(o.flag === '-D' ? '-D' : `--all-repeated=${argmatch(o.value, DELIMIT, '--all-repeated')}`);
-          break;
-        case 'group':
-          out.push(`--group=${argmatch(o.value, GROUP, '--group')}`);
-          break;
-        default:
-          out.push(o.flag);
-      }
-    }
-  } catch (e) {
-    if (e instanceof FatalError) return argvError(e.message, false);
-    if (e instanceof UsageError) return argvError(e.message, true);
-    throw e;
-  }
-  return [...out, '--', ...files];
+/** "+N" where an operand stands: --skip-chars=N (N below 2^64; after '--' it is a file). */
+function plusSkipChars(args: readonly string[], at: number): ObsoleteMatch | null {
+  const plus = /^\+([0-9]+)$/.exec(args[at]!);
+  return plus && BigInt(plus[1]!) < 2n ** 64n ? { items: [{ flag: '-s', value: plus[1]! }], words: 1 } : null;
 }
 
 const SIZE_ERRORS: Record<string, string> = {
@@ -305,6 +244,6 @@ const SIZE_ERRORS: Record<string, string> = {
 function sizeOpt(opt: string, msg: string): number {
   // xstrtoumax: leading white space, an optional '+', digits; any '-' (even -0) is invalid.
   const m = /^[ \t\n\v\f\r]*\+?([0-9]+)$/.exec(opt);
-  if (!m) throw new FatalError(`${opt}: ${msg}`);
+  if (!m) throw new OptionError(`${opt}: ${msg}`, false);
   return Number(m[1]);
 }

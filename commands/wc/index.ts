@@ -28,9 +28,9 @@ export default defineCommand({
     { key: 'files0-from', long: 'files0-from', kind: 'string', arg: 'F', help: 'read input from the files specified by NUL-terminated names in file F; If F is - then read names from standard input' },
   ],
   async run(ctx) {
-    let fields = (['l', 'w', 'm', 'c', 'L'] as Field[]).filter((f) => ctx.opts.has(f));
+    let fields = (['l', 'w', 'm', 'c', 'L'] as Field[]).filter((f) => ctx.values[f] === true);
     if (fields.length === 0) fields = ['l', 'w', 'c'];
-    const from = ctx.opts.get('files0-from');
+    const from = ctx.values['files0-from'];
     let operands: string[];
     let width: number;
     if (from !== undefined) {

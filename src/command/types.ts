@@ -1,5 +1,4 @@
 import type { Vfs } from '../vfs/index.js';
-import type { ParsedOptions } from './options.js';
 
 /** How a flag takes its value. */
 export type FlagKind =
@@ -7,9 +6,20 @@ export type FlagKind =
   | 'string'    // -n 5, -n5, --lines=5, --lines 5
   | 'optional'; // value only when attached: -i.bak, --color=never
 
-/** One flag, declared once: drives parsing, --help and the JSON schema. */
-export interface FlagSpec {
-  /** Property name in the parsed options. Several flags may share a key (e.g. -r and -R). */
+/** Where a value parser runs: the option as GNU names it in messages ('--lines', or '-n' for a short-only flag). */
+export interface ValueContext {
+  /** As given: '-n', '--lines'. */
+  flag: string;
+  /** The long name when the flag has one ('--lines'), else the short ('-n'): argmatch's name. */
+  option: string;
+}
+
+/**
+ * One flag, declared once: drives parsing, value checks, --help and the JSON schema.
+ * `T` is the type of its parsed value (what `ctx.values[key]` holds).
+ */
+export interface FlagSpec<T = unknown> {
+  /** Property name in the parsed options. Several flags may share a key (e.g. -r and -R): the last given wins. */
   key: string;
   short?: string;
   long?: string;
@@ -17,8 +27,85 @@ export interface FlagSpec {
   /** Name of the value in --help, e.g. 'NUM'. */
   arg?: string;
   help: string;
-  /** Value stored for a boolean flag when it is given (for flags that set a shared key). */
+  /** Value stored for a boolean flag when it is given (for flags that set a shared key), or for a bare optional one. */
   value?: string;
+  /**
+   * Checks and converts the value while getopt walks argv (GNU reports the first bad value in
+   * argv order): throw OptionError with GNU's exact message. Its result is `ctx.values[key]`.
+   */
+  parse?: (value: string, at: ValueContext) => T;
+  /**
+   * argmatch choices: an exact word or unambiguous prefix; otherwise GNU's "invalid argument
+   * ... Valid arguments are:" usage error. `values` maps each word to what it means (synonyms
+   * share one); the mapped value goes to `parse` if there is one, else is the parsed value.
+   */
+  choices?: { words: readonly string[]; values?: readonly string[] };
+  /** Every value is kept: `ctx.values[key]` is the array in argv order (grep -e, sort -k). */
+  repeat?: boolean;
+}
+
+/** A GNU usage error found at a given place in argv: a conflict, a bad value, an extra operand. */
+export interface ConflictSpec {
+  /** At most one occurrence among these keys (a key given twice counts). */
+  keys: readonly string[];
+  message: string;
+}
+
+/** Option items an obsolete form stands for ('head -5c' is -c 5): `flag` names a declared short flag ('-c'). */
+export interface ObsoleteItem {
+  flag: string;
+  value?: string;
+}
+
+/** An obsolete form recognised in argv: the items it stands for and the words it took. `stop`: GNU dies there, nothing after is looked at. */
+export interface ObsoleteMatch {
+  items: ObsoleteItem[];
+  words: number;
+  stop?: boolean;
+}
+
+/**
+ * The typed view of parsed options: `ctx.values`, one property per flag key, its type
+ * inferred from the declaration (a parser's result, a boolean flag's `value` or `true`, a
+ * string for a value flag; an array for a `repeat` flag).
+ */
+type One<S> = S extends { parse: (...a: never[]) => infer T }
+  ? T
+  : S extends { kind: 'string' | 'optional' }
+    ? string
+    : S extends { value: infer V extends string }
+      ? V
+      : true;
+
+type ValueOf<S> = S extends { repeat: true } ? One<S>[] : One<S>;
+
+/** `{ [key]?: value }` for a command's flags. */
+export type Values<F extends readonly FlagSpec[]> = readonly FlagSpec[] extends F ? Record<string, unknown> : {
+  -readonly [K in F[number]['key']]?: ValueOf<Extract<F[number], { key: K }>>;
+};
+
+/** One flag as getopt met it, in argv order. */
+export interface OptionItem {
+  key: string;
+  /** The raw value: the argument, or a boolean flag's `value` ('true' if none). */
+  value: string;
+  /** As given: '-n', '--lines'. */
+  flag: string;
+  /** The parsed value (the raw one when the flag declares no parser). */
+  parsed?: unknown;
+  /** The declaration it came from. */
+  spec?: FlagSpec;
+}
+
+/** Parsed flags by string key, in the order given (ParsedOptions): for commands not yet reading `values`. */
+export interface OptionsView {
+  readonly order: readonly OptionItem[];
+  has(key: string): boolean;
+  get(key: string): string | undefined;
+  all(key: string): string[];
+  count(key: string): number;
+  lastOf(...keys: string[]): string | undefined;
+  values(): Record<string, unknown>;
 }
 
 /** Bytes in, streamed: an async iterable of chunks. */
@@ -48,12 +135,15 @@ export interface Limits {
   maxBufferBytes: number;
 }
 
-export interface CommandContext {
+export interface CommandContext<V = Record<string, unknown>> {
   /** The name the command was invoked as (egrep, fgrep...). */
   name: string;
   /** Raw arguments after the name (for commands with parse: 'raw'). */
   args: string[];
-  opts: ParsedOptions;
+  /** Every flag as given, by key (the old accessors: has/get/all/lastOf). */
+  opts: OptionsView;
+  /** The parsed values, typed from the declaration: the last one given per key (an array for `repeat` flags). */
+  values: V;
   operands: string[];
   fs: Vfs;
   /** Virtual working directory. */
@@ -67,22 +157,40 @@ export interface CommandContext {
   warn(message: string): Promise<void>;
 }
 
-export interface CommandDef {
+export interface CommandDef<F extends readonly FlagSpec[] = readonly FlagSpec[]> {
   name: string;
-  /** Other names that run this command (egrep for grep). */
+  /** Other names that run this command (egrep for grep): the registry lists each one. */
   aliases?: string[];
   summary: string;
   /** Operand synopsis after the options, e.g. '[FILE]...'. */
   usage: string;
-  flags: FlagSpec[];
+  flags: F;
   /** Does it change files? Refused in read-only zones and roles. A function decides from the args (sed -i). */
   mutates: boolean | ((args: string[]) => boolean);
   /** 'gnu' (default): getopt_long with permutation. 'raw': the command parses args itself. */
   parse?: 'gnu' | 'raw';
-  /** Rewrite argv before parsing (e.g. head -5 to head -n 5). */
+  /** @deprecated grep's until its conversion: rewrite argv before parsing. Declare the forms below instead. */
   preprocess?: (args: string[]) => string[];
-  /** Exit status of a usage error (bad flag, missing operand): 2 by default; most coreutils use 1. */
+  /** getopt's '+' (POSIXLY_CORRECT): options end at the first operand (basename, tr). */
+  optionsEnd?: 'first-operand';
+  /**
+   * Digits as short options: `{ key }` gives the digits to that flag's value (`uniq -3` is
+   * -f 3; 'word': digits accumulate within one argv word, as grep -NUM; 'run': until the flag
+   * itself is given, as uniq); `{ reject }`: GNU's error for a digit met by getopt (head, tail).
+   */
+  digits?: { key: string; accumulate: 'word' | 'run' } | { reject: (digit: string) => Error };
+  /** GNU's obsolete form of the first argument, tried before getopt (head -5c, tail +3f). */
+  obsoleteLeading?: (args: readonly string[]) => ObsoleteMatch | null;
+  /** An obsolete form where an operand stands, before '--' (uniq +N, sort +POS1 -POS2). */
+  obsoleteOperand?: (args: readonly string[], at: number) => ObsoleteMatch | null;
+  /** The most operands: one more is GNU's "extra operand" usage error, in argv order (uniq). */
+  maxOperands?: number;
+  /** Usage errors for flags that exclude each other, raised where the second one is met. */
+  conflicts?: readonly ConflictSpec[];
+  /** Exit status of a usage error (bad flag, bad value, missing operand): 2 by default; most coreutils use 1. */
   usageStatus?: number;
+  /** Exit status when a file error escapes run() (GNU's EXIT_TROUBLE): 1 by default; grep and sed 2. */
+  troubleStatus?: number;
   /** The tool nosh reproduces, named by --version (default: GNU coreutils 9.1). */
   reference?: string;
   /**
@@ -93,9 +201,10 @@ export interface CommandDef {
   gnuLongOptions?: readonly string[];
   /** Extra text after the flag list in --help. */
   notes?: string;
-  run(ctx: CommandContext): Promise<number> | number;
+  run(ctx: CommandContext<Values<F>>): Promise<number> | number;
 }
 
-export function defineCommand(def: CommandDef): CommandDef {
-  return def;
+/** Declares a command; `ctx.values` in run() is typed from `flags` (declare them inline or `as const`). */
+export function defineCommand<const F extends readonly FlagSpec[]>(def: CommandDef<F>): CommandDef {
+  return def as unknown as CommandDef;
 }

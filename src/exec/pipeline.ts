@@ -1,6 +1,6 @@
 import { NoshError, readonlyError } from '../errors.js';
 import { Vfs, VfsError, type Change } from '../vfs/index.js';
-import { BrokenPipe, CollectingOutput, OutputLimitReached, Pipe, UsageError, bufferInput, infoAsked, parseArgs, type CommandContext, type CommandDef, type Input, type Limits, type Output } from '../command/index.js';
+import { BrokenPipe, CollectingOutput, OptionError, OutputLimitReached, Pipe, UsageError, bufferInput, infoAsked, parseArgs, type CommandContext, type CommandDef, type Input, type Limits, type Output } from '../command/index.js';
 import { loadCommand } from '../../commands/index.js';
 
 export interface PipelineResult {
@@ -124,26 +124,29 @@ async function runStage(def: CommandDef | undefined, argv: string[], io: StageIo
       await io.stdout.write(info);
       return 0;
     }
-    ctx = { name, args, opts: parsed.opts, operands: parsed.operands, fs: io.vfs, cwd: io.cwd, stdin: io.stdin,
+    ctx = { name, args, opts: parsed.opts, values: parsed.opts.values(), operands: parsed.operands, fs: io.vfs, cwd: io.cwd, stdin: io.stdin,
       stdout: io.stdout, stderr: io.stderr, signal: io.signal, limits: io.limits, warn };
   } catch (e) {
-    if (e instanceof UsageError) return usageFailure(def.name, e.message, io, def.usageStatus);
+    if (e instanceof UsageError) return usageFailure(def, e, io);
     throw e;
   }
   try {
     return await def.run(ctx);
   } catch (e) {
     if (e instanceof BrokenPipe) return 141;
-    if (e instanceof UsageError) return usageFailure(def.name, e.message, io, def.usageStatus);
+    if (e instanceof UsageError) return usageFailure(def, e, io);
     if (e instanceof VfsError) {
       await warn(`${e.path}: ${e.reason}`);
-      return def.name === 'grep' || def.name === 'sed' ? 2 : 1;
+      return def.troubleStatus ?? 1;
     }
     throw e;
   }
 }
 
-async function usageFailure(name: string, message: string, io: StageIo, status = 2): Promise<number> {
-  await io.stderr.write(`${name}: ${message}\nTry '${name} --help' for more information.\n`);
-  return status;
+/** GNU's usage error: the message, then (unless the option error says not) the "Try --help" line. */
+async function usageFailure(def: CommandDef, e: UsageError, io: StageIo): Promise<number> {
+  const name = def.name;
+  const tryHelp = !(e instanceof OptionError) || e.tryHelp;
+  await io.stderr.write(`${name}: ${e.message}\n${tryHelp ? `Try '${name} --help' for more information.\n` : ''}`);
+  return (e instanceof OptionError ? e.status : undefined) ?? def.usageStatus ?? 2;
 }

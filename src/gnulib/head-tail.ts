@@ -1,56 +1,16 @@
 /**
  * What head and tail share: opening operands the way GNU reports failures ("cannot open"
- * vs "error reading"), "==> name <==" headers, an argv sentinel for errors found while
- * rewriting obsolete options, and the split of a stream into "all but the last N" and
+ * vs "error reading"), "==> name <==" headers, and the split of a stream into "all but the last N" and
  * "the last N" lines or bytes, holding only the last N in memory.
  */
 import type { RandomReader } from '../vfs/index.js';
 import { VfsError } from '../vfs/index.js';
 import { countByte } from './count-byte.js';
-import { walkOptions } from '../command/options.js';
 import { quoteAlways } from './quote.js';
-import type { CommandContext, CommandDef } from '../command/types.js';
+import type { CommandContext } from '../command/types.js';
 
 /** quoteaf(), GNU's shell-escape-always quoting (see quote.ts). */
 export { quoteAlways };
-
-/** An error found by preprocess: passed through argv as one operand run() recognises. */
-const SENTINEL = '\0nosh-usage\0';
-
-export function argvError(message: string, withTry: boolean): string[] {
-  return [SENTINEL + (withTry ? 't' : '-') + message];
-}
-
-/** If preprocess left an error, print it GNU's way and give the exit status (1). */
-export async function reportArgvError(ctx: CommandContext): Promise<number | undefined> {
-  const hit = ctx.operands.find((o) => o.startsWith(SENTINEL));
-  if (hit === undefined) return undefined;
-  const body = hit.slice(SENTINEL.length);
-  let msg = `${ctx.name}: ${body.slice(1)}\n`;
-  if (body[0] === 't') msg += `Try '${ctx.name} --help' for more information.\n`;
-  await ctx.stderr.write(msg);
-  return 1;
-}
-
-/**
- * The first problem GNU reports while getopt is still walking argv (walkOptions, from the
- * command's declared flags): a short option that is a digit, or an option value `badValue`
- * rejects (GNU checks each value as getopt hands it over; `badValue` sees every option and
- * picks the ones it checks). Undefined where getopt itself fails first, or when there is none.
- */
-export function firstOptionProblem(
-  def: CommandDef, args: string[], badValue: (opt: string, value: string) => string | undefined,
-): { digit: string } | { message: string } | undefined {
-  for (const o of walkOptions(def, args, true)) {
-    if ('rest' in o) return undefined;
-    if (!('key' in o)) continue;
-    if (o.key === 'help' || o.key === 'version') return undefined;
-    if (o.key === '#') return { digit: o.value };
-    const message = badValue(o.key, o.value);
-    if (message !== undefined) return { message };
-  }
-  return undefined;
-}
 
 /** An opened operand: a file for positioned reads, or stdin. */
 export type Opened = { kind: 'file'; reader: RandomReader } | { kind: 'stdin' };

@@ -3,7 +3,7 @@
  * buffer and a streaming record splitter that keeps lines as Buffer slices.
  */
 import type { Output } from '../command/types.js';
-import { UsageError } from '../command/options.js';
+import { UsageError } from '../command/options/errors.js';
 import { gnuQuote } from './gnu-number.js';
 
 /** Collects output pieces and writes them in large chunks. */
@@ -149,18 +149,25 @@ export class FatalError extends Error {}
  * gnulib argmatch: exact or unambiguous prefix (prefixes of synonyms, same `values` entry,
  * are not ambiguous); otherwise GNU's usage error listing the choices, synonyms on one line.
  */
-export function argmatch(value: string, choices: string[], option: string, values: string[] = choices): string {
+export function argmatch(value: string, choices: readonly string[], option: string, values: readonly string[] = choices): string {
+  const r = argmatchResult(value, choices, option, values);
+  if ('error' in r) throw new UsageError(r.error);
+  return r.value;
+}
+
+/** argmatch without throwing: the matched value, or GNU's message. */
+export function argmatchResult(value: string, choices: readonly string[], option: string, values: readonly string[] = choices): { value: string } | { error: string } {
   const exact = choices.indexOf(value);
-  if (exact >= 0) return values[exact]!;
+  if (exact >= 0) return { value: values[exact]! };
   const hits = new Set(choices.flatMap((c, i) => (c.startsWith(value) ? [values[i]!] : [])));
-  if (hits.size === 1) return [...hits][0]!;
+  if (hits.size === 1) return { value: [...hits][0]! };
   const kind = hits.size > 1 ? 'ambiguous' : 'invalid';
   const lines: string[] = [];
   choices.forEach((c, i) => {
     if (i > 0 && values[i] === values[i - 1]) lines[lines.length - 1] += `, ${gnuQuote(c)}`;
     else lines.push(`  - ${gnuQuote(c)}`);
   });
-  throw new UsageError(`${kind} argument ${gnuQuote(value)} for ${gnuQuote(option)}\nValid arguments are:\n${lines.join('\n')}`);
+  return { error: `${kind} argument ${gnuQuote(value)} for ${gnuQuote(option)}\nValid arguments are:\n${lines.join('\n')}` };
 }
 
 /** Lines of a stream, handed out synchronously while a batch lasts (a promise only to refill). */
