@@ -27,10 +27,6 @@ import { Fatal, buildMatcher, bytesOf, parseContext } from './matcher.js';
 import { GrepRun } from './recurse.js';
 import { Opts } from './scan.js';
 
-const WITH_ARG_SHORT = new Set(['e', 'f', 'm', 'A', 'B', 'C', 'd', 'D']);
-const WITH_ARG_LONG = ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'label', 'include',
-  'exclude', 'exclude-dir', 'exclude-from', 'binary-files', 'group-separator', 'directories', 'devices'];
-
 const FLAGS: FlagSpec[] = [
   { key: 'matcher', short: 'E', long: 'extended-regexp', value: 'E', help: 'PATTERNS are extended regular expressions' },
   { key: 'matcher', short: 'F', long: 'fixed-strings', value: 'F', help: 'PATTERNS are strings' },
@@ -83,56 +79,6 @@ const FLAGS: FlagSpec[] = [
   { key: 'u', short: 'u', long: 'unix-byte-offsets', help: 'obsolete: no effect but a warning (as GNU grep 3.8)' },
 ];
 
-/** -NUM (context) as GNU's digit options: rewrite to --context=NUM, leaving option values alone. */
-function preprocess(args: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--') {
-      out.push(...args.slice(i));
-      break;
-    }
-    if (a.startsWith('--')) {
-      out.push(a);
-      const name = a.slice(2);
-      if (!name.includes('=') && name !== '' && WITH_ARG_LONG.some((l) => l.startsWith(name))
-        && !FLAGS.some((f) => f.long?.startsWith(name) && (f.kind ?? 'boolean') === 'boolean') && i + 1 < args.length) {
-        out.push(args[++i]!);
-      }
-      continue;
-    }
-    if (!a.startsWith('-') || a.length < 2) {
-      out.push(a);
-      continue;
-    }
-    let digits = '';
-    let rest = '';
-    let takesNext = false;
-    for (let j = 1; j < a.length; j++) {
-      const ch = a[j]!;
-      if (ch >= '0' && ch <= '9') {
-        digits += ch;
-        continue;
-      }
-      if (WITH_ARG_SHORT.has(ch)) {
-        rest += a.slice(j);
-        takesNext = j === a.length - 1;
-        break;
-      }
-      rest += ch;
-    }
-    if (digits === '') out.push(a);
-    else {
-      // The context first: the value of a trailing -e/-d... is the next argument (-2e PATTERN).
-      out.push('--context=' + digits);
-      if (rest !== '') out.push('-' + rest);
-    }
-    if (takesNext && i + 1 < args.length) out.push(args[++i]!);
-  }
-  // Keep digit contexts from turning into values of a preceding '-e' etc.: handled above.
-  return out;
-}
-
 /** An error that ends grep: its message (if any), then the usage lines if `usage`. */
 const USAGE = "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n";
 
@@ -168,7 +114,9 @@ export default defineCommand({
   usage: 'PATTERNS [FILE]...',
   mutates: false,
   flags: FLAGS,
-  preprocess,
+  // -NUM is --context=NUM; the digits of one argv word make one number (grep.c digit_args_val).
+  digits: { key: 'C', accumulate: 'word' },
+  troubleStatus: 2,
   notes: "When FILE is '-', read standard input.  With no FILE, read '.' if\nrecursive, '-' otherwise.  With fewer than two FILEs, assume -h.\nExit status is 0 if any line is selected, 1 otherwise;\nif any error occurs and -q is not given, the exit status is 2.",
   async run(ctx) {
     try {

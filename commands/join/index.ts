@@ -1,5 +1,4 @@
 import { defineCommand, UsageError, type CommandContext, type CommandDef } from '../../src/command/index.js';
-import { walkOptions } from '../../src/command/options.js';
 import { VfsError } from '../../src/vfs/index.js';
 import { quoteNameColon } from '../../src/gnulib/quote.js';
 import { gnuQuote, xstrtoumax } from '../../src/gnulib/gnu-number.js';
@@ -123,8 +122,7 @@ function parse(ctx: CommandContext): Opts {
     return prevO;
   };
   let prevO = false;
-  for (const item of walkOptions(def, ctx.args)) {
-    if ('rest' in item) break;
+  for (const item of ctx.opts.inOrder(ctx.operands)) {
     if ('operand' in item) {
       if (item.afterDashDash) addName(item.operand, false);
       else prevO = addName(item.operand, prevO);

@@ -1,5 +1,4 @@
 import { defineCommand, type CommandContext, type CommandDef } from '../../src/command/index.js';
-import { walkOptions } from '../../src/command/options.js';
 import { VfsError } from '../../src/vfs/index.js';
 import { translateRegex } from '../../src/regex/index.js';
 import { quoteNameColon } from '../../src/gnulib/quote.js';
@@ -111,9 +110,7 @@ async function parse(ctx: CommandContext): Promise<Opts | null> {
   };
   let ok = true;
   const names: Record<string, [number, string]> = { h: [0, 'header'], b: [1, 'body'], f: [2, 'footer'] };
-  for (const item of walkOptions(def, ctx.args)) {
-    if ('rest' in item) break;
-    if (!('key' in item)) continue;
+  for (const item of ctx.opts.order) {
     const v = item.value;
     switch (item.key) {
       case 'h':

@@ -95,6 +95,8 @@ export interface OptionItem {
   parsed?: unknown;
   /** The declaration it came from. */
   spec?: FlagSpec;
+  /** Operands met before it in argv (ParsedOptions.inOrder puts them back in their places). */
+  operandsBefore?: number;
 }
 
 /** Parsed flags by string key, in the order given (ParsedOptions): for commands not yet reading `values`. */
@@ -106,6 +108,7 @@ export interface OptionsView {
   count(key: string): number;
   lastOf(...keys: string[]): string | undefined;
   values(): Record<string, unknown>;
+  inOrder(operands: readonly string[]): Generator<OptionItem | { operand: string; afterDashDash: boolean }>;
 }
 
 /** Bytes in, streamed: an async iterable of chunks. */
@@ -169,8 +172,6 @@ export interface CommandDef<F extends readonly FlagSpec[] = readonly FlagSpec[]>
   mutates: boolean | ((args: string[]) => boolean);
   /** 'gnu' (default): getopt_long with permutation. 'raw': the command parses args itself. */
   parse?: 'gnu' | 'raw';
-  /** @deprecated grep's until its conversion: rewrite argv before parsing. Declare the forms below instead. */
-  preprocess?: (args: string[]) => string[];
   /** getopt's '+' (POSIXLY_CORRECT): options end at the first operand (basename, tr). */
   optionsEnd?: 'first-operand';
   /**

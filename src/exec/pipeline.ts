@@ -115,7 +115,7 @@ async function runStage(def: CommandDef | undefined, argv: string[], io: StageIo
   }
   // Diagnostics carry the command's own name: GNU's egrep/fgrep are wrappers that run grep.
   const warn = async (msg: string) => { await io.stderr.write(`${def.name}: ${msg}\n`); };
-  const args = def.preprocess ? def.preprocess(argv.slice(1)) : argv.slice(1);
+  const args = argv.slice(1);
   let ctx: CommandContext;
   try {
     const parsed = def.parse === 'raw' ? { opts: parseArgs({ ...def, flags: [] }, []).opts, operands: args } : parseArgs(def, args);

@@ -1,3 +1,5 @@
+import { gnuQuote } from '../command/options/argmatch.js';
+export { gnuQuote };
 /**
  * GNU coreutils number arguments (gnulib xstrtoumax / xdectoumax): decimal digits, optional
  * leading blanks and '+', and multiplier suffixes such as 1K (1024), 1KB (1000), 1KiB (1024),
@@ -87,17 +89,3 @@ export function parseCount(s: string, what: string, suffixes = SIZE_SUFFIXES): {
   return { error: r.err === 'overflow' ? `${msg}: Value too large for defined data type` : msg };
 }
 
-/** quote() in the C locale: 'text', with backslash escapes for quotes and controls. */
-export function gnuQuote(s: string): string {
-  let out = '';
-  // Byte by byte: in the C locale a byte >= 0x80 is not printable, so 'é' is '\303\251'.
-  for (const code of Buffer.from(s, 'utf8')) {
-    const ch = String.fromCharCode(code);
-    if (ch === "'" || ch === '\\') out += '\\' + ch;
-    else if (code < 0x20 || code >= 0x7f) {
-      const named: Record<number, string> = { 7: 'a', 8: 'b', 9: 't', 10: 'n', 11: 'v', 12: 'f', 13: 'r' };
-      out += '\\' + (named[code] ?? code.toString(8).padStart(3, '0'));
-    } else out += ch;
-  }
-  return `'${out}'`;
-}

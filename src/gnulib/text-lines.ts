@@ -3,8 +3,7 @@
  * buffer and a streaming record splitter that keeps lines as Buffer slices.
  */
 import type { Output } from '../command/types.js';
-import { UsageError } from '../command/options/errors.js';
-import { gnuQuote } from './gnu-number.js';
+export { argmatch, argmatchResult } from '../command/options/argmatch.js';
 
 /** Collects output pieces and writes them in large chunks. */
 export class OutBuffer {
@@ -145,30 +144,6 @@ export async function* records(source: AsyncIterable<Uint8Array> | Iterable<Uint
 /** A fatal error printed as "cmd: message" without the "Try --help" line. */
 export class FatalError extends Error {}
 
-/**
- * gnulib argmatch: exact or unambiguous prefix (prefixes of synonyms, same `values` entry,
- * are not ambiguous); otherwise GNU's usage error listing the choices, synonyms on one line.
- */
-export function argmatch(value: string, choices: readonly string[], option: string, values: readonly string[] = choices): string {
-  const r = argmatchResult(value, choices, option, values);
-  if ('error' in r) throw new UsageError(r.error);
-  return r.value;
-}
-
-/** argmatch without throwing: the matched value, or GNU's message. */
-export function argmatchResult(value: string, choices: readonly string[], option: string, values: readonly string[] = choices): { value: string } | { error: string } {
-  const exact = choices.indexOf(value);
-  if (exact >= 0) return { value: values[exact]! };
-  const hits = new Set(choices.flatMap((c, i) => (c.startsWith(value) ? [values[i]!] : [])));
-  if (hits.size === 1) return { value: [...hits][0]! };
-  const kind = hits.size > 1 ? 'ambiguous' : 'invalid';
-  const lines: string[] = [];
-  choices.forEach((c, i) => {
-    if (i > 0 && values[i] === values[i - 1]) lines[lines.length - 1] += `, ${gnuQuote(c)}`;
-    else lines.push(`  - ${gnuQuote(c)}`);
-  });
-  return { error: `${kind} argument ${gnuQuote(value)} for ${gnuQuote(option)}\nValid arguments are:\n${lines.join('\n')}` };
-}
 
 /** Lines of a stream, handed out synchronously while a batch lasts (a promise only to refill). */
 export class LineReader {

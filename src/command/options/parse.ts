@@ -5,8 +5,7 @@
  * options, obsolete forms, options ending at the first operand, conflicts, extra operands.
  */
 import type { CommandDef, FlagSpec, ObsoleteMatch } from '../types.js';
-import { argmatchResult } from '../../gnulib/text-lines.js';
-import { gnuQuote } from '../../gnulib/gnu-number.js';
+import { argmatchResult, gnuQuote } from './argmatch.js';
 import { OptionError, UsageError } from './errors.js';
 import { ParsedOptions } from './parsed.js';
 import type { OptionItem } from '../types.js';
@@ -48,6 +47,7 @@ class Walk {
     for (; i < args.length; i++) {
       const arg = args[i]!;
       if (arg === '--') {
+        this.opts.dashDash = this.operands.length;
         for (const op of args.slice(i + 1)) this.operand(op);
         break;
       }
@@ -163,7 +163,7 @@ class Walk {
 
   /** Records one option and checks it as GNU does at that point of the walk. */
   private add(spec: FlagSpec, value: string, flag: string): OptionItem {
-    const item: OptionItem = { key: spec.key, value, flag, spec };
+    const item: OptionItem = { key: spec.key, value, flag, spec, operandsBefore: this.operands.length };
     this.opts.order.push(item);
     if (spec.key === 'help' || spec.key === 'version') this.info = true;
     this.check(item);

@@ -4,6 +4,22 @@ import { collectValues } from './values.js';
 /** Parsed flags, in the order given. Values of boolean flags are their `value` or 'true'. */
 export class ParsedOptions implements OptionsView {
   readonly order: OptionItem[] = [];
+  /** How many operands came before a '--' (absent: there was none): getopt's argv order, for join. */
+  dashDash?: number;
+
+  /**
+   * Options and operands interleaved in argv order, as getopt's permutation met them (for the
+   * few commands whose operands' meaning depends on the option before them: join -o).
+   */
+  *inOrder(operands: readonly string[]): Generator<OptionItem | { operand: string; afterDashDash: boolean }> {
+    let j = 0;
+    const op = (k: number) => ({ operand: operands[k]!, afterDashDash: this.dashDash !== undefined && k >= this.dashDash });
+    for (const item of this.order) {
+      for (; j < (item.operandsBefore ?? 0); j++) yield op(j);
+      yield item;
+    }
+    for (; j < operands.length; j++) yield op(j);
+  }
 
   /** The typed values (see Values): the last parsed value per key, arrays for `repeat` flags. */
   values(): Record<string, unknown> {
