@@ -1,3 +1,4 @@
+// Over 700 lines: one reading of sed/compile.c, whose commands share the script scanner's state.
 /**
  * GNU sed 4.9 script compiler (a reading of sed/compile.c): script chunks (-e / -f / the
  * script operand) become a flat command vector with jump indices, regexes compiled once.

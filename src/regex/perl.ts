@@ -1,3 +1,4 @@
+// Over 700 lines: one translator, PCRE2's syntax read in one pass whose parts share the scanner state.
 /**
  * grep -P: a strict subset of PCRE2 (as GNU grep 3.8 compiles it under LC_ALL=C: no UTF,
  * C-locale tables, PCRE2_DOLLAR_ENDONLY, one line or -z record per subject) translated to a

@@ -1,3 +1,4 @@
+// Over 700 lines on purpose: one class holds the security core's shared state (descriptors, eviction, quota), so every path operation is read and audited against the same resolve / verify steps.
 import * as fs from 'node:fs';
 import { VfsError, fromNodeError } from './errors.js';
 import { noteBytes } from '../runtime/memory.js';
