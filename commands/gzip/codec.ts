@@ -2,16 +2,20 @@
 // trailing garbage, CRC and length errors read as gzip 1.12 reports them.
 import * as zlib from 'node:zlib';
 
+export const NOT_GZIP = 'not in gzip format';
+export const EOF = 'unexpected end of file';
+
 /** A decoding failure, `message` as gzip prints it after "gzip: NAME: ". */
 export class GzipError extends Error {
+  /** gzip stops the whole run on it (its gzip_error / read_error), not only this file. */
+  readonly fatal: boolean;
   constructor(message: string) {
     super(message);
+    this.fatal = message === EOF || message.endsWith('format violated');
     this.name = 'GzipError';
   }
 }
 
-export const NOT_GZIP = 'not in gzip format';
-export const EOF = 'unexpected end of file';
 
 /** Input is fed to zlib in pieces this big: one piece inflates to at most ~1032 times it. */
 const PIECE = 32 * 1024;

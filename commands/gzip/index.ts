@@ -25,6 +25,8 @@ interface Run {
   o: Opts;
   /** 0, 2 (warning) or 1 (error): gzip's exit_code. */
   status: number;
+  /** A fatal error met: no further file is treated. */
+  stopped: boolean;
   listed: { files: number; in: number; out: number; headerBytes: number; headed: boolean };
 }
 
@@ -105,8 +107,9 @@ const def = defineCommand({
       name: opts.lastOf('n', 'N') === 'N',
     };
     if (o.list || o.test) o.decompress = true;
-    const r: Run = { ctx, o, status: 0, listed: { files: 0, in: 0, out: 0, headerBytes: 0, headed: false } };
+    const r: Run = { ctx, o, status: 0, stopped: false, listed: { files: 0, in: 0, out: 0, headerBytes: 0, headed: false } };
     for (const name of operands.length ? operands : ['-']) {
+      if (r.stopped) return 1;
       if (name === '-') await treatStdin(r);
       else await treatFile(r, name, false);
     }
@@ -130,6 +133,7 @@ async function warn(r: Run, msg: string): Promise<void> {
 
 async function fail(r: Run, name: string, e: unknown): Promise<void> {
   r.status = 1;
+  if (e instanceof GzipError && e.fatal) r.stopped = true;
   if (e instanceof GzipError) await r.ctx.stderr.write(`\ngzip: ${name}: ${e.message}\n`);
   else if (e instanceof VfsError) await r.ctx.stderr.write(`gzip: ${name}: ${e.reason}\n`);
   else throw e;
@@ -189,6 +193,7 @@ async function treatFile(r: Run, given: string, inWalk: boolean): Promise<void> 
   if (st.isDirectory()) {
     if (!o.recursive) return warn(r, `${name} is a directory -- ignored`);
     for (const ev of walk(ctx.fs, name, ctx.cwd, { includeStart: false })) {
+      if (r.stopped) return;
       if (ev.kind === 'error') await fail(r, ev.path, ev.error);
       else if (ev.kind === 'file') await treatFile(r, ev.path, true);
     }
@@ -234,6 +239,14 @@ async function treatFile(r: Run, given: string, inWalk: boolean): Promise<void> 
       return;
     }
     out = name + '.gz';
+  }
+  if (o.decompress) {
+    // The magic is checked before the output name (gzip's get_method comes first).
+    try {
+      await readHeader(new ByteSource(ctx.fs.readChunks(name, ctx.cwd)));
+    } catch (e) {
+      return fail(r, name, e);
+    }
   }
   if (o.decompress && o.name) {
     const stored = await storedName(r, name);
@@ -313,7 +326,9 @@ async function list(r: Run, name: string): Promise<void> {
   let crc = 0;
   let out = 0;
   let size = 0;
+  let mtimeMs = 0;
   try {
+    mtimeMs = ctx.fs.stat(name, ctx.cwd).mtimeMs;
     const rd = ctx.fs.openRandom(name, ctx.cwd);
     try {
       size = rd.size;
@@ -340,7 +355,8 @@ async function list(r: Run, name: string): Promise<void> {
   }
   let line = '';
   if (o.verbose) {
-    const d = new Date(h.mtime * 1000);
+    // No time in the header: the file's own (gzip's time_stamp from stat).
+    const d = new Date(h.mtime ? h.mtime * 1000 : mtimeMs);
     const mon = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][d.getUTCMonth()];
     line += `defla ${crc.toString(16).padStart(8, '0')} ${mon}${String(d.getUTCDate()).padStart(3)} ${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')} `;
   }
