@@ -32,7 +32,8 @@ interface Run {
 
 const DIGITS = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((d) => ({ key: 'level', short: String(d), value: String(d), help: d === 1 ? '-1 (fast) .. -9 (best): compression level' : '' }));
 
-function mutates(args: string[]): boolean {
+function mutates(args: string[], name?: string): boolean {
+  if (name === 'zcat') return false;
   const flags = args.filter((a) => a.startsWith('-') && a !== '-');
   const short = flags.filter((a) => !a.startsWith('--')).join('');
   const long = flags.filter((a) => a.startsWith('--'));
@@ -45,7 +46,7 @@ const def = defineCommand({
   aliases: ['gunzip', 'zcat'],
   summary: 'Compress or uncompress FILEs (by default, compress FILES in-place).',
   usage: '[FILE]...',
-  mutates: (args) => mutates(args),
+  mutates: (args, name) => mutates(args, name),
   parse: 'raw',
   usageStatus: 1,
   reference: 'gzip 1.12',

@@ -75,8 +75,11 @@ export interface CommandDef {
   /** Operand synopsis after the options, e.g. '[FILE]...'. */
   usage: string;
   flags: FlagSpec[];
-  /** Does it change files? Refused in read-only zones and roles. A function decides from the args (sed -i). */
-  mutates: boolean | ((args: string[]) => boolean);
+  /**
+   * Does it change files? Refused in read-only zones and roles. A function decides from the args
+   * (sed -i) and the name it was invoked as (zcat is gzip's read-only alias).
+   */
+  mutates: boolean | ((args: string[], name?: string) => boolean);
   /** 'gnu' (default): getopt_long with permutation. 'raw': the command parses args itself. */
   parse?: 'gnu' | 'raw';
   /** Rewrite argv before parsing (e.g. head -5 to head -n 5). */
