@@ -59,6 +59,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'sum': () => import('./sum/index.js'),
   'tac': () => import('./tac/index.js'),
   'tail': () => import('./tail/index.js'),
+  'tar': () => import('./tar/index.js'),
   'tee': () => import('./tee/index.js'),
   'touch': () => import('./touch/index.js'),
   'tr': () => import('./tr/index.js'),
