@@ -277,16 +277,24 @@ async function extractEntry(r: Run, entry: TarEntry, name: string, prefix: strin
     await drain(entry);
     return error(r, `${rest}: Cannot open: ${reasonOf(e)}`);
   }
-  try {
-    for await (const c of entry) w.write(c as Buffer);
-    w.commit();
-  } catch (e) {
-    w.abort();
-    if (e instanceof VfsError) {
-      await drain(entry).catch(() => undefined);
-      return error(r, `${rest}: Cannot write: ${e.reason}`);
+  // A failed write (quota, maxFileSize) aborts the file; the rest of the entry is read past.
+  let failed: unknown = null;
+  for await (const c of entry) {
+    if (failed) continue;
+    try {
+      w.write(c as Buffer);
+    } catch (e) {
+      failed = e;
     }
-    throw e;
+  }
+  try {
+    if (!failed) w.commit();
+  } catch (e) {
+    failed = e;
+  }
+  if (failed) {
+    w.abort();
+    return error(r, `${rest}: Cannot write: ${reasonOf(failed)}`);
   }
   if (h.mtime) {
     try {
