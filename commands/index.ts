@@ -30,6 +30,8 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'find': () => import('./find/index.js'),
   'fold': () => import('./fold/index.js'),
   'grep': () => import('./grep/index.js'),
+  'gunzip': () => import('./gzip/index.js'),
+  'gzip': () => import('./gzip/index.js'),
   'hd': () => import('./hexdump/index.js'),
   'head': () => import('./head/index.js'),
   'hexdump': () => import('./hexdump/index.js'),
@@ -57,6 +59,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'sum': () => import('./sum/index.js'),
   'tac': () => import('./tac/index.js'),
   'tail': () => import('./tail/index.js'),
+  'tar': () => import('./tar/index.js'),
   'tee': () => import('./tee/index.js'),
   'touch': () => import('./touch/index.js'),
   'tr': () => import('./tr/index.js'),
@@ -66,6 +69,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'uniq': () => import('./uniq/index.js'),
   'wc': () => import('./wc/index.js'),
   'xxd': () => import('./xxd/index.js'),
+  'zcat': () => import('./gzip/index.js'),
 });
 
 const cache = new Map<string, CommandDef>();

@@ -123,7 +123,7 @@ export function mayMutate(task: Pick<TaskRequest, 'stages' | 'stdoutFile'>): boo
       if (!hasCommand(words[0]!)) continue;
       void loadCommand(words[0]!).catch(noop);
       unknown = true;
-    } else if (typeof def.mutates === 'boolean' ? def.mutates : expands || def.mutates(words.slice(1))) return true;
+    } else if (typeof def.mutates === 'boolean' ? def.mutates : expands || def.mutates(words.slice(1), words[0]!)) return true;
   }
   return unknown;
 }

@@ -168,8 +168,11 @@ export interface CommandDef<F extends readonly FlagSpec[] = readonly FlagSpec[]>
   /** Operand synopsis after the options, e.g. '[FILE]...'. */
   usage: string;
   flags: F;
-  /** Does it change files? Refused in read-only zones and roles. A function decides from the args (sed -i). */
-  mutates: boolean | ((args: string[]) => boolean);
+  /**
+   * Does it change files? Refused in read-only zones and roles. A function decides from the args
+   * (sed -i) and the name it was invoked as (zcat is gzip's read-only alias).
+   */
+  mutates: boolean | ((args: string[], name?: string) => boolean);
   /** 'gnu' (default): getopt_long with permutation. 'raw': the command parses args itself. */
   parse?: 'gnu' | 'raw';
   /** getopt's '+' (POSIXLY_CORRECT): options end at the first operand (basename, tr). */

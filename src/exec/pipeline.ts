@@ -46,7 +46,7 @@ async function planStages(vfs: Vfs, stages: string[][]): Promise<{ defs: (Comman
     }
     if (def) {
       const rest = argv.slice(1);
-      const mutates = typeof def.mutates === 'function' ? def.mutates(rest) : def.mutates;
+      const mutates = typeof def.mutates === 'function' ? def.mutates(rest, name) : def.mutates;
       if (mutates) writes = true;
       if (mutates && vfs.policy.readonly && !(vfs.policy.allowDelete && DELETE_ONLY.has(def.name))) {
         throw readonlyError(name, vfs.policy);

@@ -1,0 +1,442 @@
+// tar (GNU tar 1.34): c/x/t with -f, -z, -v, -C, --exclude, -O, --strip-components, -k, over
+// tar-stream; gzip through commands/gzip's codec. Links, devices and FIFOs are never created.
+import { Readable } from 'node:stream';
+import * as tarStream from 'tar-stream';
+import { defineCommand, helpText, parseArgs, UsageError, versionText, type CommandContext } from '../../src/command/index.js';
+import { VfsError } from '../../src/vfs/index.js';
+import { walk } from '../../src/vfs/walk.js';
+import { gunzip, gzip, GzipError, type DecodeInfo, type EncodeInfo } from '../gzip/codec.js';
+import { excluder, hasDotDot, leadingPrefix, Lister, MAX_NAME_BYTES, stripComponents } from './names.js';
+
+const TRY = "Try 'tar --help' or 'tar --usage' for more information.\n";
+const ARG_LETTERS = new Set(['f', 'C']);
+
+interface Run {
+  ctx: CommandContext;
+  verbose: boolean;
+  z: boolean;
+  errors: boolean;
+  prefixes: Set<string>;
+  exclude: (name: string) => boolean;
+  dir: string;
+}
+
+class Fatal extends Error {}
+
+type TarEntry = AsyncIterable<Buffer> & { header: tarStream.Header; resume(): unknown };
+
+function mutates(args: string[]): boolean {
+  const first = args[0] ?? '';
+  const letters = first.startsWith('-') ? args.filter((a) => /^-[^-]/.test(a)).join('') : first;
+  if (args.some((a) => a === '--list' || a === '--help' || a === '--version' || a === '--to-stdout')) return false;
+  if (/t/.test(letters) || (/x/.test(letters) && /O/.test(letters))) return false;
+  return true;
+}
+
+const def = defineCommand({
+  name: 'tar',
+  summary: 'Create (c), extract (x) or list (t) tar archives; -z for gzip.',
+  usage: '[OPTION...] [FILE]...',
+  mutates: (args) => mutates(args),
+  parse: 'raw',
+  usageStatus: 2,
+  reference: 'GNU tar 1.34',
+  flags: [
+    { key: 'c', short: 'c', long: 'create', help: 'create a new archive' },
+    { key: 'x', short: 'x', long: 'extract', help: 'extract files from an archive' },
+    { key: 'x', long: 'get', help: 'same as --extract' },
+    { key: 't', short: 't', long: 'list', help: 'list the contents of an archive' },
+    { key: 'f', short: 'f', long: 'file', kind: 'string', arg: 'ARCHIVE', help: 'use archive file ARCHIVE (- for standard input/output)' },
+    { key: 'z', short: 'z', long: 'gzip', help: 'filter the archive through gzip' },
+    { key: 'z', long: 'gunzip', help: 'same as --gzip' },
+    { key: 'z', long: 'ungzip', help: 'same as --gzip' },
+    { key: 'j', short: 'j', long: 'bzip2', help: 'refused: no bzip2 in nosh' },
+    { key: 'J', short: 'J', long: 'xz', help: 'refused: no xz in nosh' },
+    { key: 'v', short: 'v', long: 'verbose', help: 'verbosely list files processed' },
+    { key: 'C', short: 'C', long: 'directory', kind: 'string', arg: 'DIR', help: 'change to directory DIR' },
+    { key: 'exclude', long: 'exclude', kind: 'string', arg: 'PATTERN', help: 'exclude files matching PATTERN (a wildcard)' },
+    { key: 'O', short: 'O', long: 'to-stdout', help: 'extract files to standard output' },
+    { key: 'strip', long: 'strip-components', kind: 'string', arg: 'NUMBER', help: 'strip NUMBER leading components from file names on extraction' },
+    { key: 'k', short: 'k', long: 'keep-old-files', help: "don't replace existing files when extracting, treat them as errors" },
+    { key: 'nso', long: 'no-same-owner', help: 'extract files as yourself (always so in nosh)' },
+  ],
+  notes: 'Old style `tar czf a.tgz dir` is read as `tar -c -z -f a.tgz dir`. Symbolic and hard links,\n'
+    + 'devices and FIFOs are neither archived nor extracted (skipped with a message, exit 2).',
+  async run(ctx) {
+    let parsed;
+    try {
+      parsed = parseArgs(def, oldStyle(ctx.args));
+    } catch (e) {
+      if (e instanceof Fatal) {
+        await ctx.stderr.write(`tar: ${e.message}\n${TRY}`);
+        return 2;
+      }
+      if (!(e instanceof UsageError)) throw e;
+      await ctx.stderr.write(`tar: ${e.message}\n${TRY}`);
+      return 64;
+    }
+    const { opts, operands } = parsed;
+    const info = opts.order.find((x) => x.key === 'help' || x.key === 'version');
+    if (info) {
+      await ctx.stdout.write(info.key === 'help' ? helpText(def) : versionText(def));
+      return 0;
+    }
+    const modes = ['c', 'x', 't'].filter((k) => opts.has(k));
+    if (modes.length !== 1) {
+      await ctx.stderr.write(modes.length === 0
+        ? `tar: You must specify one of the '-Acdtrux', '--delete' or '--test-label' options\n${TRY}`
+        : `tar: You may not specify more than one '-Acdtrux', '--delete' or  '--test-label' option\n${TRY}`);
+      return 2;
+    }
+    for (const [k, prog] of [['j', 'bzip2'], ['J', 'xz']] as const) {
+      if (opts.has(k)) {
+        await ctx.stderr.write(`tar: -${k} (${prog}) is not available in nosh: no ${prog} decompressor; use -z (gzip) or an uncompressed archive\n`);
+        return 2;
+      }
+    }
+    const strip = Number(opts.get('strip') ?? '0');
+    if (!Number.isInteger(strip) || strip < 0) {
+      await ctx.stderr.write(`tar: Invalid number of elements: '${opts.get('strip')}'\n${TRY}`);
+      return 2;
+    }
+    const r: Run = { ctx, verbose: opts.has('v'), z: opts.has('z'), errors: false, prefixes: new Set(), exclude: excluder(opts.all('exclude')), dir: opts.get('C') ?? '.' };
+    const file = opts.get('f') ?? '-';
+    try {
+      if (modes[0] === 'c') {
+        if (operands.length === 0) {
+          await ctx.stderr.write('tar: Cowardly refusing to create an empty archive\n' + TRY);
+          return 2;
+        }
+        await create(r, file, operands);
+      } else {
+        await read(r, file, operands, { extract: modes[0] === 'x', toStdout: opts.has('O'), keep: opts.has('k'), strip });
+      }
+    } catch (e) {
+      if (!(e instanceof Fatal)) throw e;
+      await ctx.stderr.write(`tar: ${e.message}\ntar: Error is not recoverable: exiting now\n`);
+      return 2;
+    }
+    if (r.errors) {
+      await ctx.stderr.write('tar: Exiting with failure status due to previous errors\n');
+      return 2;
+    }
+    return 0;
+  },
+});
+export default def;
+
+/** `tar czf a.tgz dir`: the first word's letters become options, in order taking their arguments. */
+function oldStyle(args: string[]): string[] {
+  const first = args[0];
+  if (first === undefined || first.startsWith('-')) return args;
+  const rest = args.slice(1);
+  const out: string[] = [];
+  for (const ch of first) {
+    out.push('-' + ch);
+    if (ARG_LETTERS.has(ch)) {
+      if (rest.length === 0) throw new Fatal(`Old option '${ch}' requires an argument.`);
+      out.push(rest.shift()!);
+    }
+  }
+  return [...out, ...rest];
+}
+
+async function error(r: Run, msg: string): Promise<void> {
+  r.errors = true;
+  await r.ctx.stderr.write(`tar: ${msg}\n`);
+}
+
+function reasonOf(e: unknown): string {
+  if (e instanceof VfsError) return e.reason;
+  throw e;
+}
+
+function joinPath(dir: string, name: string): string {
+  if (name.startsWith('/')) return name;
+  return dir === '.' ? name : `${dir.replace(/\/+$/, '')}/${name}`;
+}
+
+// ---- reading: t and x ----
+
+interface ReadOpts { extract: boolean; toStdout: boolean; keep: boolean; strip: number }
+
+function archiveInput(r: Run, file: string): AsyncIterable<Uint8Array> | Iterable<Uint8Array> {
+  if (file === '-') return r.ctx.stdin;
+  try {
+    r.ctx.fs.openRandom(file, r.ctx.cwd).close();
+  } catch (e) {
+    throw new Fatal(`${file}: Cannot open: ${reasonOf(e)}`);
+  }
+  return r.ctx.fs.readChunks(file, r.ctx.cwd);
+}
+
+async function read(r: Run, file: string, members: string[], o: ReadOpts): Promise<void> {
+  const { ctx } = r;
+  const raw = archiveInput(r, file);
+  const info: DecodeInfo = { header: null, headerBytes: 0, inBytes: 0, outBytes: 0, trailingGarbage: false };
+  const bytes = r.z ? gunzip(raw, info, Number.MAX_SAFE_INTEGER) : raw;
+  const ex = tarStream.extract();
+  const src = Readable.from(bytes as AsyncIterable<Uint8Array>, { objectMode: false });
+  src.on('error', (e) => ex.destroy(e));
+  src.pipe(ex);
+  const lister = new Lister();
+  const found = new Set<string>();
+  const wanted = (name: string) => {
+    const n = name.replace(/\/+$/, '');
+    const hit = members.find((m) => n === m.replace(/\/+$/, '') || n.startsWith(m.replace(/\/+$/, '') + '/'));
+    if (hit !== undefined) found.add(hit);
+    return members.length === 0 || hit !== undefined;
+  };
+  let entries = 0;
+  try {
+    for await (const entry of ex) {
+      entries++;
+      const h = entry.header;
+      const name = h.name;
+      if (!wanted(name) || r.exclude(name)) {
+        entry.resume();
+        continue;
+      }
+      const prefix = leadingPrefix(name);
+      if (prefix && !r.prefixes.has(prefix)) {
+        r.prefixes.add(prefix);
+        await ctx.stderr.write(`tar: Removing leading \`${prefix}' from member names\n`);
+      }
+      if (!o.extract) {
+        await ctx.stdout.write(r.verbose ? lister.line({ ...h, size: h.size ?? 0, mode: h.mode ?? 0, uid: h.uid ?? 0, gid: h.gid ?? 0, mtime: h.mtime ?? new Date(0), type: h.type ?? 'file' }) : name + '\n');
+        entry.resume();
+        continue;
+      }
+      if (o.toStdout) {
+        if (h.type === 'file' || h.type === 'contiguous-file') for await (const c of entry) await ctx.stdout.write(c as Buffer);
+        else entry.resume();
+        continue;
+      }
+      if (r.verbose) await ctx.stdout.write(name + '\n');
+      await extractEntry(r, entry as unknown as TarEntry, name, prefix, o);
+    }
+  } catch (e) {
+    if (e instanceof GzipError) throw new Fatal(`Child returned status 1 (gzip: ${e.message})`);
+    if (e instanceof Fatal || e instanceof VfsError) throw e;
+    if (entries === 0) {
+      await error(r, 'This does not look like a tar archive');
+      return;
+    }
+    throw new Fatal('Unexpected EOF in archive');
+  }
+  for (const m of members) if (!found.has(m)) await error(r, `${m}: Not found in archive`);
+}
+
+async function drain(entry: AsyncIterable<unknown>): Promise<void> {
+  for await (const _ of entry) { /* skipped */ }
+}
+
+async function extractEntry(r: Run, entry: TarEntry, name: string, prefix: string, o: ReadOpts): Promise<void> {
+  const { ctx } = r;
+  const h = entry.header;
+  if (name.includes('\0') || Buffer.byteLength(name) > MAX_NAME_BYTES) {
+    await drain(entry);
+    return error(r, `${name.slice(0, 64).replace(/\0/g, '\\0')}...: Cannot extract: member name refused (NUL byte or over ${MAX_NAME_BYTES} bytes)`);
+  }
+  if (hasDotDot(name)) {
+    await drain(entry);
+    return error(r, `${name}: Member name contains '..'`);
+  }
+  const rest = stripComponents(name.slice(prefix.length), o.strip);
+  if (rest === null) return drain(entry);
+  const dest = joinPath(r.dir, rest.replace(/\/+$/, ''));
+  if (h.type === 'directory') {
+    await drain(entry);
+    try {
+      mkdirs(r, dest, true);
+    } catch (e) {
+      return error(r, `${rest}: Cannot mkdir: ${reasonOf(e)}`);
+    }
+    return;
+  }
+  if (h.type !== 'file' && h.type !== 'contiguous-file') {
+    await drain(entry);
+    const what = h.type === 'symlink' ? 'symlink' : h.type === 'link' ? 'hard link' : h.type === 'fifo' ? 'fifo' : 'device';
+    return error(r, `${rest}: Cannot create ${what}: not supported (nosh never creates links, devices or FIFOs); skipped`);
+  }
+  try {
+    const parent = dest.includes('/') ? dest.slice(0, dest.lastIndexOf('/')) : '';
+    if (parent) mkdirs(r, parent, false);
+  } catch (e) {
+    await drain(entry);
+    return error(r, `${rest}: Cannot open: ${reasonOf(e)}`);
+  }
+  if (o.keep && existsNoFollow(r, dest)) {
+    await drain(entry);
+    return error(r, `${rest}: Cannot open: File exists`);
+  }
+  let w;
+  try {
+    w = ctx.fs.createWriter(dest, ctx.cwd, { mode: (h.mode ?? 0o644) & 0o777 });
+  } catch (e) {
+    await drain(entry);
+    return error(r, `${rest}: Cannot open: ${reasonOf(e)}`);
+  }
+  // A failed write (quota, maxFileSize) aborts the file; the rest of the entry is read past.
+  let failed: unknown = null;
+  for await (const c of entry) {
+    if (failed) continue;
+    try {
+      w.write(c as Buffer);
+    } catch (e) {
+      failed = e;
+    }
+  }
+  try {
+    if (!failed) w.commit();
+  } catch (e) {
+    failed = e;
+  }
+  if (failed) {
+    w.abort();
+    return error(r, `${rest}: Cannot write: ${reasonOf(failed)}`);
+  }
+  if (h.mtime) {
+    try {
+      ctx.fs.utimes(dest, h.mtime.getTime() / 1000, h.mtime.getTime() / 1000, ctx.cwd);
+    } catch { /* GNU warns; the file is there */ }
+  }
+}
+
+function existsNoFollow(r: Run, p: string): boolean {
+  try {
+    r.ctx.fs.lstat(p, r.ctx.cwd);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** mkdir -p, one component at a time; an existing non-folder (a symlink too) stops it. */
+function mkdirs(r: Run, path: string, last: boolean): void {
+  const parts = path.split('/').filter((p) => p !== '' && p !== '.');
+  let cur = path.startsWith('/') ? '' : '';
+  for (let i = 0; i < parts.length; i++) {
+    cur = cur === '' && !path.startsWith('/') ? parts[i]! : `${cur}/${parts[i]}`;
+    let st = null;
+    try {
+      st = r.ctx.fs.lstat(cur, r.ctx.cwd);
+    } catch (e) {
+      if (!(e instanceof VfsError) || e.errno !== 'ENOENT') throw e;
+    }
+    if (st === null) r.ctx.fs.mkdir(cur, r.ctx.cwd);
+    else if (!st.isDirectory()) throw new VfsError('ENOTDIR', cur);
+    void last;
+  }
+}
+
+// ---- creating ----
+
+async function create(r: Run, file: string, operands: string[]): Promise<void> {
+  const { ctx } = r;
+  const pack = tarStream.pack();
+  const writer = file === '-' ? null : openArchive(r, file);
+  const verboseOut = file === '-' ? ctx.stderr : ctx.stdout;
+  const enc: EncodeInfo = { inBytes: 0, outBytes: 0, headerBytes: 0 };
+  let sinkError: unknown = null;
+  const sink = (async () => {
+    const bytes = r.z ? gzip(pack as AsyncIterable<Buffer>, { level: 6, name: null, mtime: 0 }, enc) : pack;
+    for await (const c of bytes as AsyncIterable<Buffer>) {
+      if (writer) writer.write(c);
+      else await ctx.stdout.write(c);
+    }
+  })().catch((e) => {
+    sinkError = e;
+    pack.destroy(e as Error);
+  });
+  try {
+    for (const operand of operands) {
+      if (sinkError) break;
+      await addOperand(r, pack, operand, verboseOut);
+    }
+    pack.finalize();
+    await sink;
+    if (sinkError) throw sinkError;
+    writer?.commit();
+  } catch (e) {
+    writer?.abort();
+    if (e instanceof VfsError) throw new Fatal(`${file}: Cannot write: ${e.reason}`);
+    throw e;
+  }
+}
+
+function openArchive(r: Run, file: string) {
+  try {
+    return r.ctx.fs.createWriter(file, r.ctx.cwd);
+  } catch (e) {
+    throw new Fatal(`${file}: Cannot open: ${reasonOf(e)}`);
+  }
+}
+
+async function addOperand(r: Run, pack: tarStream.Pack, operand: string, verboseOut: { write(s: string): unknown }): Promise<void> {
+  const { ctx } = r;
+  const path = joinPath(r.dir, operand);
+  let st;
+  try {
+    st = ctx.fs.lstat(path, ctx.cwd);
+  } catch (e) {
+    return error(r, `${operand}: Cannot stat: ${reasonOf(e)}`);
+  }
+  const prefix = leadingPrefix(operand);
+  if (prefix && !r.prefixes.has(prefix)) {
+    r.prefixes.add(prefix);
+    await ctx.stderr.write(`tar: Removing leading \`${prefix}' from member names\n`);
+  }
+  const stored = operand.slice(prefix.length).replace(/\/+$/, '') || '.';
+  if (!st.isDirectory()) return addOne(r, pack, path, stored, st, verboseOut);
+  for (const ev of walk(ctx.fs, path, ctx.cwd, {})) {
+    const name = ev.rel ? `${stored}/${ev.rel}` : stored;
+    if (ev.kind === 'error') {
+      await error(r, `${name}: Cannot open: ${reasonOf(ev.error)}`);
+      continue;
+    }
+    if (ev.kind !== 'pre' && ev.kind !== 'file') continue;
+    if (ev.depth > 0 && r.exclude(name)) {
+      ev.skip = true;
+      continue;
+    }
+    let est;
+    try {
+      est = ctx.fs.lstat(ev.path, ctx.cwd);
+    } catch (e) {
+      await error(r, `${name}: Cannot stat: ${reasonOf(e)}`);
+      continue;
+    }
+    await addOne(r, pack, ev.path, name, est, verboseOut);
+  }
+}
+
+async function addOne(r: Run, pack: tarStream.Pack, path: string, name: string, st: import('node:fs').Stats, verboseOut: { write(s: string): unknown }): Promise<void> {
+  const { ctx } = r;
+  const owner = { uid: st.uid, gid: st.gid, uname: st.uid === 0 ? 'root' : '', gname: st.gid === 0 ? 'root' : '' };
+  if (st.isDirectory()) {
+    if (r.verbose) await verboseOut.write(name + '/\n');
+    await new Promise<void>((res, rej) => pack.entry({ name: name + '/', type: 'directory', mode: st.mode & 0o7777, mtime: st.mtime, ...owner }, (e) => (e ? rej(e) : res())));
+    return;
+  }
+  if (!st.isFile()) {
+    await error(r, `${name}: ${st.isSymbolicLink() ? 'symbolic link' : 'special file'} not archived (nosh stores regular files and folders only)`);
+    return;
+  }
+  if (r.verbose) await verboseOut.write(name + '\n');
+  let chunks;
+  try {
+    chunks = ctx.fs.readChunks(path, ctx.cwd);
+  } catch (e) {
+    return error(r, `${name}: Cannot open: ${reasonOf(e)}`);
+  }
+  await new Promise<void>((res, rej) => {
+    const e = pack.entry({ name, type: 'file', size: st.size, mode: st.mode & 0o7777, mtime: st.mtime, ...owner }, (err) => (err ? rej(err) : res()));
+    (async () => {
+      for (const c of chunks) {
+        if (!e.write(c)) await new Promise<void>((d) => e.once('drain', () => d()));
+      }
+      (e as unknown as { end(): void }).end();
+    })().catch(rej);
+  });
+}
