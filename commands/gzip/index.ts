@@ -2,7 +2,7 @@
 import { defineCommand, helpText, parseArgs, UsageError, versionText, type CommandContext } from '../../src/command/index.js';
 import { VfsError, type AtomicWriter } from '../../src/vfs/index.js';
 import { walk } from '../../src/vfs/walk.js';
-import { gunzip, gzip, GzipError, knownSuffix, NOT_GZIP, ratio, readHeader, ByteSource, strippedName, type DecodeInfo, type EncodeInfo } from './codec.js';
+import { gunzip, gzip, GzipError, knownSuffix, NOT_GZIP, ratio, readHeader, ByteSource, strippedName, type DecodeInfo, type EncodeInfo } from '../../src/gnulib/gzip.js';
 
 interface Opts {
   decompress: boolean;

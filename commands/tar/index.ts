@@ -5,7 +5,7 @@ import * as tarStream from 'tar-stream';
 import { defineCommand, helpText, parseArgs, UsageError, versionText, type CommandContext } from '../../src/command/index.js';
 import { VfsError } from '../../src/vfs/index.js';
 import { walk } from '../../src/vfs/walk.js';
-import { gunzip, gzip, GzipError, type DecodeInfo, type EncodeInfo } from '../gzip/codec.js';
+import { gunzip, gzip, GzipError, type DecodeInfo, type EncodeInfo } from '../../src/gnulib/gzip.js';
 import { excluder, hasDotDot, leadingPrefix, Lister, MAX_NAME_BYTES, stripComponents } from './names.js';
 
 const TRY = "Try 'tar --help' or 'tar --usage' for more information.\n";
