@@ -22,6 +22,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'cp': () => import('./cp/index.js'),
   'cut': () => import('./cut/index.js'),
   'dirname': () => import('./dirname/index.js'),
+  'du': () => import('./du/index.js'),
   'echo': () => import('./echo/index.js'),
   'egrep': () => import('./grep/index.js'),
   'expand': () => import('./expand/index.js'),
