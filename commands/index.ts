@@ -65,6 +65,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'tr': () => import('./tr/index.js'),
   'tree': () => import('./tree/index.js'),
   'true': () => import('./true/index.js'),
+  'truncate': () => import('./truncate/index.js'),
   'unexpand': () => import('./unexpand/index.js'),
   'uniq': () => import('./uniq/index.js'),
   'wc': () => import('./wc/index.js'),
