@@ -56,3 +56,57 @@ describe('realpath and readlink never print a host path', () => {
     }, 30_000);
   }
 });
+
+describe('fixed, documented answers', () => {
+  let root: string;
+  beforeAll(() => {
+    root = tempDir('nosh-sysutils-');
+  });
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+  const out = async (line: string) => {
+    const r = await run(root, line);
+    return [r.exitCode, r.stdout.toString(), r.stderr];
+  };
+
+  it('uname answers Linux nosh ..., never the host', async () => {
+    expect(await out('uname')).toEqual([0, 'Linux\n', '']);
+    expect(await out('uname -a')).toEqual([0, 'Linux nosh nosh nosh virtual workspace (no shell) unknown GNU/Linux\n', '']);
+    expect(await out('uname -snrvmpio')).toEqual([0, 'Linux nosh nosh nosh virtual workspace (no shell) unknown unknown unknown GNU/Linux\n', '']);
+    expect(await out('uname -m -o')).toEqual([0, 'unknown GNU/Linux\n', '']);
+    expect((await out('uname x'))[0]).toBe(1);
+  });
+
+  it('nproc is 1', async () => {
+    expect(await out('nproc')).toEqual([0, '1\n', '']);
+    expect(await out('nproc --all --ignore=3')).toEqual([0, '1\n', '']);
+  });
+
+  it('env and printenv see an empty environment', async () => {
+    expect(await out('env')).toEqual([0, '', '']);
+    expect(await out('printenv')).toEqual([0, '', '']);
+    expect(await out('printenv HOME')).toEqual([1, '', '']);
+    expect(await out('env -i A=1 B=x=y')).toEqual([0, 'A=1\nB=x=y\n', '']);
+    const [code, , err] = await out('env A=1 ls');
+    expect(code).toBe(125);
+    expect(err).toMatch(/not supported/);
+  });
+
+  it('yes stops at the output cap, the result says truncated', async () => {
+    const r = await run(root, 'yes hello', { maxOutputBytes: 100_000 });
+    expect(r.truncated).toBe(true);
+    expect(r.stdout.length).toBe(100_000);
+    expect(r.stdout.toString().startsWith('hello\nhello\n')).toBe(true);
+    const piped = await run(root, 'yes | head -2');
+    expect([piped.exitCode, piped.stdout.toString()]).toEqual([0, 'y\ny\n']);
+  }, 30_000);
+
+  it('sleep sums its operands and is bounded by the call timeout', async () => {
+    const nosh = await createNosh({ root, threads: 1 });
+    try {
+      const r = await nosh.exec({ command: 'sleep 1d', timeout_ms: 300 } as never);
+      expect(r.success ? r.data.exit_code : r.error.code).toMatch(/TIMEOUT/);
+    } finally {
+      await nosh.close();
+    }
+  }, 30_000);
+});
