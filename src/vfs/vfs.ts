@@ -854,6 +854,17 @@ export class Vfs {
     return target;
   }
 
+  /**
+   * A symlink's target as virtual components from the root ('.' last for a target written
+   * 'dir/'), for realpath and readlink -f; a target that leaves the zone is EESCAPE. Never
+   * the host path.
+   */
+  linkTarget(path: string, cwd = '/'): string[] {
+    const r = this.resolveExisting(path, cwd);
+    if (!r.stat.isSymbolicLink()) throw new VfsError('EINVAL', path);
+    return this.linkTargetParts(r.host, r.parts.slice(0, -1), path);
+  }
+
   // ---- writing ----------------------------------------------------------------------
 
   private assertWritable(path: string): void {
