@@ -41,6 +41,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'nl': () => import('./nl/index.js'),
   'od': () => import('./od/index.js'),
   'paste': () => import('./paste/index.js'),
+  'printf': () => import('./printf/index.js'),
   'pwd': () => import('./pwd/index.js'),
   'rev': () => import('./rev/index.js'),
   'rm': () => import('./rm/index.js'),
