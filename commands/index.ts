@@ -47,6 +47,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'rm': () => import('./rm/index.js'),
   'rmdir': () => import('./rmdir/index.js'),
   'sed': () => import('./sed/index.js'),
+  'seq': () => import('./seq/index.js'),
   'sha1sum': () => import('./sha1sum/index.js'),
   'sha224sum': () => import('./sha224sum/index.js'),
   'sha256sum': () => import('./sha256sum/index.js'),
