@@ -11,6 +11,7 @@ import type { CommandDef } from '../src/command/index.js';
 type Loader = () => Promise<{ default: CommandDef }>;
 
 const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
+  '[': () => import('./test/index.js'),
   'b2sum': () => import('./b2sum/index.js'),
   'base32': () => import('./base32/index.js'),
   'base64': () => import('./base64/index.js'),
@@ -60,6 +61,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'tac': () => import('./tac/index.js'),
   'tail': () => import('./tail/index.js'),
   'tee': () => import('./tee/index.js'),
+  'test': () => import('./test/index.js'),
   'touch': () => import('./touch/index.js'),
   'tr': () => import('./tr/index.js'),
   'tree': () => import('./tree/index.js'),
