@@ -26,6 +26,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'echo': () => import('./echo/index.js'),
   'egrep': () => import('./grep/index.js'),
   'expand': () => import('./expand/index.js'),
+  'expr': () => import('./expr/index.js'),
   'false': () => import('./false/index.js'),
   'fgrep': () => import('./grep/index.js'),
   'find': () => import('./find/index.js'),
