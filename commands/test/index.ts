@@ -22,7 +22,7 @@ const def = defineCommand({
     const name = ctx.name;
     if (name === '[') {
       if (args.length === 1 && (args[0] === '--help' || args[0] === '--version')) {
-        await ctx.stdout.write(args[0] === '--help' ? helpText(def) : versionText(def));
+        await ctx.stdout.write(args[0] === '--help' ? helpText(def) : versionText({ ...def, name: '[' }));
         return 0;
       }
       if (args.length === 0 || args[args.length - 1] !== ']') {
