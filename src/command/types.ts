@@ -187,6 +187,8 @@ export interface CommandDef<F extends readonly FlagSpec[] = readonly FlagSpec[]>
   obsoleteLeading?: (args: readonly string[]) => ObsoleteMatch | null;
   /** An obsolete form where an operand stands, before '--' (uniq +N, sort +POS1 -POS2). */
   obsoleteOperand?: (args: readonly string[], at: number) => ObsoleteMatch | null;
+  /** A word of '-' then a digit or '.' is an operand, not options, where an option could stand (seq -3 2). */
+  numericOperands?: boolean;
   /** The most operands: one more is GNU's "extra operand" usage error, in argv order (uniq). */
   maxOperands?: number;
   /** Usage errors for flags that exclude each other, raised where the second one is met. */

@@ -21,7 +21,9 @@ for (const file of fs.readdirSync(path.join(here, 'cases')).sort()) {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nosh-gnu-'));
     const root = path.join(tmp, 'root');
     buildTree(root, { ...(suite.tree ?? {}), ...(c.tree ?? {}) });
-    const r = spawnSync('bash', ['-c', c.cmd], {
+    // disable_builtins: run the coreutils program, not bash's builtin of that name (printf, test, [).
+    const prelude = suite.disable_builtins ? `enable -n ${suite.disable_builtins.join(' ')}; ` : '';
+    const r = spawnSync('bash', ['-c', prelude + c.cmd], {
       cwd: path.join(root, c.cwd ?? ''),
       input: c.stdin !== undefined ? Buffer.from(c.stdin) : Buffer.alloc(0),
       env: { PATH: process.env.PATH, LC_ALL: 'C', TZ: 'UTC', HOME: tmp },

@@ -55,7 +55,7 @@ class Walk {
         i = this.long(args, i);
         continue;
       }
-      if (arg.startsWith('-') && arg.length > 1) {
+      if (arg.startsWith('-') && arg.length > 1 && !(this.def.numericOperands && /^-[.\d]/.test(arg))) {
         i = this.shorts(args, i);
         continue;
       }
