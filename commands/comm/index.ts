@@ -124,7 +124,8 @@ async function compare(ctx: CommandContext, names: string[], sep: Buffer, show: 
     return 1;
   }
   if (ctx.opts.has('total')) {
-    const s = sep.toString('latin1');
+    // GNU prints the total line with printf's %s: an empty delimiter is nothing there (a NUL between columns).
+    const s = sep.length === 1 && sep[0] === 0 ? '' : sep.toString('latin1');
     out.add(Buffer.from(`${totals[0]}${s}${totals[1]}${s}${totals[2]}${s}total`, 'latin1'));
     out.add(eolBuf);
   }
