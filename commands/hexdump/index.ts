@@ -128,7 +128,6 @@ async function hexdump(ctx: CommandContext): Promise<number> {
       const left = await input.skip(skip);
       address = skip - left;
     }
-    if (blocksize === 0) return status;
     // get(): full blocks, a repeated one replaced by '*' once; the last, partial one zero-padded.
     let cur = new Uint8Array(blocksize);
     let prev = new Uint8Array(blocksize);
@@ -138,7 +137,8 @@ async function hexdump(ctx: CommandContext): Promise<number> {
     let left = length;
     let chunk: Uint8Array | null = null;
     let ci = 0;
-    let done = false;
+    // A format of no bytes reads nothing (util-linux's get() gives no block); %_A still prints the address skipped to.
+    let done = blocksize === 0;
     for (;;) {
       if (left === 0 || done) break;
       if (!chunk || ci >= chunk.length) {
