@@ -64,8 +64,10 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'true': () => import('./true/index.js'),
   'unexpand': () => import('./unexpand/index.js'),
   'uniq': () => import('./uniq/index.js'),
+  'unzip': () => import('./unzip/index.js'),
   'wc': () => import('./wc/index.js'),
   'xxd': () => import('./xxd/index.js'),
+  'zipinfo': () => import('./zipinfo/index.js'),
 });
 
 const cache = new Map<string, CommandDef>();
