@@ -23,8 +23,8 @@ function join(dir: string, rel: string): string {
   return dir.endsWith('/') ? dir + rel : `${dir}/${rel}`;
 }
 
-function pad22(s: string): string {
-  return s.length >= 22 ? s : s + ' '.repeat(22 - s.length);
+function pad23(s: string): string {
+  return s.length >= 23 ? s : s + ' '.repeat(23 - s.length);
 }
 
 /** The first existing component of `path` below `base` that is a symbolic link, or null. */
@@ -172,7 +172,7 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
         }
         const slash = p.rel.lastIndexOf('/');
         if (slash > 0) makeDirs(ctx, o.exdir, p.rel.slice(0, slash));
-        await say(`${p.e.method === 0 ? ' extracting' : '  inflating'}: ${pad22(dest)} `);
+        await say(`${p.e.method === 0 ? ' extracting' : '  inflating'}: ${pad23(dest)} `);
         ctx.fs.rename(staged!, dest, ctx.cwd);
         const mode = p.e.unixMode & 0o777;
         ctx.fs.chmod(dest, mode !== 0 ? mode : 0o644, ctx.cwd);
