@@ -172,7 +172,7 @@ async function runOn(ctx: CommandContext, a: UnzipArgs, zip: ZipArchive, shown: 
   if (a.mode === 'list' || a.mode === 'verbose') {
     await list(ctx, a, zip, selected, shown);
   } else if (a.mode === 'test') {
-    status = await test(ctx, a, zip, selected, shown);
+    status = await test(ctx, a, selected.length > 0 ? zip : zip, selected, shown);
   } else if (a.mode === 'pipe') {
     for (const e of selected) {
       if (e.isDir) continue;
@@ -193,6 +193,8 @@ async function runOn(ctx: CommandContext, a: UnzipArgs, zip: ZipArchive, shown: 
       return 3;
     }
   }
+  // listings pass over names that match nothing (Info-ZIP's -l and -v say nothing of them)
+  if (a.mode === 'list' || a.mode === 'verbose') return selected.length === 0 && unmatched.length > 0 ? 11 : status;
   for (const m of unmatched) await ctx.stderr.write(`caution: filename not matched:  ${m}\n`);
   if (unmatched.length > 0) return 11;
   if (selected.length === 0 && a.excludes.length > 0 && a.members.length === 0) {
@@ -257,7 +259,12 @@ async function test(ctx: CommandContext, a: UnzipArgs, zip: ZipArchive, selected
     }
   }
   if (errors === 0) {
-    if (a.quiet < 2) await ctx.stdout.write(`No errors detected in compressed data of ${shown}.\n`);
+    if (a.quiet < 2) {
+      const n = selected.length;
+      await ctx.stdout.write(a.members.length > 0 || a.excludes.length > 0
+        ? `No errors detected in ${shown} for the ${n} file${n === 1 ? '' : 's'} tested.\n`
+        : `No errors detected in compressed data of ${shown}.\n`);
+    }
     return 0;
   }
   await ctx.stdout.write(`At least one error was detected in ${shown}.\n`);

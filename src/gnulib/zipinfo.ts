@@ -29,7 +29,9 @@ export function compressionPct(size: number, csize: number): string {
  * Opens NAME (else NAME.zip, NAME.ZIP) and reads its directory. On failure prints Info-ZIP's
  * message and returns the exit status (9: not found or not a zip file; 3: a damaged archive).
  */
-export async function openZip(ctx: CommandContext, name: string, prog: string, announce: boolean): Promise<{ zip: ZipArchive; shown: string } | number> {
+export async function openZip(ctx: CommandContext, name: string, prog: string, announce: boolean, zipinfo = false): Promise<{ zip: ZipArchive; shown: string } | number> {
+  // zipinfo prints its messages on standard output
+  const err = zipinfo ? ctx.stdout : ctx.stderr;
   let r: RandomReader | null = null;
   let shown = name;
   for (const cand of [name, name + '.zip', name + '.ZIP']) {
@@ -43,7 +45,7 @@ export async function openZip(ctx: CommandContext, name: string, prog: string, a
     }
   }
   if (r === null) {
-    await ctx.stderr.write(`${prog}:  cannot find or open ${name}, ${name}.zip or ${name}.ZIP.\n`);
+    await err.write(`${prog}:  cannot find or open ${name}, ${name}.zip or ${name}.ZIP.\n`);
     return 9;
   }
   if (announce) await ctx.stdout.write(`Archive:  ${shown}\n`);
@@ -57,15 +59,16 @@ export async function openZip(ctx: CommandContext, name: string, prog: string, a
     r.close();
     if (!(e instanceof ZipError)) throw e;
     if (/end of central directory record signature not found/i.test(e.message)) {
-      await ctx.stderr.write('  End-of-central-directory signature not found.  Either this file is not\n'
+      if (zipinfo) await err.write(`Archive:  ${shown}\n[${shown}]\n`);
+      await err.write('  End-of-central-directory signature not found.  Either this file is not\n'
         + '  a zipfile, or it constitutes one disk of a multi-part archive.  In the\n'
         + '  latter case the central directory and zipfile comment will be found on\n'
         + '  the last disk(s) of this archive.\n'
         + `${prog}:  cannot find zipfile directory in one of ${shown} or\n`
-        + `        ${shown}.zip, and cannot find ${shown}.ZIP, period.\n`);
+        + `${zipinfo ? '  ' : ''}        ${shown}.zip, and cannot find ${shown}.ZIP, period.\n`);
       return 9;
     }
-    await ctx.stderr.write(`${prog}:  ${shown}: ${e.message}\n`);
+    await err.write(`${prog}:  ${shown}: ${e.message}\n`);
     return e.kind === 'bomb' ? 3 : 3;
   }
 }
@@ -115,8 +118,7 @@ function entryLine(e: ZipEntry, fmt: 's' | 'm' | 'l', decimal: boolean): string 
   const mode = modeString(e).padEnd(10);
   let mid = '';
   if (fmt === 'm') {
-    const pct = e.size === 0 ? 0 : Math.round((100 * (e.size - e.csize)) / e.size);
-    mid = ` ${String(pct).padStart(2)}%`;
+    mid = ` ${compressionPct(e.size, e.csize).padStart(3)}`;
   } else if (fmt === 'l') {
     mid = ` ${String(e.csize).padStart(8)}`;
   }
@@ -159,11 +161,13 @@ export async function zipinfoMain(ctx: CommandContext, args: string[], prog: str
     return 0;
   }
   // -1 and -2 show no header or totals unless asked; neither do listings of chosen members
-  const quietDefault = fmt === '1' || fmt === '2' || members.length > 0;
-  const showHeader = header ?? (totals === true ? false : !quietDefault);
-  const showTotals = totals ?? (header === true ? false : !quietDefault);
+  // an explicit -s/-m/-l keeps both unless members are named; -h or -t alone shows only itself
+  const quietDefault = fmt === '1' || fmt === '2' || members.length > 0 || excludes.length > 0;
+  const onlyAsked = !explicitFmt && (header !== null || totals !== null);
+  const showHeader = fmt !== '1' && (header ?? (onlyAsked ? false : !quietDefault));
+  const showTotals = fmt !== '1' && (totals ?? (onlyAsked ? false : !quietDefault));
   const showEntries = explicitFmt || (header === null && totals === null);
-  const opened = await openZip(ctx, zipfile, prog, false);
+  const opened = await openZip(ctx, zipfile, prog, false, true);
   if (typeof opened === 'number') return opened;
   const { zip, shown } = opened;
   try {

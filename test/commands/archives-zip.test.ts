@@ -1,0 +1,310 @@
+// unzip / zipinfo defences: crafted archives (hand-written bytes) through the library's createNosh.
+// Each attack must be refused with nothing written outside the destination and nothing partial left.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import * as zlib from 'node:zlib';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createNosh, type Nosh } from '../../src/index.js';
+import { snapshotTree, tempDir } from '../helpers.js';
+
+interface Ent {
+  name: string | Buffer;
+  data?: Buffer | string;
+  /** store the data deflated */
+  deflate?: boolean;
+  /** unix mode (made by Unix) */
+  mode?: number;
+  flags?: number;
+  crc?: number;
+  /** declared uncompressed size (default: the real one) */
+  size?: number;
+  /** raw compressed bytes instead of the data's */
+  raw?: Buffer;
+  /** central directory offset override (overlapping entries) */
+  offset?: number;
+}
+
+/** A zip written byte by byte (stored or deflated entries, any name, attributes, sizes or CRC). */
+function makeZip(ents: Ent[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let off = 0;
+  const offsets: number[] = [];
+  for (const e of ents) {
+    const name = Buffer.isBuffer(e.name) ? e.name : Buffer.from(e.name);
+    const data = Buffer.from(e.data ?? '');
+    const comp = e.raw ?? (e.deflate ? zlib.deflateRawSync(data) : data);
+    const crc = e.crc ?? zlib.crc32(data);
+    const size = e.size ?? data.length;
+    const method = e.deflate || e.raw ? 8 : 0;
+    const lh = Buffer.alloc(30);
+    lh.writeUInt32LE(0x04034b50, 0);
+    lh.writeUInt16LE(20, 4);
+    lh.writeUInt16LE(e.flags ?? 0, 6);
+    lh.writeUInt16LE(method, 8);
+    lh.writeUInt16LE(0x1822, 10); // 03:01:04
+    lh.writeUInt16LE(0x5822, 12); // 2024-01-02
+    lh.writeUInt32LE(crc >>> 0, 14);
+    lh.writeUInt32LE(comp.length, 18);
+    lh.writeUInt32LE(size, 22);
+    lh.writeUInt16LE(name.length, 26);
+    offsets.push(e.offset ?? off);
+    const local = Buffer.concat([lh, name, comp]);
+    locals.push(local);
+    const ch = Buffer.alloc(46);
+    ch.writeUInt32LE(0x02014b50, 0);
+    ch.writeUInt16LE(0x031e, 4);
+    ch.writeUInt16LE(20, 6);
+    ch.writeUInt16LE(e.flags ?? 0, 8);
+    ch.writeUInt16LE(method, 10);
+    ch.writeUInt16LE(0x1822, 12);
+    ch.writeUInt16LE(0x5822, 14);
+    ch.writeUInt32LE(crc >>> 0, 16);
+    ch.writeUInt32LE(comp.length, 20);
+    ch.writeUInt32LE(size, 24);
+    ch.writeUInt16LE(name.length, 28);
+    ch.writeUInt32LE(((e.mode ?? 0o100644) << 16) >>> 0, 38);
+    ch.writeUInt32LE(e.offset ?? off, 42);
+    centrals.push(Buffer.concat([ch, name]));
+    off += local.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const eocd = Buffer.alloc(22);
+  eocd.writeUInt32LE(0x06054b50, 0);
+  eocd.writeUInt16LE(ents.length, 8);
+  eocd.writeUInt16LE(ents.length, 10);
+  eocd.writeUInt32LE(cd.length, 12);
+  eocd.writeUInt32LE(off, 16);
+  return Buffer.concat([...locals, cd, eocd]);
+}
+
+let nosh: Nosh;
+let root: string;
+let outside: string;
+
+beforeAll(async () => {
+  const top = tempDir('nosh-zip-');
+  root = path.join(top, 'zone');
+  outside = path.join(top, 'outside');
+  fs.mkdirSync(root);
+  fs.mkdirSync(outside);
+  nosh = await createNosh({ root, threads: 1 });
+});
+afterAll(async () => {
+  await nosh.close();
+  fs.rmSync(path.dirname(root), { recursive: true, force: true });
+});
+beforeEach(() => {
+  for (const n of fs.readdirSync(root)) fs.rmSync(path.join(root, n), { recursive: true, force: true });
+});
+
+async function sh(command: string): Promise<{ exit: number; stdout: string; stderr: string }> {
+  const r = await nosh.exec({ command });
+  if (!r.success) throw new Error(`${r.error.code}: ${r.error.message}`);
+  return { exit: r.data.exit_code, stdout: r.data.stdout, stderr: r.data.stderr };
+}
+
+function put(name: string, zip: Buffer): void {
+  fs.writeFileSync(path.join(root, name), zip);
+}
+
+/** The zone after the run, the archive left out; no staging folder may remain. */
+function tree(): string[] {
+  return snapshotTree(root).filter((l) => !l.startsWith('a.zip '));
+}
+
+describe('unzip: entry names', () => {
+  it('strips ../ and leading / as Info-ZIP does: everything stays inside the destination', async () => {
+    put('a.zip', makeZip([{ name: '../../outside/evil', data: 'x' }, { name: '/abs/evil2', data: 'y' }]));
+    const r = await sh('unzip -q a.zip -d dest');
+    expect(r.stderr).toContain('skipped "../" path component(s) in ../../outside/evil');
+    expect(r.stderr).toContain('stripped absolute path spec from /abs/evil2');
+    expect(r.exit).toBe(1);
+    expect(fs.readdirSync(outside)).toEqual([]);
+    expect(tree()).toEqual(['dest/', 'dest/abs/', 'dest/abs/evil2 644 eQ==', 'dest/outside/', 'dest/outside/evil 644 eA==']);
+  });
+
+  it.each([
+    ['C:\\windows\\evil', 'backslash'],
+    ['C:/evil', 'drive letter'],
+    ['a\\..\\..\\evil', 'backslash'],
+    ['a\u2215..\u2215evil', 'look-alike'],
+    ['dir\uff0fevil', 'look-alike'],
+    ['x'.repeat(4097), 'longer than 4096'],
+    ['..', 'empty once made relative'],
+    ['./', 'empty once made relative'],
+    ['a\x01b', 'control character'],
+  ])('refuses the entry %j (%s)', async (name, why) => {
+    put('a.zip', makeZip([{ name, data: 'bad' }, { name: 'ok.txt', data: 'fine' }]));
+    const r = await sh('unzip -q a.zip');
+    expect(r.stderr).toContain(why);
+    expect(r.exit).toBe(1);
+    expect(tree()).toEqual(['ok.txt 644 ZmluZQ==']);
+  });
+
+  it('refuses a name with a NUL byte', async () => {
+    put('a.zip', makeZip([{ name: Buffer.from('evil\0.txt'), data: 'bad' }]));
+    const r = await sh('unzip -q a.zip');
+    expect(r.stderr).toContain('NUL');
+    expect(tree()).toEqual([]);
+  });
+});
+
+describe('unzip: links and special files', () => {
+  it('never creates a symbolic link entry (or a device or FIFO)', async () => {
+    put('a.zip', makeZip([
+      { name: 'link', data: '/etc/passwd', mode: 0o120777 },
+      { name: 'fifo', data: '', mode: 0o010644 },
+      { name: 'dev', data: '', mode: 0o020644 },
+      { name: 'f.txt', data: 'ok' },
+    ]));
+    const r = await sh('unzip -q a.zip');
+    expect(r.stderr).toContain('skipping: link  symbolic link entries are never created');
+    expect(r.stderr).toContain('FIFO');
+    expect(r.stderr).toContain('device');
+    expect(tree()).toEqual(['f.txt 644 b2s=']);
+  });
+
+  it('writes no entry through an existing symbolic link (directory or file)', async () => {
+    fs.symlinkSync(outside, path.join(root, 'sub'));
+    fs.writeFileSync(path.join(outside, 'target'), 'keep');
+    fs.symlinkSync(path.join(outside, 'target'), path.join(root, 'file'));
+    put('a.zip', makeZip([{ name: 'sub/evil', data: 'x' }, { name: 'file', data: 'overwrite' }]));
+    const r = await sh('unzip -o -q a.zip');
+    expect(r.exit).not.toBe(0);
+    expect(fs.readdirSync(outside).sort()).toEqual(['target']);
+    expect(fs.readFileSync(path.join(outside, 'target'), 'utf8')).toBe('keep');
+    // the link itself may be replaced by a plain file (rename, never written through)
+    expect(fs.readdirSync(root).filter((n) => n.startsWith('.nosh-unzip'))).toEqual([]);
+  });
+});
+
+describe('unzip: encryption, CRC, sizes, truncation', () => {
+  it('refuses an encrypted entry with a clear message', async () => {
+    put('a.zip', makeZip([{ name: 'secret.txt', data: 'x'.repeat(24), size: 12, flags: 1 }]));
+    const r = await sh('unzip a.zip');
+    expect(r.stderr).toContain('encrypted entry: nosh does not decrypt');
+    expect(tree()).toEqual([]);
+    const t = await sh('unzip -t a.zip');
+    expect(t.exit).toBe(2);
+  });
+
+  it('unzip -t reports a CRC mismatch; extraction refuses that file but keeps the others', async () => {
+    put('a.zip', makeZip([{ name: 'bad.txt', data: 'hello', crc: 0x12345678 }, { name: 'good.txt', data: 'good' }]));
+    const t = await sh('unzip -t a.zip');
+    expect(t.stdout).toContain('    testing: bad.txt                  bad CRC');
+    expect(t.stdout).toContain('(should be 12345678)');
+    expect(t.stdout).toContain('At least one error was detected in a.zip.');
+    expect(t.exit).toBe(2);
+    const x = await sh('unzip -q a.zip');
+    expect(x.exit).toBe(2);
+    expect(x.stderr).toContain('bad.txt');
+    expect(tree()).toEqual(['good.txt 644 Z29vZA==']);
+  });
+
+  it('a declared size that lies (smaller than the data) stops at the declared size', async () => {
+    put('a.zip', makeZip([{ name: 'lie.txt', data: 'x'.repeat(5000), deflate: true, size: 10 }]));
+    const r = await sh('unzip -q a.zip');
+    expect(r.exit).toBe(2);
+    expect(r.stderr).toMatch(/too many bytes|size/);
+    expect(tree()).toEqual([]);
+    expect((await sh('unzip -t a.zip')).exit).toBe(2);
+  });
+
+  it('a declared size larger than the data is refused', async () => {
+    put('a.zip', makeZip([{ name: 'short.txt', data: 'abc', size: 3000 }]));
+    const r = await sh('unzip -q a.zip');
+    expect(r.exit).toBe(3); // yauzl refuses the stored entry's sizes: a damaged archive
+    expect(tree()).toEqual([]);
+  });
+
+  it('a truncated archive is refused without writing anything', async () => {
+    const z = makeZip([{ name: 'a.txt', data: 'a'.repeat(100) }, { name: 'b.txt', data: 'b'.repeat(100) }]);
+    put('a.zip', z.subarray(0, z.length - 30));
+    const r = await sh('unzip a.zip');
+    expect(r.exit).toBe(9);
+    expect(tree()).toEqual([]);
+  });
+
+  it('a corrupt deflate stream after a good entry leaves nothing behind (all or nothing)', async () => {
+    put('a.zip', makeZip([{ name: 'first.txt', data: 'first' }, { name: 'second.txt', raw: Buffer.from([0xff, 0xff, 0xff, 0xff, 0x00]), size: 100, crc: 1 }]));
+    const r = await sh('unzip a.zip -d out');
+    expect(r.exit).toBe(3);
+    expect(r.stderr).toContain('nothing was extracted');
+    expect(r.stderr).toContain('second.txt');
+    expect(tree()).toEqual(['out/']);
+  });
+});
+
+describe('unzip: bombs', () => {
+  it('refuses an entry whose declared ratio exceeds 200:1, before writing anything', async () => {
+    const big = Buffer.alloc(4 * 1024 * 1024);
+    put('a.zip', makeZip([{ name: 'ok.txt', data: 'fine' }, { name: 'bomb.bin', data: big, deflate: true }]));
+    const r = await sh('unzip a.zip');
+    expect(r.exit).toBe(3);
+    expect(r.stderr).toContain('bomb.bin: compression ratio');
+    expect(r.stderr).toContain('200:1');
+    expect(tree()).toEqual([]);
+  });
+
+  it('refuses overlapping entries (the "better zip bomb": entries sharing their data)', async () => {
+    const z = makeZip([{ name: 'a', data: 'shared data' }, { name: 'b', data: 'shared data', offset: 0 }]);
+    put('a.zip', z);
+    const r = await sh('unzip a.zip');
+    expect(r.exit).toBe(3);
+    expect(r.stderr).toContain('overlapping entries');
+    expect(tree()).toEqual([]);
+    expect((await sh('unzip -l a.zip')).exit).toBe(3);
+  });
+
+  it('leaves no staging folder after a stop', async () => {
+    put('a.zip', makeZip([{ name: 'x', raw: Buffer.from([0xff, 0xff]), size: 5, crc: 0 }]));
+    await sh('unzip a.zip');
+    expect(fs.readdirSync(root)).toEqual(['a.zip']);
+  });
+});
+
+describe('unzip: existing files, never a prompt', () => {
+  it('skips an existing file without -o, says how to overwrite, exit 1', async () => {
+    fs.writeFileSync(path.join(root, 'f.txt'), 'old');
+    put('a.zip', makeZip([{ name: 'f.txt', data: 'new' }, { name: 'g.txt', data: 'g' }]));
+    const r = await sh('unzip a.zip');
+    expect(r.exit).toBe(1);
+    expect(r.stderr).toContain('f.txt exists: not replaced');
+    expect(r.stderr).toContain('-o overwrites');
+    expect(tree()).toEqual(['f.txt 644 b2xk', 'g.txt 644 Zw==']);
+    expect((await sh('unzip -o -q a.zip')).exit).toBe(0);
+    expect(fs.readFileSync(path.join(root, 'f.txt'), 'utf8')).toBe('new');
+  });
+
+  it('is read-only for -l, -t, -p and zipinfo (mutates)', async () => {
+    put('a.zip', makeZip([{ name: 'f.txt', data: 'x' }]));
+    const ro = await createNosh({ root, threads: 1, role: 'critic' } as never).catch(() => null);
+    if (ro === null) return;
+    try {
+      for (const c of ['unzip -l a.zip', 'unzip -t a.zip', 'unzip -p a.zip', 'zipinfo a.zip', 'unzip -Z -1 a.zip']) {
+        const r = await ro.exec({ command: c });
+        expect(r.success && r.data.exit_code).toBe(0);
+      }
+    } finally {
+      await ro.close();
+    }
+  });
+});
+
+describe('round trip with the real tools', () => {
+  it('nosh reads what Info-ZIP zip wrote (deflated, nested), byte for byte', async () => {
+    const src = path.join(path.dirname(root), 'src');
+    fs.mkdirSync(path.join(src, 'd'), { recursive: true });
+    const big = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 251));
+    fs.writeFileSync(path.join(src, 'd', 'big.bin'), big);
+    fs.writeFileSync(path.join(src, 'small.txt'), 'small\n');
+    const z = spawnSync('zip', ['-qr', path.join(root, 'a.zip'), 'd', 'small.txt'], { cwd: src });
+    if (z.error) return; // no Info-ZIP zip on this machine
+    const r = await sh('unzip -q a.zip -d x');
+    expect(r.exit).toBe(0);
+    expect(fs.readFileSync(path.join(root, 'x', 'd', 'big.bin')).equals(big)).toBe(true);
+    expect(fs.readFileSync(path.join(root, 'x', 'small.txt'), 'utf8')).toBe('small\n');
+  });
+});
