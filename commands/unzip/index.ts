@@ -1,7 +1,7 @@
 // unzip (Info-ZIP UnZip 6.00): list (-l, -v), test (-t), pipe (-p), zipinfo mode (-Z) and
 // extraction (all or nothing, through a staging folder: see extract.ts), reading the archive
 // through the Vfs with yauzl. Never prompts: existing files are skipped unless -o.
-import { defineCommand, type CommandContext } from '../../src/command/index.js';
+import { defineCommand, helpText, versionText, type CommandContext } from '../../src/command/index.js';
 import { fnmatch } from '../../src/gnulib/fnmatch.js';
 import { ZipArchive, ZipError, hex8, type ZipEntry } from '../../src/gnulib/zipread.js';
 import { openZip, zipinfoMain, dateYmd, timeHm, compressionPct } from '../../src/gnulib/zipinfo.js';
@@ -122,6 +122,10 @@ const def = defineCommand({
     + 'the quota stops the whole extraction and leaves nothing behind. Symbolic links, devices and FIFOs\n'
     + 'are never created; encrypted entries are refused; unsafe names are skipped.',
   async run(ctx) {
+    if (ctx.args[0] === '--version' || ctx.args[0] === '--help') {
+      await ctx.stdout.write(ctx.args[0] === '--help' ? helpText(def) : versionText(def));
+      return 0;
+    }
     let a: UnzipArgs;
     try {
       a = parse(ctx.args);

@@ -1,8 +1,8 @@
 // zipinfo (Info-ZIP ZipInfo 3.00): the entries of a ZIP archive, in its formats; also `unzip -Z`.
-import { defineCommand } from '../../src/command/index.js';
+import { defineCommand, helpText, versionText } from '../../src/command/index.js';
 import { zipinfoMain } from '../../src/gnulib/zipinfo.js';
 
-export default defineCommand({
+const def = defineCommand({
   name: 'zipinfo',
   summary: 'List the entries of a ZIP archive: permissions, version, host, size, attributes, method, date and name (Info-ZIP ZipInfo 3.00).',
   usage: '[-12smlChMtTz] file[.zip] [list...] [-x xlist...]',
@@ -21,7 +21,12 @@ export default defineCommand({
     { key: 'T', short: 'T', help: 'print file times in sortable decimal format' },
     { key: 'x', short: 'x', help: 'exclude the filenames that follow' },
   ],
-  run(ctx) {
+  async run(ctx) {
+    if (ctx.args[0] === '--version' || ctx.args[0] === '--help') {
+      await ctx.stdout.write(ctx.args[0] === '--help' ? helpText(def) : versionText(def));
+      return 0;
+    }
     return zipinfoMain(ctx, ctx.args, 'zipinfo');
   },
 });
+export default def;
