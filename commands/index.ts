@@ -67,6 +67,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'unzip': () => import('./unzip/index.js'),
   'wc': () => import('./wc/index.js'),
   'xxd': () => import('./xxd/index.js'),
+  'zip': () => import('./zip/index.js'),
   'zipinfo': () => import('./zipinfo/index.js'),
 });
 
