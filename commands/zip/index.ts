@@ -105,7 +105,7 @@ export default def;
 function toGlobs(p: string[]): GlobMatcher[] { return p.map((x) => fnmatch(x)); }
 
 async function nothingToDo(ctx: CommandContext, archive: string): Promise<number> {
-  await ctx.stderr.write(`\nzip error: Nothing to do! (${archive})\n`);
+  await ctx.stdout.write(`\nzip error: Nothing to do! (${archive})\n`);
   return 12;
 }
 
@@ -139,7 +139,7 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
   const items: Item[] = [];
   if (a.del) {
     if (old === null) {
-      await ctx.stderr.write(`\nzip error: Nothing to do! (${archive})\n`);
+      await ctx.stdout.write(`\nzip error: Nothing to do! (${archive})\n`);
       return 12;
     }
     const globs = toGlobs(a.names);
@@ -151,7 +151,7 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
       lines.push(`deleting: ${e.name}`);
       return false;
     });
-    for (let i = 0; i < a.names.length; i++) if (!hit.has(i)) await ctx.stderr.write(`\tzip warning: name not matched: ${a.names[i]}\n`);
+    for (let i = 0; i < a.names.length; i++) if (!hit.has(i)) await ctx.stdout.write(`\tzip warning: name not matched: ${a.names[i]}\n`);
     if (lines.length === 0) return nothingToDo(ctx, archive);
   } else {
     const seen = new Set<string>();
@@ -172,11 +172,11 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
         st = ctx.fs.lstat(name, ctx.cwd);
       } catch (e) {
         if (!(e instanceof VfsError)) throw e;
-        await ctx.stderr.write(`\tzip warning: name not matched: ${name}\n`);
+        await ctx.stdout.write(`\tzip warning: name not matched: ${name}\n`);
         continue;
       }
       if (st.isSymbolicLink()) {
-        await ctx.stderr.write(`\tzip warning: skipping symbolic link ${name} (nosh never stores links)\n`);
+        await ctx.stdout.write(`\tzip warning: skipping symbolic link ${name} (nosh never stores links)\n`);
         continue;
       }
       if (!st.isDirectory()) {
@@ -187,12 +187,12 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
       if (!a.recurse) continue;
       for (const ev of walk(ctx.fs, name, ctx.cwd, { order: 'directory', includeStart: false })) {
         if (ev.kind === 'error') {
-          await ctx.stderr.write(`\tzip warning: could not open ${ev.path}\n`);
+          await ctx.stdout.write(`\tzip warning: could not open ${ev.path}\n`);
           continue;
         }
         if (ev.kind !== 'pre' && ev.kind !== 'file') continue;
         if (ev.type === 'symlink') {
-          await ctx.stderr.write(`\tzip warning: skipping symbolic link ${ev.path} (nosh never stores links)\n`);
+          await ctx.stdout.write(`\tzip warning: skipping symbolic link ${ev.path} (nosh never stores links)\n`);
           continue;
         }
         const s = ctx.fs.lstat(ev.path, ctx.cwd);
