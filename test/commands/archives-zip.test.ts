@@ -308,3 +308,57 @@ describe('round trip with the real tools', () => {
     expect(fs.readFileSync(path.join(root, 'x', 'small.txt'), 'utf8')).toBe('small\n');
   });
 });
+
+describe('zip', () => {
+  it('archives nosh writes pass the real unzip -t, and nosh reads them back', async () => {
+    fs.mkdirSync(path.join(root, 'd', 'sub'), { recursive: true });
+    const big = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 31) % 97));
+    fs.writeFileSync(path.join(root, 'd', 'big.bin'), big);
+    fs.writeFileSync(path.join(root, 'd', 'sub', 'x.txt'), 'x\n');
+    fs.writeFileSync(path.join(root, 'top.txt'), '');
+    const z = await sh('zip -r out.zip d top.txt');
+    expect(z.exit).toBe(0);
+    expect(z.stdout).toContain('  adding: d/big.bin (deflated');
+    const t = spawnSync('unzip', ['-t', path.join(root, 'out.zip')], { env: { LC_ALL: 'C', PATH: process.env.PATH } });
+    if (!t.error) {
+      expect(t.status).toBe(0);
+      expect(t.stdout.toString()).toContain('No errors detected in compressed data');
+    }
+    const back = await sh('unzip -q out.zip -d back');
+    expect(back.exit).toBe(0);
+    expect(fs.readFileSync(path.join(root, 'back', 'd', 'big.bin')).equals(big)).toBe(true);
+    // -d and -u rewrite the archive: still valid
+    expect((await sh('zip -d out.zip top.txt')).stdout).toBe('deleting: top.txt\n');
+    expect((await sh('unzip -Z -1 out.zip')).stdout).toBe('d/\nd/big.bin\nd/sub/\nd/sub/x.txt\n');
+  });
+
+  it('refuses -y (links), -e and -P (encryption)', async () => {
+    fs.writeFileSync(path.join(root, 'f'), 'x');
+    for (const c of ['zip -y a.zip f', 'zip -e a.zip f', 'zip -P secret a.zip f', 'zip -rP secret a.zip f']) {
+      const r = await sh(c);
+      expect(r.exit).toBe(16);
+      expect(r.stderr).toMatch(/refused/);
+    }
+    expect(fs.existsSync(path.join(root, 'a.zip'))).toBe(false);
+  });
+
+  it('never stores a symbolic link (or what it points to) with -r', async () => {
+    fs.mkdirSync(path.join(root, 'd'));
+    fs.writeFileSync(path.join(outside, 'secret'), 'outside');
+    fs.symlinkSync(path.join(outside, 'secret'), path.join(root, 'd', 'ln'));
+    fs.symlinkSync(outside, path.join(root, 'd', 'dirln'));
+    fs.writeFileSync(path.join(root, 'd', 'ok'), 'ok');
+    const r = await sh('zip -r z.zip d');
+    expect(r.stdout).toContain('skipping symbolic link d/ln');
+    expect((await sh('unzip -Z -1 z.zip')).stdout).toBe('d/\nd/ok\n');
+    expect((await sh('unzip -p z.zip')).stdout).toBe('ok');
+  });
+
+  it('-m moves the files into the archive (the sources are removed only after it is written)', async () => {
+    fs.writeFileSync(path.join(root, 'm1'), 'one');
+    const r = await sh('zip -m mv.zip m1');
+    expect(r.exit).toBe(0);
+    expect(fs.existsSync(path.join(root, 'm1'))).toBe(false);
+    expect((await sh('unzip -p mv.zip m1')).stdout).toBe('one');
+  });
+});
