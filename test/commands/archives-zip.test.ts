@@ -362,3 +362,35 @@ describe('zip', () => {
     expect((await sh('unzip -p mv.zip m1')).stdout).toBe('one');
   });
 });
+
+describe('unzip: the quota stops the whole extraction', () => {
+  it('a quota stop leaves nothing behind (no file, no staging folder) and names the entry', async () => {
+    const base = tempDir('nosh-zipq-');
+    const q = await createNosh({ base, threads: 1, quotas: { userMb: 1, groupMb: 1, sessionMb: 1 } });
+    try {
+      const ctx = { user: 'alice' };
+      const rand = (n: number) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 2654435761) >>> 24));
+      const zip = makeZip([{ name: 'one.bin', data: rand(300_000) }, { name: 'two.bin', data: rand(300_000) }]);
+      const w = await q.call('write', { context: ctx, path: 'a.zip', content_base64: zip.toString('base64') });
+      expect(w.success).toBe(true);
+      const r = await q.call('exec', { context: ctx, command: 'unzip a.zip -d out' }) as { success: boolean; data: { exit_code: number; stderr: string } };
+      expect(r.success).toBe(true);
+      expect(r.data.exit_code).toBe(3);
+      expect(r.data.stderr).toContain('nothing was extracted');
+      expect(r.data.stderr).toContain('two.bin');
+      const ls = await q.call('exec', { context: ctx, command: 'ls -A out' }) as { data: { stdout: string } };
+      expect(ls.data.stdout).toBe('');
+    } finally {
+      await q.close();
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it('blocked names of the zone apply to extracted entries', async () => {
+    put('a.zip', makeZip([{ name: '.env', data: 'SECRET=1' }, { name: 'ok', data: 'ok' }]));
+    const r = await sh('unzip -q a.zip');
+    expect(r.exit).not.toBe(0);
+    expect(fs.existsSync(path.join(root, '.env'))).toBe(false);
+    expect(fs.readFileSync(path.join(root, 'ok'), 'utf8')).toBe('ok');
+  });
+});
