@@ -1,8 +1,15 @@
 // Info-ZIP's zipinfo (also `unzip -Z`): the archive's entries in its formats (-1 -2 -s -m -l,
 // -h header, -t totals, -T sortable dates), and opening an archive by Info-ZIP's name rules
 // (NAME, NAME.zip, NAME.ZIP) with its messages and exit codes.
-import type { CommandContext } from '../command/index.js';
-import { VfsError, type RandomReader } from '../vfs/index.js';
+import { VfsError, type RandomReader, type Vfs } from '../vfs/index.js';
+
+/** What these functions need of a command's context (structurally: a CommandContext is one). */
+export interface ZipContext {
+  fs: Vfs;
+  cwd: string;
+  stdout: { write(data: Uint8Array | string): void | Promise<void> };
+  stderr: { write(data: Uint8Array | string): void | Promise<void> };
+}
 import { fnmatch } from './fnmatch.js';
 import { ZipArchive, ZipError, type ZipEntry } from './zipread.js';
 
@@ -29,7 +36,7 @@ export function compressionPct(size: number, csize: number): string {
  * Opens NAME (else NAME.zip, NAME.ZIP) and reads its directory. On failure prints Info-ZIP's
  * message and returns the exit status (9: not found or not a zip file; 3: a damaged archive).
  */
-export async function openZip(ctx: CommandContext, name: string, prog: string, announce: boolean, zipinfo = false): Promise<{ zip: ZipArchive; shown: string } | number> {
+export async function openZip(ctx: ZipContext, name: string, prog: string, announce: boolean, zipinfo = false): Promise<{ zip: ZipArchive; shown: string } | number> {
   // zipinfo prints its messages on standard output
   const err = zipinfo ? ctx.stdout : ctx.stderr;
   let r: RandomReader | null = null;
@@ -126,7 +133,7 @@ function entryLine(e: ZipEntry, fmt: 's' | 'm' | 'l', decimal: boolean): string 
 }
 
 /** The zipinfo command (argv after its name); `prog` names it in messages. */
-export async function zipinfoMain(ctx: CommandContext, args: string[], prog: string): Promise<number> {
+export async function zipinfoMain(ctx: ZipContext, args: string[], prog: string): Promise<number> {
   let fmt: '1' | '2' | 's' | 'm' | 'l' = 's';
   let header: boolean | null = null;
   let totals: boolean | null = null;
