@@ -242,9 +242,12 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
       if ('raw' in x) {
         // an entry kept from the old archive: its bytes inflated and compressed again
         const e = x;
-        const opts = { mtime: e.mtime, mode: e.unixMode || (e.isDir ? 0o40755 : 0o100644), compress: e.method === 8, forceDosTimestamp: a.noExtra };
+        const opts = { mtime: e.mtime, mode: e.unixMode || (e.isDir ? 0o40755 : 0o100644), forceDosTimestamp: a.noExtra };
         if (e.isDir) zf.addEmptyDirectory(e.name, { mtime: opts.mtime, mode: opts.mode, forceDosTimestamp: opts.forceDosTimestamp });
-        else zf.addBuffer(await collect(old!.data(e)), e.name, opts);
+        else {
+          const { Readable } = await import('node:stream');
+          zf.addReadStream(Readable.from(old!.data(e)), e.name, e.method === 8 ? { ...opts, size: e.size } : { ...opts, compress: false, size: e.size });
+        }
         continue;
       }
       const it = x;
@@ -311,10 +314,4 @@ function sameFile(ctx: CommandContext, p: string, archive: string): boolean {
   } catch {
     return false;
   }
-}
-
-async function collect(it: AsyncIterable<Buffer>): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const c of it) parts.push(c);
-  return Buffer.concat(parts);
 }

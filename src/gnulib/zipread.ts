@@ -84,7 +84,7 @@ function utMtime(extra: { id: number; data: Buffer }[]): Date | null {
 }
 
 export class ZipArchive {
-  private constructor(private readonly zf: yauzl.ZipFile, readonly entries: ZipEntry[], readonly size: number, readonly comment: string) {}
+  private constructor(private readonly zf: yauzl.ZipFile, readonly entries: ZipEntry[], readonly size: number, readonly comment: string, private readonly reader: RandomReader) {}
 
   /** Opens and reads the whole central directory, with the archive-level checks. */
   static async open(r: RandomReader): Promise<ZipArchive> {
@@ -126,7 +126,7 @@ export class ZipArchive {
       throw e;
     }
     const comment = Buffer.isBuffer(zf.comment) ? decodeName(zf.comment as unknown as Buffer, false) : String(zf.comment ?? '');
-    const a = new ZipArchive(zf, entries, r.size, comment);
+    const a = new ZipArchive(zf, entries, r.size, comment, r);
     try {
       a.checkOverlap();
     } catch (e) {
@@ -166,6 +166,7 @@ export class ZipArchive {
   async *data(e: ZipEntry): AsyncGenerator<Buffer> {
     if (e.encrypted) throw new ZipError('encrypted entry (nosh does not decrypt)', 'encrypted');
     if (e.method !== 0 && e.method !== 8) throw new ZipError(`unsupported compression method ${e.method}`, 'method');
+    this.checkLocalHeader(e);
     const stream = await new Promise<Readable>((res, rej) => this.zf.openReadStream(e.raw, (err, s) => (err ? rej(new ZipError(err.message, 'format')) : res(s as Readable))));
     let crc = 0;
     let n = 0;
@@ -185,6 +186,21 @@ export class ZipArchive {
     }
     if (n !== e.size) throw new ZipError(`size mismatch: ${n} bytes, ${e.size} declared`, 'size');
     if ((crc >>> 0) !== e.crc) throw new ZipError(`bad CRC ${hex8(crc >>> 0)}  (should be ${hex8(e.crc)})`, 'crc');
+  }
+
+  /** The local header must agree with the central directory (name, method; sizes unless deferred). */
+  private checkLocalHeader(e: ZipEntry): void {
+    const central = e.raw.fileName as unknown as Buffer;
+    const h = Buffer.alloc(30 + central.length);
+    const got = this.reader.readAt(h, e.offset);
+    if (got < 30 || h.readUInt32LE(0) !== 0x04034b50) throw new ZipError('no local header where the central directory says (damaged archive?)', 'format');
+    const nameLen = h.readUInt16LE(26);
+    const method = h.readUInt16LE(8);
+    const flags = h.readUInt16LE(6);
+    const disagree = nameLen !== central.length || !h.subarray(30, 30 + nameLen).equals(central) ? 'name'
+      : method !== e.method ? 'compression method'
+      : !(flags & 8) && h.readUInt32LE(18) !== 0xffffffff && (h.readUInt32LE(18) !== e.csize || h.readUInt32LE(22) !== e.size) ? 'sizes' : null;
+    if (disagree) throw new ZipError(`the local header disagrees with the central directory (${disagree})`, 'format');
   }
 
   close(): void {

@@ -408,3 +408,27 @@ describe('unzip: the quota stops the whole extraction', () => {
     expect(fs.readFileSync(path.join(root, 'ok'), 'utf8')).toBe('ok');
   });
 });
+
+describe('unzip: local header against the central directory', () => {
+  it('refuses an entry whose local header names another file (nothing extracted)', async () => {
+    const z = makeZip([{ name: 'good.txt', data: 'g' }, { name: 'evil.txt', data: 'e' }]);
+    // rename the second local header's file to 'EVIL.txt' (the central directory still says evil.txt)
+    const at = z.indexOf(Buffer.from('evil.txt'));
+    z.write('EVIL', at);
+    put('a.zip', z);
+    const r = await sh('unzip a.zip');
+    expect(r.exit).toBe(3);
+    expect(r.stderr).toContain('local header disagrees with the central directory (name)');
+    expect(tree()).toEqual([]);
+    expect((await sh('unzip -t a.zip')).exit).toBe(2);
+  });
+
+  it('refuses a local header whose sizes disagree', async () => {
+    const z = makeZip([{ name: 'a.txt', data: 'hello' }]);
+    z.writeUInt32LE(999, 22); // local uncompressed size
+    put('a.zip', z);
+    const r = await sh('unzip -t a.zip');
+    expect(r.exit).toBe(2);
+    expect(r.stdout).toContain('(sizes)');
+  });
+});
