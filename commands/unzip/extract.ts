@@ -107,9 +107,14 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
     plan.push({ e, rel });
   }
   // 2. stage: inflate every file into a hidden folder beside its destination
-  if (o.exdir !== '' && !ctx.fs.exists(o.exdir, ctx.cwd)) makeDirs(ctx, '', o.exdir);
   const staging = join(o.exdir, `.nosh-unzip-${randomBytes(6).toString('hex')}`);
-  ctx.fs.mkdir(staging, ctx.cwd, 0o700);
+  try {
+    if (o.exdir !== '' && !ctx.fs.exists(o.exdir, ctx.cwd)) makeDirs(ctx, '', o.exdir);
+    ctx.fs.mkdir(staging, ctx.cwd, 0o700);
+  } catch (err) {
+    if (err instanceof VfsError) throw new StopAll(`cannot create ${err.path}: ${err.reason}`);
+    throw err;
+  }
   const ready: { p: Planned; staged: string | null }[] = [];
   try {
     let n = 0;
