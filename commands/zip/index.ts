@@ -156,15 +156,16 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
   } else {
     const seen = new Set<string>();
     const add = (name: string, path: string | null, st: { mode: number; mtime: Date; size: number }, isDir: boolean) => {
-      if (a.noDirs && isDir) return;
+      if ((a.noDirs && isDir) || name === '') return;
       if (!wanted(name) || seen.has(name)) return;
       seen.add(name);
       items.push({ name, path, isDir, mode: st.mode, mtime: st.mtime, size: isDir ? 0 : st.size });
     };
+    // Info-ZIP's names: no leading '/', no '.' or '..' components (an empty name is no entry)
     const entryName = (p: string, isDir: boolean): string => {
-      let n = p.replace(/^(\.\/)+/, '').replace(/^\/+/, '').replace(/\/+$/, '');
+      let n = p.split('/').filter((c) => c !== '' && c !== '.' && c !== '..').join('/');
       if (a.junk) n = n.slice(n.lastIndexOf('/') + 1);
-      return isDir ? n + '/' : n;
+      return n === '' ? '' : isDir ? n + '/' : n;
     };
     for (const name of a.names) {
       let st;
