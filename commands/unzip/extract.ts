@@ -58,7 +58,7 @@ function removeTree(ctx: CommandContext, path: string): void {
   }
 }
 
-interface Planned { e: ZipEntry; rel: string }
+interface Planned { e: ZipEntry; rel: string; warning?: string; absolute?: string }
 
 /** Returns the exit status (Info-ZIP's: 0, 1 warnings, 2 an entry failed, 50 disk full). */
 export async function extract(ctx: CommandContext, zip: ZipArchive, selected: ZipEntry[], o: ExtractOptions): Promise<number> {
@@ -80,10 +80,11 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
       status = Math.max(status, 1);
       continue;
     }
-    if (safe.warning) {
-      await warn(safe.warning);
-      status = Math.max(status, 1);
-    }
+    // Info-ZIP: skipped '../' components are a warning on stdout in the listing (exit 1); a
+    // stripped leading '/' is said on stderr
+    const dotdot = safe.warning?.includes('"../"') ? safe.warning : undefined;
+    if (dotdot) status = Math.max(status, 1);
+    const absolute = safe.warning !== undefined && !dotdot ? safe.warning : undefined;
     const kind = specialKind(e);
     if (kind) {
       await warn(`    skipping: ${e.name}  ${kind} entries are never created by nosh`);
@@ -104,7 +105,7 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
     }
     total += e.size;
     if (total > ZIP_LIMITS.maxTotalBytes) throw new StopAll(`${e.name}: the entries declare more than ${ZIP_LIMITS.maxTotalBytes} bytes in all (a zip bomb?)`);
-    plan.push({ e, rel });
+    plan.push({ e, rel, warning: dotdot, absolute });
   }
   // 2. stage: inflate every file into a hidden folder beside its destination
   const staging = join(o.exdir, `.nosh-unzip-${randomBytes(6).toString('hex')}`);
@@ -161,6 +162,8 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
     // 3. move into place, in archive order, with Info-ZIP's lines
     for (const { p, staged } of ready) {
       const dest = join(o.exdir, p.rel);
+      if (p.warning && o.quiet === 0) await ctx.stdout.write(p.warning + '\n');
+      if (p.absolute) await ctx.stderr.write(p.absolute + '\n');
       const link = linkOnTheWay(ctx, o.exdir, p.rel, p.e.isDir);
       if (link !== null) {
         await warn(`    skipping: ${p.e.name}  would be written through the symbolic link ${link}`);

@@ -117,9 +117,9 @@ function tree(): string[] {
 describe('unzip: entry names', () => {
   it('strips ../ and leading / as Info-ZIP does: everything stays inside the destination', async () => {
     put('a.zip', makeZip([{ name: '../../outside/evil', data: 'x' }, { name: '/abs/evil2', data: 'y' }]));
-    const r = await sh('unzip -q a.zip -d dest');
-    expect(r.stderr).toContain('skipped "../" path component(s) in ../../outside/evil');
-    expect(r.stderr).toContain('stripped absolute path spec from /abs/evil2');
+    const r = await sh('unzip a.zip -d dest');
+    expect(r.stdout).toContain('warning:  skipped "../" path component(s) in ../../outside/evil\n extracting: dest/outside/evil');
+    expect(r.stderr).toBe('warning:  stripped absolute path spec from /abs/evil2\n');
     expect(r.exit).toBe(1);
     expect(fs.readdirSync(outside)).toEqual([]);
     expect(tree()).toEqual(['dest/', 'dest/abs/', 'dest/abs/evil2 644 eQ==', 'dest/outside/', 'dest/outside/evil 644 eA==']);
