@@ -81,10 +81,13 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'uname': () => import('./uname/index.js'),
   'unexpand': () => import('./unexpand/index.js'),
   'uniq': () => import('./uniq/index.js'),
+  'unzip': () => import('./unzip/index.js'),
   'wc': () => import('./wc/index.js'),
   'xxd': () => import('./xxd/index.js'),
   'yes': () => import('./yes/index.js'),
   'zcat': () => import('./gzip/index.js'),
+  'zip': () => import('./zip/index.js'),
+  'zipinfo': () => import('./zipinfo/index.js'),
 });
 
 const cache = new Map<string, CommandDef>();

@@ -25,6 +25,7 @@ const reference: Record<string, string> = {
   rev: 'util-linux 2.38.1', xxd: 'xxd 2022-01-14', strings: 'GNU strings (GNU Binutils for Debian) 2.40',
   hexdump: 'hexdump from util-linux 2.38.1', hd: 'hexdump from util-linux 2.38.1',
   gzip: 'gzip 1.12', gunzip: 'gzip 1.12', zcat: 'gzip 1.12', tar: 'GNU tar 1.34',
+  zip: 'Zip 3.0 (July 5th 2008), by Info-ZIP.', unzip: 'UnZip 6.00 of 20 April 2009, by Debian. Original by Info-ZIP.', zipinfo: 'ZipInfo 3.00 of 20 April 2009, by Greg Roelofs and the Info-ZIP group.',
 };
 /** As bash's builtins, which the GNU cases run: they take --version as an operand or ignore it. */
 const builtins = new Set(['echo', 'true', 'false', 'pwd', 'test']); // (coreutils test, as its builtin, takes --version as a string: true, silent)

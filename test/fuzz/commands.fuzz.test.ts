@@ -175,11 +175,16 @@ const JS_LEAK = /^\s+at |\b(TypeError|RangeError|SyntaxError|ReferenceError|Inva
  * "Two strings must be given when translating.", the "Try 'prog --help'" tail), so later
  * lines are only checked for leaked JS error text.
  */
+/** Info-ZIP's tools do not print GNU's `prog: message`: their first lines as they print them. */
+const INFO_ZIP = new Set(['zip', 'unzip', 'zipinfo']);
+const INFO_ZIP_FIRST = /^(\s*(zip|unzip|zipinfo)( error| warning| I\/O error)?: |\s*(caution|warning|error|skipping): |  End-of-central-directory signature not found|$)/;
+
 function checkStderr(prefixes: string[], stderr: string): string[] {
   if (stderr === '') return [];
   const lines = stderr.split('\n');
   const problems: string[] = [];
-  if (!prefixes.some((p) => lines[0]!.startsWith(`${p}: `)) && !lines[0]!.startsWith('Usage: ')) {
+  const infoZip = prefixes.some((p) => INFO_ZIP.has(p)) && INFO_ZIP_FIRST.test(lines[0]!);
+  if (!infoZip && !prefixes.some((p) => lines[0]!.startsWith(`${p}: `)) && !lines[0]!.startsWith('Usage: ')) {
     problems.push(`stderr does not start with \`${prefixes.join('|')}: \`: ${JSON.stringify(stderr.slice(0, 400))}`);
   }
   const leak = lines.find((l) => JS_LEAK.test(l));
@@ -191,6 +196,11 @@ function checkStderr(prefixes: string[], stderr: string): string[] {
 const EXTRA_CODES: Record<string, number[]> = {
   // GNU sed: 4 = "an I/O error, or a serious processing problem during runtime" (read error on a directory, missing label).
   sed: [4],
+  // Info-ZIP: 3 damaged archive (or a bomb stopped), 9 not found / not a zip, 11 no matching member,
+  // 12 zip "nothing to do", 14 write error, 16 bad arguments (usage statuses are 10 and 16).
+  unzip: [3, 9, 11],
+  zipinfo: [3, 9, 11],
+  zip: [3, 12, 14],
 };
 
 /** sed's q/Q take the exit code as an argument (`q5`): any code is then the user's choice. */

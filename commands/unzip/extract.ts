@@ -1,0 +1,221 @@
+// unzip's extraction, all or nothing: every selected entry is written into a staging folder
+// inside the destination, then moved into place at the end. A bomb, limit or quota stop removes
+// the staging folder: nothing is left behind. Links, devices and FIFOs are never created, no
+// entry is written through an existing symbolic link, and encrypted or corrupt entries are refused.
+import { randomBytes } from 'node:crypto';
+import type { CommandContext } from '../../src/command/index.js';
+import { walk } from '../../src/vfs/walk.js';
+import { VfsError } from '../../src/vfs/index.js';
+import { ZIP_LIMITS, ZipArchive, ZipError, safeEntryPath, specialKind, type ZipEntry } from '../../src/gnulib/zipread.js';
+
+export interface ExtractOptions {
+  exdir: string;
+  overwrite: 'ask' | 'always' | 'never';
+  junk: boolean;
+  quiet: number;
+}
+
+/** Thrown to stop the whole extraction (nothing is moved into place). */
+export class StopAll extends Error {}
+
+function join(dir: string, rel: string): string {
+  if (dir === '' || dir === '.') return rel;
+  return dir.endsWith('/') ? dir + rel : `${dir}/${rel}`;
+}
+
+function pad23(s: string): string {
+  return s.length >= 23 ? s : s + ' '.repeat(23 - s.length);
+}
+
+/** The first existing component of `path` below `base` that is a symbolic link, or null. */
+function linkOnTheWay(ctx: CommandContext, base: string, rel: string, includeLast: boolean): string | null {
+  const parts = rel.split('/');
+  const upto = includeLast ? parts.length : parts.length - 1;
+  let p = base;
+  for (let i = 0; i < upto; i++) {
+    p = join(p, parts[i]!);
+    let st;
+    try {
+      st = ctx.fs.lstat(p, ctx.cwd);
+    } catch (e) {
+      if (e instanceof VfsError) return null;
+      throw e;
+    }
+    if (st.isSymbolicLink()) return p;
+    if (!st.isDirectory()) return null;
+  }
+  return null;
+}
+
+function removeTree(ctx: CommandContext, path: string): void {
+  try {
+    for (const ev of walk(ctx.fs, path, ctx.cwd, { postOrder: true })) {
+      if (ev.kind === 'file') ctx.fs.unlink(ev.path, ctx.cwd);
+      else if (ev.kind === 'post') ctx.fs.rmdir(ev.path, ctx.cwd);
+    }
+  } catch (e) {
+    if (!(e instanceof VfsError)) throw e;
+  }
+}
+
+interface Planned { e: ZipEntry; rel: string; warning?: string; absolute?: string }
+
+/** Returns the exit status (Info-ZIP's: 0, 1 warnings, 2 an entry failed, 50 disk full). */
+export async function extract(ctx: CommandContext, zip: ZipArchive, selected: ZipEntry[], o: ExtractOptions): Promise<number> {
+  let status = 0;
+  const warn = async (line: string) => {
+    await ctx.stderr.write(line + '\n');
+  };
+  const say = async (line: string) => {
+    if (o.quiet === 0) await ctx.stdout.write(line + '\n');
+  };
+  // 1. plan: names, kinds, declared sizes (nothing written yet)
+  const plan: Planned[] = [];
+  let total = 0;
+  const skippedExisting: string[] = [];
+  for (const e of selected) {
+    const safe = safeEntryPath(e.name);
+    if (safe.path === null) {
+      await warn(`    skipping: ${e.name.replace(/[\0-\x1f]/g, '?')}  unsafe entry name (${safe.reason})`);
+      status = Math.max(status, 1);
+      continue;
+    }
+    // Info-ZIP: skipped '../' components are a warning on stdout in the listing (exit 1); a
+    // stripped leading '/' is said on stderr
+    const dotdot = safe.warning?.includes('"../"') ? safe.warning : undefined;
+    if (dotdot) status = Math.max(status, 1);
+    const absolute = safe.warning !== undefined && !dotdot ? safe.warning : undefined;
+    const kind = specialKind(e);
+    if (kind) {
+      await warn(`    skipping: ${e.name}  ${kind} entries are never created by nosh`);
+      status = Math.max(status, 1);
+      continue;
+    }
+    if (e.encrypted) {
+      await warn(`    skipping: ${e.name}  encrypted entry: nosh does not decrypt (unpack it elsewhere with its password)`);
+      status = Math.max(status, 1);
+      continue;
+    }
+    const ratio = ZipArchive.ratioProblem(e);
+    if (ratio) throw new StopAll(`${e.name}: ${ratio}`);
+    let rel = safe.path;
+    if (o.junk) {
+      if (e.isDir) continue;
+      rel = rel.slice(rel.lastIndexOf('/') + 1);
+    }
+    total += e.size;
+    if (total > ZIP_LIMITS.maxTotalBytes) throw new StopAll(`${e.name}: the entries declare more than ${ZIP_LIMITS.maxTotalBytes} bytes in all (a zip bomb?)`);
+    plan.push({ e, rel, warning: dotdot, absolute });
+  }
+  // 2. stage: inflate every file into a hidden folder beside its destination
+  const staging = join(o.exdir, `.nosh-unzip-${randomBytes(6).toString('hex')}`);
+  try {
+    if (o.exdir !== '' && !ctx.fs.exists(o.exdir, ctx.cwd)) makeDirs(ctx, '', o.exdir);
+    ctx.fs.mkdir(staging, ctx.cwd, 0o700);
+  } catch (err) {
+    if (err instanceof VfsError) throw new StopAll(`cannot create ${err.path}: ${err.reason}`);
+    throw err;
+  }
+  const ready: { p: Planned; staged: string | null }[] = [];
+  try {
+    let n = 0;
+    for (const p of plan) {
+      const dest = join(o.exdir, p.rel);
+      if (!p.e.isDir) {
+        let exists = false;
+        try {
+          ctx.fs.lstat(dest, ctx.cwd);
+          exists = true;
+        } catch (err) {
+          if (!(err instanceof VfsError)) throw err;
+        }
+        if (exists && o.overwrite !== 'always') {
+          if (o.overwrite === 'ask') skippedExisting.push(dest);
+          continue;
+        }
+      }
+      if (p.e.isDir) {
+        ready.push({ p, staged: null });
+        continue;
+      }
+      const staged = join(staging, String(n++));
+      const w = ctx.fs.createWriter(staged, ctx.cwd, { mode: 0o600 });
+      try {
+        for await (const chunk of zip.data(p.e)) {
+          if (ctx.signal.aborted) throw new StopAll('interrupted');
+          w.write(chunk);
+        }
+        w.commit();
+        ready.push({ p, staged });
+      } catch (err) {
+        w.abort();
+        if (err instanceof ZipError && (err.kind === 'crc' || err.kind === 'size' || err.kind === 'method')) {
+          await warn(`${p.e.name}:  ${err.message}; not extracted`);
+          status = 2;
+          continue;
+        }
+        if (err instanceof ZipError) throw new StopAll(`${p.e.name}: ${err.message}`);
+        if (err instanceof VfsError) throw new StopAll(`${p.e.name}: ${err.reason}`);
+        throw err;
+      }
+    }
+    // 3. move into place, in archive order, with Info-ZIP's lines
+    for (const { p, staged } of ready) {
+      const dest = join(o.exdir, p.rel);
+      if (p.warning && o.quiet === 0) await ctx.stdout.write(p.warning + '\n');
+      if (p.absolute) await ctx.stderr.write(p.absolute + '\n');
+      const link = linkOnTheWay(ctx, o.exdir, p.rel, p.e.isDir);
+      if (link !== null) {
+        await warn(`    skipping: ${p.e.name}  would be written through the symbolic link ${link}`);
+        status = Math.max(status, 1);
+        continue;
+      }
+      try {
+        if (p.e.isDir) {
+          if (!ctx.fs.exists(dest, ctx.cwd)) {
+            makeDirs(ctx, o.exdir, p.rel);
+            await say(`   creating: ${dest}/`);
+          }
+          continue;
+        }
+        const slash = p.rel.lastIndexOf('/');
+        if (slash > 0) makeDirs(ctx, o.exdir, p.rel.slice(0, slash));
+        await say(`${p.e.method === 0 ? ' extracting' : '  inflating'}: ${pad23(dest)} `);
+        ctx.fs.rename(staged!, dest, ctx.cwd);
+        const mode = p.e.unixMode & 0o777;
+        ctx.fs.chmod(dest, mode !== 0 ? mode : 0o644, ctx.cwd);
+        const t = p.e.mtime.getTime() / 1000;
+        ctx.fs.utimes(dest, t, t, ctx.cwd);
+      } catch (err) {
+        if (!(err instanceof VfsError)) throw err;
+        await warn(`error:  cannot create ${dest}\n        ${err.reason}`);
+        status = Math.max(status, 1);
+      }
+    }
+  } finally {
+    removeTree(ctx, staging);
+  }
+  if (skippedExisting.length > 0) {
+    for (const d of skippedExisting) await warn(`unzip: ${d} exists: not replaced (nosh never prompts; -o overwrites, -n skips silently)`);
+    status = Math.max(status, 1);
+  }
+  return status;
+}
+
+/** mkdir -p of base/rel, refusing to go through a symbolic link. */
+function makeDirs(ctx: CommandContext, base: string, rel: string): void {
+  let p = base;
+  for (const part of rel.split('/')) {
+    p = join(p, part);
+    let st;
+    try {
+      st = ctx.fs.lstat(p, ctx.cwd);
+    } catch (e) {
+      if (!(e instanceof VfsError) || e.errno !== 'ENOENT') throw e;
+      ctx.fs.mkdir(p, ctx.cwd);
+      continue;
+    }
+    if (st.isSymbolicLink()) throw new VfsError('ELOOP', p);
+    if (!st.isDirectory()) throw new VfsError('ENOTDIR', p);
+  }
+}

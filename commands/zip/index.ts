@@ -1,0 +1,318 @@
+// zip (Info-ZIP Zip 3.0) with yazl: add, update (-u), delete (-d) and move (-m) entries, -r through
+// the Vfs walk(). The archive is rewritten whole through an atomic writer (temp + rename): an
+// existing archive's kept entries are re-read from it. Symbolic links are never stored; no encryption.
+import * as zlib from 'node:zlib';
+import * as yazl from 'yazl';
+import { defineCommand, helpText, versionText, type CommandContext } from '../../src/command/index.js';
+import { fnmatch, type GlobMatcher } from '../../src/gnulib/fnmatch.js';
+import { ZipArchive, type ZipEntry } from '../../src/gnulib/zipread.js';
+import { compressionPct } from '../../src/gnulib/zipinfo.js';
+import { VfsError } from '../../src/vfs/index.js';
+import { walk } from '../../src/vfs/walk.js';
+
+/** Files up to this size are read whole, so a deflate that does not pay is stored instead. */
+const WHOLE = 8 * 1024 * 1024;
+
+interface ZipArgs {
+  recurse: boolean; junk: boolean; quiet: boolean; level: number; update: boolean; del: boolean; move: boolean;
+  noDirs: boolean; noExtra: boolean; archive: string | null; names: string[]; excludes: string[]; includes: string[];
+}
+
+class Refused extends Error { constructor(message: string, readonly status: number) { super(message); } }
+
+function parse(args: string[]): ZipArgs {
+  const a: ZipArgs = { recurse: false, junk: false, quiet: false, level: 6, update: false, del: false, move: false, noDirs: false, noExtra: false, archive: null, names: [], excludes: [], includes: [] };
+  let list: string[] | null = null;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg.startsWith('-') && arg.length > 1) {
+      list = null;
+      for (let j = 1; j < arg.length; j++) {
+        const c = arg[j]!;
+        if (c >= '0' && c <= '9') a.level = Number(c);
+        else if (c === 'r') a.recurse = true;
+        else if (c === 'j') a.junk = true;
+        else if (c === 'q') a.quiet = true;
+        else if (c === 'u') a.update = true;
+        else if (c === 'd') a.del = true;
+        else if (c === 'm') a.move = true;
+        else if (c === 'D') a.noDirs = true;
+        else if (c === 'X') a.noExtra = true;
+        else if (c === 'x') list = a.excludes;
+        else if (c === 'i') list = a.includes;
+        else if (c === 'y') throw new Refused('zip error: -y (store symbolic links as links) is refused: nosh never stores or creates symbolic links', 16);
+        else if (c === 'e' || c === 'P') throw new Refused(`zip error: -${c} (encryption) is refused: nosh does not encrypt archives (zip encryption is weak anyway; encrypt the archive elsewhere)`, 16);
+        else throw new Refused(`zip error: Invalid command arguments (short option '${c}' not supported)`, 16);
+      }
+      continue;
+    }
+    if (list !== null) list.push(arg);
+    else if (a.archive === null) a.archive = arg;
+    else a.names.push(arg);
+  }
+  return a;
+}
+
+interface Item { name: string; path: string | null; isDir: boolean; mode: number; mtime: Date; size: number; old?: ZipEntry }
+
+const def = defineCommand({
+  name: 'zip',
+  summary: 'Package and compress files into a ZIP archive (Info-ZIP Zip 3.0): add, update (-u), delete (-d), move (-m).',
+  usage: '[-options] [-b path] [-t mmddyyyy] [-n suffixes] [zipfile list] [-xi list]',
+  parse: 'raw',
+  usageStatus: 16,
+  reference: 'Zip 3.0 (July 5th 2008), by Info-ZIP.',
+  mutates: (args) => !args.some((x) => x === '--help' || x === '--version'),
+  flags: [
+    { key: 'r', short: 'r', help: 'recurse into directories' },
+    { key: 'j', short: 'j', help: 'junk (do not record) directory names' },
+    { key: 'q', short: 'q', help: 'quiet operation' },
+    { key: '0', short: '0', help: 'store only (-1 compress faster ... -9 compress better)' },
+    { key: 'u', short: 'u', help: 'update: only changed or new files' },
+    { key: 'd', short: 'd', help: 'delete entries in zipfile' },
+    { key: 'm', short: 'm', help: 'move into zipfile (delete OS files)' },
+    { key: 'D', short: 'D', help: 'do not add directory entries' },
+    { key: 'X', short: 'X', help: 'exclude extra file attributes (no extended timestamp)' },
+    { key: 'x', short: 'x', help: 'exclude the following names' },
+    { key: 'i', short: 'i', help: 'include only the following names' },
+  ],
+  notes: '-y (store links), -e and -P (encryption) are refused; symbolic links met are skipped with a warning.\n'
+    + 'The archive is written whole to a temporary file and renamed into place.',
+  async run(ctx) {
+    if (ctx.args[0] === '--version' || ctx.args[0] === '--help') {
+      await ctx.stdout.write(ctx.args[0] === '--help' ? helpText(def) : versionText(def));
+      return 0;
+    }
+    let a: ZipArgs;
+    try {
+      a = parse(ctx.args);
+    } catch (e) {
+      if (!(e instanceof Refused)) throw e;
+      await ctx.stderr.write(e.message + '\n');
+      return e.status;
+    }
+    if (a.archive === null || a.archive === '-') {
+      await ctx.stderr.write('zip error: no archive named: nosh needs an archive file (writing to standard output is not offered)\n');
+      return 16;
+    }
+    const base = a.archive.slice(a.archive.lastIndexOf('/') + 1);
+    const archive = base.includes('.') ? a.archive : a.archive + '.zip';
+    return zipRun(ctx, a, archive);
+  },
+});
+export default def;
+
+function toGlobs(p: string[]): GlobMatcher[] { return p.map((x) => fnmatch(x)); }
+
+async function nothingToDo(ctx: CommandContext, archive: string): Promise<number> {
+  await ctx.stdout.write(`\nzip error: Nothing to do! (${archive})\n`);
+  return 12;
+}
+
+async function zipRun(ctx: CommandContext, a: ZipArgs, archive: string): Promise<number> {
+  let old: ZipArchive | null = null;
+  if (ctx.fs.exists(archive, ctx.cwd)) {
+    const r = ctx.fs.openRandom(archive, ctx.cwd);
+    try {
+      old = await ZipArchive.open(r);
+      const close = old.close.bind(old);
+      old.close = () => { close(); r.close(); };
+    } catch (e) {
+      r.close();
+      await ctx.stderr.write(`\nzip error: Zip file structure invalid (${archive})\n`);
+      return 3;
+    }
+  }
+  try {
+    return await build(ctx, a, archive, old);
+  } finally {
+    old?.close();
+  }
+}
+
+async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipArchive | null): Promise<number> {
+  const excl = toGlobs(a.excludes);
+  const incl = toGlobs(a.includes);
+  const wanted = (name: string) => !excl.some((g) => g.test(name)) && (incl.length === 0 || incl.some((g) => g.test(name)));
+  const lines: string[] = [];
+  let kept: ZipEntry[] = old ? [...old.entries] : [];
+  const items: Item[] = [];
+  if (a.del) {
+    if (old === null) {
+      await ctx.stdout.write(`\nzip error: Nothing to do! (${archive})\n`);
+      return 12;
+    }
+    const globs = toGlobs(a.names);
+    const hit = new Set<number>();
+    kept = kept.filter((e) => {
+      const i = globs.findIndex((g) => g.test(e.name));
+      if (i < 0) return true;
+      hit.add(i);
+      lines.push(`deleting: ${e.name}`);
+      return false;
+    });
+    for (let i = 0; i < a.names.length; i++) if (!hit.has(i)) await ctx.stdout.write(`\tzip warning: name not matched: ${a.names[i]}\n`);
+    if (lines.length === 0) return nothingToDo(ctx, archive);
+  } else {
+    const seen = new Set<string>();
+    const add = (name: string, path: string | null, st: { mode: number; mtime: Date; size: number }, isDir: boolean) => {
+      if ((a.noDirs && isDir) || name === '') return;
+      if (!wanted(name) || seen.has(name)) return;
+      seen.add(name);
+      items.push({ name, path, isDir, mode: st.mode, mtime: st.mtime, size: isDir ? 0 : st.size });
+    };
+    // Info-ZIP's names: no leading '/', no '.' or '..' components (an empty name is no entry)
+    const entryName = (p: string, isDir: boolean): string => {
+      let n = p.split('/').filter((c) => c !== '' && c !== '.' && c !== '..').join('/');
+      if (a.junk) n = n.slice(n.lastIndexOf('/') + 1);
+      return n === '' ? '' : isDir ? n + '/' : n;
+    };
+    for (const name of a.names) {
+      let st;
+      try {
+        st = ctx.fs.lstat(name, ctx.cwd);
+      } catch (e) {
+        if (!(e instanceof VfsError)) throw e;
+        await ctx.stdout.write(`\tzip warning: name not matched: ${name}\n`);
+        continue;
+      }
+      if (st.isSymbolicLink()) {
+        await ctx.stdout.write(`\tzip warning: skipping symbolic link ${name} (nosh never stores links)\n`);
+        continue;
+      }
+      if (!st.isDirectory()) {
+        if (st.isFile() && !sameFile(ctx, name, archive)) add(entryName(name, false), name, st, false);
+        continue;
+      }
+      if (name !== '.' && name !== './' && !a.junk) add(entryName(name, true), null, st, true);
+      if (!a.recurse) continue;
+      for (const ev of walk(ctx.fs, name, ctx.cwd, { order: 'directory', includeStart: false })) {
+        if (ev.kind === 'error') {
+          await ctx.stdout.write(`\tzip warning: could not open ${ev.path}\n`);
+          continue;
+        }
+        if (ev.kind !== 'pre' && ev.kind !== 'file') continue;
+        if (ev.type === 'symlink') {
+          await ctx.stdout.write(`\tzip warning: skipping symbolic link ${ev.path} (nosh never stores links)\n`);
+          continue;
+        }
+        const s = ctx.fs.lstat(ev.path, ctx.cwd);
+        if (ev.kind === 'pre') { if (!a.junk) add(entryName(ev.path, true), null, s, true); continue; }
+        if (s.isFile() && !sameFile(ctx, ev.path, archive)) add(entryName(ev.path, false), ev.path, s, false);
+      }
+    }
+  }
+  // merge: a new item replaces the old entry of its name in place; others are appended
+  const byName = new Map(kept.map((e, i) => [e.name, i]));
+  const order: (ZipEntry | Item)[] = [...kept];
+  let changed = a.del;
+  const report: { item: Item; verb: string }[] = [];
+  for (const it of items) {
+    const i = byName.get(it.name);
+    if (i !== undefined) {
+      const e = kept[i]!;
+      if (a.update && Math.floor(it.mtime.getTime() / 1000) <= Math.floor(e.mtime.getTime() / 1000)) continue;
+      order[i] = it;
+      report.push({ item: it, verb: 'updating' });
+    } else {
+      order.push(it);
+      report.push({ item: it, verb: '  adding' });
+    }
+    changed = true;
+  }
+  if (!changed) {
+    if (a.update && old !== null && a.names.length > 0 && items.length > 0) return 12;
+    return nothingToDo(ctx, archive);
+  }
+  // write
+  const zf = new yazl.ZipFile();
+  const w = ctx.fs.createWriter(archive, ctx.cwd);
+  let failed = false;
+  const done = new Promise<void>((res, rej) => {
+    zf.outputStream.on('data', (c: Buffer) => {
+      if (failed) return;
+      try { w.write(c); } catch (e) { failed = true; rej(e); }
+    });
+    zf.outputStream.on('end', () => res());
+    zf.outputStream.on('error', rej);
+  });
+  done.catch(() => { /* awaited below; a failure before that point is reported there */ });
+  const pct = new Map<Item, string>();
+  try {
+    for (const x of order) {
+      if ('raw' in x) {
+        // an entry kept from the old archive: its bytes inflated and compressed again
+        const e = x;
+        const opts = { mtime: e.mtime, mode: e.unixMode || (e.isDir ? 0o40755 : 0o100644), forceDosTimestamp: a.noExtra };
+        if (e.isDir) zf.addEmptyDirectory(e.name, { mtime: opts.mtime, mode: opts.mode, forceDosTimestamp: opts.forceDosTimestamp });
+        else {
+          const { Readable } = await import('node:stream');
+          zf.addReadStream(Readable.from(old!.data(e)), e.name, e.method === 8 ? { ...opts, size: e.size } : { ...opts, compress: false, size: e.size });
+        }
+        continue;
+      }
+      const it = x;
+      const opts = { mtime: it.mtime, mode: it.mode, forceDosTimestamp: a.noExtra };
+      if (it.isDir) {
+        zf.addEmptyDirectory(it.name, opts);
+        pct.set(it, '(stored 0%)');
+        continue;
+      }
+      if (it.size <= WHOLE) {
+        const buf = ctx.fs.readFile(it.path!, ctx.cwd);
+        const level = a.level;
+        let deflate = level > 0 && buf.length > 0;
+        if (deflate) {
+          const c = zlib.deflateRawSync(buf, { level });
+          if (c.length >= buf.length) deflate = false;
+          else pct.set(it, `(deflated ${compressionPct(buf.length, c.length)})`);
+        }
+        if (!deflate) pct.set(it, '(stored 0%)');
+        zf.addBuffer(buf, it.name, deflate ? { ...opts, compressionLevel: level } : { ...opts, compress: false });
+      } else {
+        const chunks = ctx.fs.readChunks(it.path!, ctx.cwd);
+        const { Readable } = await import('node:stream');
+        const stream = Readable.from(chunks);
+        zf.addReadStream(stream, it.name, a.level > 0 ? { ...opts, compressionLevel: a.level, size: it.size } : { ...opts, compress: false, size: it.size });
+        pct.set(it, a.level > 0 ? '(deflated)' : '(stored 0%)');
+      }
+    }
+    zf.end();
+    await done;
+    w.commit();
+  } catch (e) {
+    failed = true;
+    w.abort();
+    if (e instanceof VfsError) {
+      await ctx.stderr.write(`zip I/O error: ${e.path}: ${e.reason}\n\nzip error: Output file write failure (nothing written: ${archive})\n`);
+      return 14;
+    }
+    throw e;
+  }
+  if (!a.quiet) {
+    const out = [...lines, ...report.map(({ item, verb }) => `${verb}: ${item.name} ${pct.get(item) ?? ''}`)];
+    await ctx.stdout.write(out.map((l) => l + '\n').join(''));
+  }
+  if (a.move) {
+    for (const { item } of [...report].reverse()) {
+      try {
+        if (item.path !== null) ctx.fs.unlink(item.path, ctx.cwd);
+        else if (!item.isDir) continue;
+        else ctx.fs.rmdir(item.name, ctx.cwd);
+      } catch (e) {
+        if (!(e instanceof VfsError)) throw e;
+      }
+    }
+  }
+  return 0;
+}
+
+function sameFile(ctx: CommandContext, p: string, archive: string): boolean {
+  try {
+    const x = ctx.fs.stat(p, ctx.cwd);
+    const y = ctx.fs.stat(archive, ctx.cwd);
+    return x.ino === y.ino && x.dev === y.dev;
+  } catch {
+    return false;
+  }
+}
