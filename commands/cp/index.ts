@@ -5,6 +5,7 @@ import {
   planTargets, Prompter, quoteAlways, reasonOf, renameAside, sameFile, type BackupOptions,
 } from '../../src/gnulib/fileops.js';
 import { VfsError, type AtomicWriter } from '../../src/vfs/index.js';
+import { walk, type WalkEvent } from '../../src/vfs/walk.js';
 
 interface CpOptions {
   recursive: boolean;
@@ -333,8 +334,14 @@ async function copyTop(r: CopyRun, src: string, dst: string): Promise<boolean> {
   return copyEntry(r, src, dst, st, true);
 }
 
+/**
+ * The walk a recursive copy reads the source tree from (one per SOURCE directory), and the
+ * event of the entry being copied in it: a directory copied is opened through its parent.
+ */
+interface Cursor { events: Generator<WalkEvent, void, undefined>; at: WalkEvent }
+
 /** GNU's copy_internal for one entry whose (l)stat is known; recursion for directories. */
-async function copyEntry(r: CopyRun, src: string, dst: string, st: Stats, commandLine: boolean): Promise<boolean> {
+async function copyEntry(r: CopyRun, src: string, dst: string, st: Stats, commandLine: boolean, cursor?: Cursor): Promise<boolean> {
   const { ctx, o } = r;
   if (ctx.signal.aborted) throw new VfsError('EINTR', src);
   if (st.isSymbolicLink()) {
@@ -449,7 +456,7 @@ async function copyEntry(r: CopyRun, src: string, dst: string, st: Stats, comman
       await ctx.warn(`will not create hard link ${quoteAlways(dst)} to directory ${quoteAlways(earlier)}`);
       return false;
     }
-    ok = await copyDir(r, src, dst, st, dstStat);
+    ok = await copyDir(r, src, dst, st, dstStat, cursor);
     if (!ok && earlier === undefined && commandLine && !ctx.fs.exists(dst, ctx.cwd)) r.copied.delete(id);
   } else {
     // GNU announces a file before copying it (the copy may still fail).
@@ -477,7 +484,7 @@ async function copyEntry(r: CopyRun, src: string, dst: string, st: Stats, comman
   return ok;
 }
 
-async function copyDir(r: CopyRun, src: string, dst: string, st: Stats, dstStat: Stats | null): Promise<boolean> {
+async function copyDir(r: CopyRun, src: string, dst: string, st: Stats, dstStat: Stats | null, cursor?: Cursor): Promise<boolean> {
   const { ctx, o } = r;
   const created = !dstStat;
   if (created) {
@@ -494,36 +501,60 @@ async function copyDir(r: CopyRun, src: string, dst: string, st: Stats, dstStat:
     }
     if (o.verbose) await ctx.stdout.write(`${quoteAlways(src)} -> ${quoteAlways(dst)}\n`);
   }
-  let entries;
-  try {
-    entries = ctx.fs.readdir(src, ctx.cwd);
-  } catch (e) {
-    await ctx.warn(`cannot access ${quoteAlways(src)}: ${reasonOf(e)}`);
-    return false;
+  // This directory's place in the SOURCE's walk, or a walk of its own (the SOURCE itself,
+  // or a name listed as something else that is a directory by now).
+  let events: Generator<WalkEvent, void, undefined>;
+  let depth = 0;
+  let own: Generator<WalkEvent, void, undefined> | undefined;
+  if (cursor?.at.kind === 'pre') {
+    ({ events, at: { depth } } = cursor);
+    cursor.at.skip = false;
+  } else {
+    events = own = walk(ctx.fs, src, ctx.cwd, { order: 'directory', listEvents: true, postOrder: true });
+    events.next(); // its 'pre': nothing read yet
   }
-  // GNU reads a directory's names, then copies them in inode order (savedir's fast-read
-  // order); each is stat'ed when its turn comes (a directory's time may change meanwhile).
-  const inoOf = (name: string) => {
-    try {
-      return ctx.fs.lstat(fileNameConcat(src, name), ctx.cwd).ino;
-    } catch {
-      return 0;
-    }
-  };
-  const names = entries.map((e) => ({ name: e.name, ino: inoOf(e.name) })).sort((a, b) => a.ino - b.ino);
   let ok = true;
-  for (const { name } of names) {
-    const from = fileNameConcat(src, name);
-    let cst;
-    try {
-      cst = ctx.fs.lstat(from, ctx.cwd);
-    } catch (e) {
-      await ctx.warn(`cannot stat ${quoteAlways(from)}: ${reasonOf(e)}`);
-      ok = false;
-      continue;
+  try {
+    const listed = events.next().value;
+    if (!listed || listed.kind !== 'list') {
+      await ctx.warn(`cannot access ${quoteAlways(src)}: ${reasonOf(listed?.error)}`);
+      return false;
     }
-    if (!(await copyEntry(r, from, fileNameConcat(dst, name), cst, false))) ok = false;
-    if (r.top.intoSelf) break;
+    // GNU reads a directory's names, then copies them in inode order (savedir's fast-read
+    // order); each is stat'ed when its turn comes (a directory's time may change meanwhile).
+    const dir = listed.handle!;
+    const inoOf = (name: string) => {
+      try {
+        return ctx.fs.lstatAt(dir, name)?.ino ?? 0;
+      } catch {
+        return 0;
+      }
+    };
+    listed.entries = listed.entries!.map((e) => ({ e, ino: inoOf(e.name) })).sort((a, b) => a.ino - b.ino).map((x) => x.e);
+    for (let next = events.next(); !next.done; next = events.next()) {
+      const ev = next.value;
+      // Its own 'post' ends it; a child directory not copied as one (skipped) has one too.
+      if (ev.kind === 'post') {
+        if (ev.depth === depth) break;
+        continue;
+      }
+      // A child directory is opened only if copyDir is called for it.
+      if (ev.kind === 'pre') ev.skip = true;
+      const from = fileNameConcat(src, ev.name);
+      let cst;
+      try {
+        cst = ctx.fs.lstatAt(ev.dir!, ev.name);
+        if (!cst) throw new VfsError('ENOENT', from);
+      } catch (e) {
+        await ctx.warn(`cannot stat ${quoteAlways(from)}: ${reasonOf(e)}`);
+        ok = false;
+        continue;
+      }
+      if (!(await copyEntry(r, from, fileNameConcat(dst, ev.name), cst, false, { events, at: ev }))) ok = false;
+      if (r.top.intoSelf) break;
+    }
+  } finally {
+    own?.return();
   }
   try {
     if (o.preserve) {

@@ -11,17 +11,8 @@ import {
 import { columnsLayout, commasLayout, linkTargetStat, linkText, type Cell } from '../../src/gnulib/listing.js';
 import { QUOTING_STYLES, quoteBytesStyled, type QuotingStyle } from '../../src/gnulib/quote.js';
 import { FNM_PERIOD, fnmatch } from '../../src/gnulib/fnmatch.js';
-import { VfsError, listedOrClosed, type DirHandle } from '../../src/vfs/index.js';
-
-/** A directory still to list (ls -R): the directory it was found in stays open for it. */
-interface Pending {
-  name: string;
-  path: string;
-  cmdline: boolean;
-  /** Its name in `parent`. */
-  entry?: string;
-  parent?: { dir: DirHandle; children: number };
-}
+import { VfsError, type DirHandle } from '../../src/vfs/index.js';
+import { walk } from '../../src/vfs/walk.js';
 
 interface Entry {
   /** Name as displayed (operand as given, or the entry name inside a directory). */
@@ -346,17 +337,9 @@ class Lister {
       await this.printEntries(files, [...files, ...dirs]);
       if (dirs.length > 0) this.emit('\n');
     } else if (operands.length <= 1 && dirs.length === 1) printDirName = false;
-    const queue: Pending[] = dirs.map((d) => ({ name: d.name, path: d.path, cmdline: true }));
-    try {
-      while (queue.length > 0) {
-        const d = queue.shift()!;
-        const sub = await this.printDir(d, printDirName);
-        queue.unshift(...sub);
-        printDirName = true;
-      }
-    } finally {
-      // Stopped early (output limit, cancel): the directories kept open for the rest.
-      for (const d of queue) d.parent?.dir.close();
+    for (const d of dirs) {
+      await this.listTree(d, printDirName);
+      printDirName = true;
     }
     await this.flush();
     return this.status;
@@ -449,43 +432,33 @@ class Lister {
   }
 
   /**
-   * List one directory; returns its subdirectories to visit next (with -R). A subdirectory is
-   * opened through this one, which stays open until the last of them is (a path costs a
-   * lookup per level).
+   * List a directory given on the command line, and with -R its subdirectories, each after
+   * the listing it is in, in that listing's order (one walk: each subdirectory is opened
+   * through the open directory it was listed in).
    */
-  private async printDir(d: Pending, printName: boolean): Promise<Pending[]> {
-    const { ctx } = this;
-    const { name, path, parent } = d;
-    let dir: DirHandle;
-    let names: string[];
-    let up: Stats | undefined;
-    try {
-      // -a's '..' is the directory it was found in.
-      if (parent && this.cfg.hidden === 'all') up = parent.dir.stat;
-      const listed = parent ? listedOrClosed(ctx.fs.openListedDirAt(parent.dir, d.entry!)) : ctx.fs.openListed(path, ctx.cwd);
-      dir = listed.dir;
-      names = listed.entries.map((e) => e.name);
-    } catch (e) {
-      if (!(e instanceof VfsError)) throw e;
-      await this.warn(`cannot open directory ${quoteAlways(name)}: ${e.reason}`);
-      this.fail(d.cmdline ? 2 : 1);
-      return [];
-    } finally {
-      if (parent && --parent.children === 0) parent.dir.close();
+  private async listTree(top: Entry, printName: boolean): Promise<void> {
+    const at: Array<{ name: string; path: string }> = [];
+    for (const ev of walk(this.ctx.fs, top.path, this.ctx.cwd, { order: 'directory', listEvents: true })) {
+      if (ev.kind === 'pre') {
+        const up = at[ev.depth - 1];
+        at[ev.depth] = up ? { name: joinPath(up.name, ev.name), path: joinPath(up.path, ev.name) } : { name: top.name, path: top.path };
+      } else if (ev.kind === 'error') {
+        if (!(ev.error instanceof VfsError)) throw ev.error;
+        await this.warn(`cannot open directory ${quoteAlways(at[ev.depth]!.name)}: ${ev.error.reason}`);
+        this.fail(ev.depth === 0 ? 2 : 1);
+      } else if (ev.kind === 'list') {
+        const { name, path } = at[ev.depth]!;
+        // -a's '..' is the directory it was found in.
+        const up = ev.dir && this.cfg.hidden === 'all' ? ev.dir.stat : undefined;
+        const subs = await this.printListed(ev.handle!, ev.entries!.map((e) => e.name), name, path, printName, up);
+        printName = true;
+        ev.entries = subs.map((n) => ({ name: n, type: 'dir' as const }));
+      }
     }
-    let subs: Pending[] = [];
-    try {
-      subs = await this.printListed(dir, names, name, path, printName, up);
-    } finally {
-      const held = { dir, children: subs.length };
-      for (const sub of subs) sub.parent = held;
-      if (subs.length === 0) dir.close();
-    }
-    return subs;
   }
 
   /** The listing of an open directory: each entry's lstat taken through it (one step, not its whole path). */
-  private async printListed(dir: DirHandle, names: string[], name: string, path: string, printName: boolean, up?: Stats): Promise<Pending[]> {
+  private async printListed(dir: DirHandle, names: string[], name: string, path: string, printName: boolean, up?: Stats): Promise<string[]> {
     const { ctx, cfg } = this;
     if (cfg.recursive || printName) {
       if (!this.first) this.emit('\n');
@@ -522,9 +495,8 @@ class Lister {
     }
     await this.printEntries(entries);
     if (!cfg.recursive) return [];
-    return entries
-      .filter((e) => e.st.isDirectory() && e.name !== '.' && e.name !== '..')
-      .map((e) => ({ name: joinPath(name, e.name), path: e.path, cmdline: false, entry: e.name }));
+    // Its subdirectories (with -R), in the listing's order.
+    return entries.filter((e) => e.st.isDirectory() && e.name !== '.' && e.name !== '..').map((e) => e.name);
   }
 
   private someQuoted = false;

@@ -3,7 +3,8 @@ import { defineCommand, helpText, versionText, ParsedOptions, type CommandContex
 import { compareNames, groupName, joinPath, modeString, typeIndicator, userName } from '../../src/gnulib/format.js';
 import { linkTargetStat, linkText } from '../../src/gnulib/listing.js';
 import { escapeName, patmatch, strverscmp, timefmtProblem, treeDate, treeSize } from './format.js';
-import { VfsError, listedOrClosed, type DirEntry, type DirHandle } from '../../src/vfs/index.js';
+import { VfsError, type DirEntry, type DirHandle } from '../../src/vfs/index.js';
+import { walk } from '../../src/vfs/walk.js';
 
 /** Refusals that only nosh makes: tree prints its usual marker, and the reason on stderr. */
 const NOSH_ERRNOS = new Set(['EBLOCKED', 'ESYMLINK', 'EESCAPE', 'ESPECIAL', 'EEXT']);
@@ -64,10 +65,14 @@ interface Node {
   link?: string | null;
   target?: Stats | null;
   isDir: boolean;
-  /** Read ahead (--prune, --matchdirs): what is listed under this directory, or why not. */
+  /** Read ahead (--prune, --matchdirs): what is listed under this directory (sub; kids once pruned), or why not. */
+  sub?: Node[];
   kids?: Node[];
   err?: string;
 }
+
+/** A directory being walked: its listing, how far it is printed, its path as shown and the indentation under it. */
+interface Frame { nodes: Node[]; i: number; shownPath: string; indent: string }
 
 /** A -P or -I pattern with thousands of '*' overflows patmatch's recursion. */
 class PatternTooComplex extends Error {
@@ -365,33 +370,94 @@ class TreeWalker {
       this.files++;
       return;
     }
-    const listed = this.list(() => ctx.fs.openListed(name, ctx.cwd), name, true);
-    if (listed === null) {
-      this.emit(shown + '\n' + failed);
-      this.status = 2;
-      return;
-    }
-    try {
-      const n = listed.nodes.length;
-      if (o.fileLimit > 0 && n > o.fileLimit) {
-        // Read ahead, tree takes the limit as a failure to open; otherwise it counts the directory.
-        if (this.full) {
-          this.emit(`${shown}  [error opening dir]\n`);
-          this.files++;
-        } else {
-          this.emit(`${shown}  [${n} entries exceeds filelimit, not opening dir]\n`);
-          this.dirs++;
-        }
-        return;
+    await this.walkTree(name, shown, failed);
+  }
+
+  /**
+   * The directory `name` (shown as `shown`), opened and walked: each directory is listed
+   * (its entries lstat'ed through it, left out, sorted) before its line is printed (it may say
+   * why it was not opened), then its children in that order. --prune and --matchdirs read the
+   * whole tree first (tree's getfulltree()) and print it from memory.
+   */
+  private async walkTree(name: string, shown: string, failed: string): Promise<void> {
+    const { ctx, o } = this;
+    // frames[d]: the listing of the directory being walked at depth d.
+    const frames: Frame[] = [];
+    let top: Node[] = [];
+    // A subdirectory met, not listed yet.
+    let cur: { node: Node; line: string; shown: string; indent: string } | undefined;
+    for (const ev of walk(ctx.fs, name, ctx.cwd, { order: 'directory', listEvents: true })) {
+      if (ev.kind === 'error') {
+        if (!(ev.error instanceof VfsError)) throw ev.error;
+        if (ev.depth === 0) {
+          this.emit(shown + '\n' + failed);
+          this.status = 2;
+        } else if (this.full) cur!.node.err = 'error opening dir';
+        else await this.line(cur!.line + '  [error opening dir]');
+        continue;
       }
-      this.emit(shown + '\n');
-      const nodes = this.full ? this.readAhead(listed.nodes, listed.dir, '', 1) : listed.nodes;
-      // tree 2.x counts the starting directory only when something is listed under it.
-      if (nodes.length > 0) this.dirs++;
-      await this.walk(nodes, this.full ? null : listed.dir, name, 1, '');
-    } finally {
-      listed.dir.close();
+      if (ev.kind === 'list') {
+        const d = ev.depth;
+        // --matchdirs: a directory whose path (from the operand) matches -P lists all it holds.
+        const include = d === 0 || !(o.matchDirs && o.include.length > 0 && this.matches(o.include, Buffer.from(ev.rel, 'utf8'), true, 'P'));
+        const nodes = this.list(ev.handle!, ev.entries!, d === 0 ? name : cur!.node.path, include);
+        ev.entries = [];
+        const n = nodes.length;
+        if (o.fileLimit > 0 && n > o.fileLimit) {
+          if (d > 0) {
+            const why = `${n} entries exceeds filelimit, not opening dir`;
+            if (this.full) cur!.node.err = why;
+            else {
+              await this.line(`${cur!.line}  [${why}]`);
+              this.status = 2;
+            }
+          } else if (this.full) {
+            // Read ahead, tree takes the limit as a failure to open; otherwise it counts the directory.
+            this.emit(`${shown}  [error opening dir]\n`);
+            this.files++;
+          } else {
+            this.emit(`${shown}  [${n} entries exceeds filelimit, not opening dir]\n`);
+            this.dirs++;
+          }
+          continue;
+        }
+        if (d === 0) {
+          this.emit(shown + '\n');
+          top = nodes;
+          // tree 2.x counts the starting directory only when something is listed under it.
+          if (!this.full && n > 0) this.dirs++;
+        } else if (this.full) cur!.node.sub = nodes;
+        else await this.line(cur!.line);
+        frames[d] = { nodes, i: 0, shownPath: d === 0 ? name : cur!.shown, indent: d === 0 ? '' : cur!.indent };
+        ev.entries = nodes.map((x) => ({ name: x.name, type: this.opens(x, d + 1) ? 'dir' as const : 'file' as const }));
+        continue;
+      }
+      if (ev.kind !== 'pre' && ev.kind !== 'file') continue;
+      if (ev.depth === 0) continue;
+      const frame = frames[ev.depth - 1]!;
+      const node = frame.nodes[frame.i++]!;
+      if (this.full) {
+        if (ev.kind === 'pre') cur = { node, line: '', shown: '', indent: '' };
+        continue;
+      }
+      const row = this.row(node, frame.shownPath, frame.indent, frame.i === frame.nodes.length);
+      if (ev.kind === 'file') await this.line(row.line);
+      else cur = { node, ...row };
     }
+    if (!this.full) return;
+    const nodes = this.pruned(top);
+    if (nodes.length > 0) this.dirs++;
+    await this.print(nodes, name, '');
+  }
+
+  /** Whether a listed node at `depth` is a directory to open (not a link to one; within -L). */
+  private opens(n: Node, depth: number): boolean {
+    return n.isDir && !n.st.isSymbolicLink() && depth < this.o.maxDepth;
+  }
+
+  private async line(text: string): Promise<void> {
+    this.emit(text + '\n');
+    if (this.outLen > 65536) await this.flush();
   }
 
   /** tree's Ftype() with -F: '/' (not with -d, where everything is a directory), '=', '|', '@', '*'. */
@@ -432,31 +498,16 @@ class TreeWalker {
   }
 
   /**
-   * The entries of a directory `open` opens (and lists), sorted; null when it cannot be read.
-   * `include`: whether -P applies (--matchdirs lifts it in a directory whose path matches).
-   * The caller closes `dir` once its subdirectories, opened through it, are done.
+   * The entries of an open directory as nodes, sorted (each lstat'ed through it; those left
+   * out dropped). `include`: whether -P applies (--matchdirs lifts it in a directory whose path matches).
    */
-  private list(open: () => { dir: DirHandle; entries: DirEntry[] }, path: string, include: boolean): { nodes: Node[]; dir: DirHandle } | null {
-    let dir: DirHandle;
-    let entries;
-    try {
-      ({ dir, entries } = open());
-    } catch (e) {
-      if (!(e instanceof VfsError)) throw e;
-      return null;
-    }
+  private list(dir: DirHandle, entries: DirEntry[], path: string, include: boolean): Node[] {
     const nodes: Node[] = [];
-    try {
-      for (const d of entries) {
-        const node = this.node(dir, d.name, path, include);
-        if (node) nodes.push(node);
-      }
-    } catch (e) {
-      dir.close();
-      throw e;
+    for (const d of entries) {
+      const node = this.node(dir, d.name, path, include);
+      if (node) nodes.push(node);
     }
-    nodes.sort((a, b) => this.compare(a, b));
-    return { nodes, dir };
+    return nodes.sort((a, b) => this.compare(a, b));
   }
 
   private matches(pats: Uint8Array[], name: Uint8Array, isDir: boolean, letter: string): boolean {
@@ -497,32 +548,17 @@ class TreeWalker {
   }
 
   /**
-   * tree's getfulltree() for --prune / --matchdirs: reads every directory under `nodes` (to the
-   * -L depth) into node.kids or node.err, then drops, with --prune, directories with nothing
-   * listed under them (unless --matchdirs -P matches their name). `rel` is the path from the operand.
+   * tree's getfulltree() for --prune / --matchdirs, once the tree is read (node.sub, node.err):
+   * node.kids is what is listed under a directory; with --prune, directories with nothing
+   * listed under them are dropped (unless --matchdirs -P matches their name).
    */
-  private readAhead(nodes: Node[], dir: DirHandle, rel: string, depth: number): Node[] {
-    const { ctx, o } = this;
+  private pruned(nodes: Node[]): Node[] {
+    const { o } = this;
     const kept: Node[] = [];
     for (const n of nodes) {
-      if (n.isDir && !n.st.isSymbolicLink() && depth < o.maxDepth) {
-        const r = rel === '' ? n.name : `${rel}/${n.name}`;
-        // --matchdirs: a directory whose path (from the operand) matches -P lists all it holds.
-        const include = !(o.matchDirs && o.include.length > 0 && this.matches(o.include, Buffer.from(r, 'utf8'), true, 'P'));
-        const sub = this.list(() => listedOrClosed(ctx.fs.openListedDirAt(dir, n.name)), n.path, include);
-        if (sub === null) n.err = 'error opening dir';
-        else {
-          try {
-            const count = sub.nodes.length;
-            if (o.fileLimit > 0 && count > o.fileLimit) n.err = `${count} entries exceeds filelimit, not opening dir`;
-            else if (count > 0) {
-              const kids = this.readAhead(sub.nodes, sub.dir, r, depth + 1);
-              if (kids.length > 0) n.kids = kids;
-            }
-          } finally {
-            sub.dir.close();
-          }
-        }
+      if (n.sub && n.sub.length > 0) {
+        const kids = this.pruned(n.sub);
+        if (kids.length > 0) n.kids = kids;
       }
       const keep = !o.prune || !n.isDir || n.kids !== undefined ||
         (o.matchDirs && o.include.length > 0 && this.matches(o.include, Buffer.from(n.name, 'utf8'), true, 'P'));
@@ -531,43 +567,27 @@ class TreeWalker {
     return kept;
   }
 
-  /** Prints `nodes`; `dir` is their open directory, or null when they were read ahead. */
-  private async walk(nodes: Node[], dir: DirHandle | null, shownPath: string, depth: number, indent: string): Promise<void> {
-    const { ctx, o } = this;
+  /** A node's line, and the indentation under it. */
+  private row(n: Node, shownPath: string, indent: string, last: boolean): { line: string; shown: string; indent: string } {
+    const { o } = this;
+    const shown = joinPath(shownPath, n.name);
+    let line = (o.noIndent ? '' : indent + (last ? o.lines.corner : o.lines.tee)) + this.info(n.st) + escapeName(o.fullPath ? shown : n.name);
+    if (n.st.isSymbolicLink()) {
+      line += ' -> ' + escapeName(n.link ?? '');
+      if (n.target) line += this.indicator(n.target.mode);
+    } else line += this.indicator(n.st.mode);
+    if (n.isDir) this.dirs++;
+    else this.files++;
+    return { line, shown, indent: o.noIndent ? '' : indent + (last ? '    ' : o.lines.vert) };
+  }
+
+  /** Prints nodes read ahead (node.kids, node.err). */
+  private async print(nodes: Node[], shownPath: string, indent: string): Promise<void> {
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i]!;
-      const last = i === nodes.length - 1;
-      const shown = joinPath(shownPath, n.name);
-      let line = (o.noIndent ? '' : indent + (last ? o.lines.corner : o.lines.tee)) + this.info(n.st) + escapeName(o.fullPath ? shown : n.name);
-      if (n.st.isSymbolicLink()) {
-        line += ' -> ' + escapeName(n.link ?? '');
-        if (n.target) line += this.indicator(n.target.mode);
-      } else line += this.indicator(n.st.mode);
-      if (n.isDir) this.dirs++;
-      else this.files++;
-      let children: { nodes: Node[]; dir: DirHandle | null } | undefined;
-      if (dir === null) {
-        if (n.err) line += `  [${n.err}]`;
-        if (n.kids) children = { nodes: n.kids, dir: null };
-      } else if (n.isDir && !n.st.isSymbolicLink() && depth < o.maxDepth) {
-        // A subdirectory is opened through this directory (a path costs a lookup per level).
-        const sub = this.list(() => listedOrClosed(ctx.fs.openListedDirAt(dir, n.name)), n.path, true);
-        if (sub === null) line += '  [error opening dir]';
-        else if (o.fileLimit > 0 && sub.nodes.length > o.fileLimit) {
-          sub.dir.close();
-          line += `  [${sub.nodes.length} entries exceeds filelimit, not opening dir]`;
-          this.status = 2;
-        } else children = sub;
-      }
-      this.emit(line + '\n');
-      if (this.outLen > 65536) await this.flush();
-      if (!children) continue;
-      try {
-        const next = o.noIndent ? '' : indent + (last ? '    ' : o.lines.vert);
-        if (children.nodes.length > 0) await this.walk(children.nodes, children.dir, shown, depth + 1, next);
-      } finally {
-        children.dir?.close();
-      }
+      const row = this.row(n, shownPath, indent, i === nodes.length - 1);
+      await this.line(n.err ? `${row.line}  [${n.err}]` : row.line);
+      if (n.kids) await this.print(n.kids, row.shown, row.indent);
     }
   }
 }

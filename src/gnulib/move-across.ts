@@ -1,5 +1,6 @@
 import type { Stats } from 'node:fs';
 import { VfsError, type Vfs } from '../vfs/index.js';
+import { walk } from '../vfs/walk.js';
 
 /**
  * A move that rename(2) refused with EXDEV (the two ends are on different file systems: a
@@ -46,14 +47,23 @@ export function moveAcross(vfs: Vfs, from: string, to: string): void {
   }
 }
 
-/** Entries below `path`, parents before children; anything but files and folders refuses the move. */
+/** Entries below `path`, parents before children (the one walk, pre-order); anything but files and folders refuses the move. */
 function collect(vfs: Vfs, path: string, rel: string, st: Stats, out: { rel: string; st: Stats }[]): void {
   if (!st.isDirectory() && !st.isFile()) throw new VfsError('EXDEV', path + rel);
   out.push({ rel, st });
   if (!st.isDirectory()) return;
-  for (const e of vfs.readdir(path + rel)) {
-    const child = `${rel}/${e.name}`;
-    collect(vfs, path, child, vfs.lstat(path + child), out);
+  for (const ev of walk(vfs, path + rel, '/', { order: 'directory', includeStart: false })) {
+    if (ev.kind === 'error') throw ev.error;
+    if (ev.kind !== 'pre' && ev.kind !== 'file') continue;
+    const child = `${rel}/${ev.rel}`;
+    const cst = vfs.lstat(path + child);
+    if (ev.kind === 'pre' && cst.isDirectory()) {
+      out.push({ rel: child, st: cst });
+      continue;
+    }
+    // Not what it was listed as (replaced meanwhile): taken as it is now.
+    if (ev.kind === 'pre') ev.skip = true;
+    collect(vfs, path, child, cst, out);
   }
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { NoshError } from '../errors.js';
 import { defineTool, type ToolContext } from './types.js';
 import { checkAborted, joinV, mkdirParents, parentOf } from './common.js';
+import { walk } from '../vfs/walk.js';
 
 const Input = z.object({
   from: z.string().min(1).describe('Existing file or folder to copy, inside the zone.'),
@@ -74,18 +75,21 @@ function copyFile(ctx: ToolContext, from: string, to: string, overwrite: boolean
   counts.files++;
 }
 
+/** Each folder made before its content is copied (pre-order, readdir order); symlinks and special files skipped. */
 function copyDir(ctx: ToolContext, from: string, to: string, overwrite: boolean, counts: Counts): void {
-  const st = ctx.fs.resolve(to).stat;
-  if (st && !st.isDirectory()) throw new NoshError('FILE_EXISTS', `copy: ${to} exists and is not a folder`, 'Choose another destination.', { path: to });
-  if (!st) {
-    ctx.fs.mkdir(to);
-    counts.dirs++;
-  }
-  for (const e of ctx.fs.readdir(from)) {
-    const a = joinV(from, e.name);
-    const b = joinV(to, e.name);
-    if (e.type === 'dir') copyDir(ctx, a, b, overwrite, counts);
-    else if (e.type === 'file') copyFile(ctx, a, b, overwrite, counts);
-    else skip(counts, a);
+  for (const ev of walk(ctx.fs, from, '/', { order: 'directory' })) {
+    const b = ev.rel ? joinV(to, ev.rel) : to;
+    if (ev.kind === 'pre') {
+      const st = ctx.fs.resolve(b).stat;
+      if (st && !st.isDirectory()) throw new NoshError('FILE_EXISTS', `copy: ${b} exists and is not a folder`, 'Choose another destination.', { path: b });
+      if (!st) {
+        ctx.fs.mkdir(b);
+        counts.dirs++;
+      }
+    } else if (ev.kind === 'error') throw ev.error;
+    else if (ev.kind === 'file') {
+      if (ev.type === 'file') copyFile(ctx, ev.path, b, overwrite, counts);
+      else skip(counts, ev.path);
+    }
   }
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { NoshError } from '../errors.js';
 import { defineTool } from './types.js';
-import { checkAborted, joinV } from './common.js';
+import { checkAborted } from './common.js';
+import { walk } from '../vfs/walk.js';
 import type { Vfs } from '../vfs/index.js';
 import type { ToolContext } from './types.js';
 
@@ -42,16 +43,18 @@ export default defineTool({
   },
 });
 
+/** Contents before each folder (post-order, readdir order), each removed through its open parent folder. */
 function removeTree(ctx: ToolContext, vfs: Vfs, dir: string, counts: { files: number; dirs: number }): void {
-  checkAborted(ctx, 'delete');
-  for (const e of vfs.readdir(dir)) {
-    const p = joinV(dir, e.name);
-    if (e.type === 'dir') removeTree(ctx, vfs, p, counts);
-    else {
-      vfs.unlink(p);
+  for (const ev of walk(vfs, dir, '/', { order: 'directory', postOrder: true })) {
+    if (ev.kind === 'pre') checkAborted(ctx, 'delete');
+    else if (ev.kind === 'error') throw ev.error;
+    else if (ev.kind === 'post') {
+      if (ev.dir) vfs.rmdirAt(ev.dir, ev.name);
+      else vfs.rmdir(ev.path);
+      counts.dirs++;
+    } else if (ev.kind === 'file') {
+      vfs.unlinkAt(ev.dir!, ev.name);
       counts.files++;
     }
   }
-  vfs.rmdir(dir);
-  counts.dirs++;
 }

@@ -16,7 +16,8 @@
  *   (minDepth / maxDepth), symlinks ('never' -P, 'follow' -L, 'command-line' -H; followed
  *   only where the zone policy follows, by full resolution, with loop detection), pruning
  *   (`ev.skip = true` on a 'pre' event: its content is not read), pre- and post-order events
- *   (rm -r, find -depth) and errors (an 'error' event: the directory could not be opened or
+ *   (rm -r, find -depth), 'list' events (listEvents: a directory's children before any is
+ *   walked, in an order and selection the consumer may change: ls -R, tree) and errors (an 'error' event: the directory could not be opened or
  *   listed; `error` is the VfsError, whose reason is GNU's message for its errno).
  *
  * Use: `for (const ev of walk(vfs, start, cwd, spec)) { ... }`, in sync or async code.
@@ -42,6 +43,12 @@ export interface WalkSpec {
   includeStart?: boolean;
   /** Yield 'post' events for directories after their content. Default false. */
   postOrder?: boolean;
+  /**
+   * Yield a 'list' event for each directory once it is listed (after filter and order),
+   * before its children: the consumer may replace its `entries` with the children to walk,
+   * in the order to walk them (its own sort; only some of them; a type it found by lstat).
+   */
+  listEvents?: boolean;
   /** Names to leave out before anything is yielded (e.g. hidden names). */
   filter?(name: string, type: DirEntry['type']): boolean;
   /**
@@ -60,9 +67,10 @@ export interface WalkEvent {
    * 'pre': a directory, before its content (set `skip` to not read it); 'file': anything that
    * is not a walked directory; 'post': a directory after its content; 'error': a directory
    * that could not be opened or listed (after its 'pre'); 'loop': a followed symlink that
-   * leads back to a directory being walked (-L).
+   * leads back to a directory being walked (-L); 'list': a directory listed, before its
+   * children (spec.listEvents).
    */
-  kind: 'pre' | 'file' | 'post' | 'error' | 'loop';
+  kind: 'pre' | 'file' | 'post' | 'error' | 'loop' | 'list';
   /** Name in its directory ('' for the start). */
   name: string;
   /** The start joined with the names down to here ('d/a/b'; 'd/' + 'x' is 'd/x'). */
@@ -83,6 +91,12 @@ export interface WalkEvent {
   skip?: boolean;
   /** A symlink that was followed (to a directory) to get here. */
   followed?: boolean;
+  /**
+   * 'list' event: the directory's children (filtered, in walk order), read by the walk after
+   * the event is consumed: replace it to choose which children are walked, and in what order.
+   * An entry's `type` decides how it is walked ('dir': opened through this directory).
+   */
+  entries?: DirEntry[];
   /** The consumer's own data: set on a 'pre' event, it is on that directory's 'post' and 'error' events too. */
   tag?: unknown;
 }
@@ -129,10 +143,13 @@ export function* walk(vfs: Vfs, start: string, cwd: string, spec: WalkSpec = {})
       }
       if (symlinks === 'follow') ancestors.push(handle.stat);
       if (order === 'name') sortByName(entries);
-      for (const d of entries) {
-        if (spec.filter && !spec.filter(d.name, d.type)) continue;
-        yield* child(handle, d, ev);
+      if (spec.filter) entries = entries.filter((d) => spec.filter!(d.name, d.type));
+      if (spec.listEvents && shown) {
+        const listed: WalkEvent = { ...ev, kind: 'list', handle, entries };
+        yield listed;
+        entries = listed.entries ?? [];
       }
+      for (const d of entries) yield* child(handle, d, ev);
       if (symlinks === 'follow') ancestors.pop();
       if (post && shown) yield { ...ev, kind: 'post', handle };
     } finally {
@@ -190,5 +207,5 @@ export function* walk(vfs: Vfs, start: string, cwd: string, spec: WalkSpec = {})
     yield* dirEvents(root, () => vfs.openDir(start, cwd));
     return;
   }
-  for (const e of dirEvents(root, () => vfs.openDir(start, cwd))) if (e.depth > 0 || e.kind === 'error') yield e;
+  for (const e of dirEvents(root, () => vfs.openDir(start, cwd))) if (e.depth > 0 || e.kind === 'error' || e.kind === 'list') yield e;
 }

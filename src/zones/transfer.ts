@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { NoshError } from '../errors.js';
 import { baseName, VfsError, type Vfs } from '../vfs/index.js';
 import { defineTool, type ToolDef } from '../tools/types.js';
+import { walk } from '../vfs/walk.js';
 
 /**
  * Worker side of zone bridges and imports. They need two zones (or a write into a zone the
@@ -39,14 +40,7 @@ export const transferTool = defineTool({
     const sameQuota = args.move && !!src.quota && src.quota.name === dst.quota?.name;
     const copied: string[] = [];
     let bytes = 0;
-    const copy = (from: string, to: string) => {
-      const s = src.lstat(from, ctx.cwd);
-      if (s.isSymbolicLink()) throw new VfsError('ESYMLINK', from);
-      if (s.isDirectory()) {
-        if (!dst.exists(to)) dst.mkdir(to);
-        for (const e of src.readdir(from, ctx.cwd)) copy(`${from.replace(/\/+$/, '')}/${e.name}`, `${to.replace(/\/+$/, '')}/${e.name}`);
-        return;
-      }
+    const copyFile = (from: string, to: string, s: { size: number }) => {
       if (sameQuota && moveByRename(src, dst, from, to, ctx.cwd)) {
         copied.push(to);
         bytes += s.size;
@@ -55,6 +49,28 @@ export const transferTool = defineTool({
       dst.createWriter(to, '/').writeAll(src.readChunks(from, ctx.cwd));
       copied.push(to);
       bytes += s.size;
+    };
+    // Folders before their content (the one walk, pre-order), each entry lstat'ed when its turn comes.
+    const copy = (from: string, to: string) => {
+      const s = src.lstat(from, ctx.cwd);
+      if (s.isSymbolicLink()) throw new VfsError('ESYMLINK', from);
+      if (!s.isDirectory()) return copyFile(from, to, s);
+      if (!dst.exists(to)) dst.mkdir(to);
+      for (const ev of walk(src, trimSlashes(from), ctx.cwd, { order: 'directory', includeStart: false })) {
+        if (ev.kind === 'error') throw ev.error;
+        if (ev.kind !== 'pre' && ev.kind !== 'file') continue;
+        const t = `${to.replace(/\/+$/, '')}/${ev.rel}`;
+        const c = src.lstat(ev.path, ctx.cwd);
+        if (c.isSymbolicLink()) throw new VfsError('ESYMLINK', ev.path);
+        if (ev.kind === 'pre' && c.isDirectory()) {
+          if (!dst.exists(t)) dst.mkdir(t);
+          continue;
+        }
+        // Not what it was listed as (replaced meanwhile): taken as it is now.
+        if (ev.kind === 'pre') ev.skip = true;
+        if (c.isDirectory()) copy(ev.path, t);
+        else copyFile(ev.path, t, c);
+      }
     };
     copy(args.path, target);
     if (args.move && (!sameQuota || src.exists(args.path, ctx.cwd))) removeTree(src, args.path, ctx.cwd);
@@ -79,19 +95,32 @@ function moveByRename(src: Vfs, dst: Vfs, from: string, to: string, cwd: string)
 /** FILE_EXISTS when a file of the source tree would replace one at the destination. */
 function refuseExisting(src: Vfs, dst: Vfs, from: string, to: string, cwd: string): void {
   const taken: string[] = [];
-  const visit = (f: string, t: string) => {
-    if (taken.length >= 10 || !dst.exists(t)) return;
-    const s = src.lstat(f, cwd);
-    if (s.isDirectory() && dst.lstat(t).isDirectory()) {
-      for (const e of src.readdir(f, cwd)) visit(`${f.replace(/\/+$/, '')}/${e.name}`, `${t.replace(/\/+$/, '')}/${e.name}`);
-      return;
-    }
-    taken.push(t);
-  };
-  visit(from, to);
+  existing(src, dst, from, to, cwd, taken);
   if (taken.length > 0) {
     throw new NoshError('FILE_EXISTS', `transfer: ${taken[0]} already exists in the destination zone${taken.length > 1 ? ` (and ${taken.length - 1}${taken.length >= 10 ? '+' : ''} more)` : ''}`,
       'Nothing was transferred. Pass overwrite: true to replace it, or dest: a new name.', { paths: taken });
+  }
+}
+
+/** The destination paths (up to 10) that the source tree `from` would write over. */
+function existing(src: Vfs, dst: Vfs, from: string, to: string, cwd: string, taken: string[]): void {
+  if (taken.length >= 10 || !dst.exists(to)) return;
+  if (!src.lstat(from, cwd).isDirectory() || !dst.lstat(to).isDirectory()) {
+    taken.push(to);
+    return;
+  }
+  // The source tree (the one walk), not entering a folder that is new, or not a folder, at the destination.
+  for (const ev of walk(src, trimSlashes(from), cwd, { order: 'directory', includeStart: false })) {
+    if (taken.length >= 10) return;
+    if (ev.kind === 'error') throw ev.error;
+    if (ev.kind !== 'pre' && ev.kind !== 'file') continue;
+    const t = `${to.replace(/\/+$/, '')}/${ev.rel}`;
+    ev.skip = true;
+    if (!dst.exists(t)) continue;
+    if (src.lstat(ev.path, cwd).isDirectory() && dst.lstat(t).isDirectory()) {
+      if (ev.kind === 'pre') ev.skip = false;
+      else existing(src, dst, ev.path, t, cwd, taken); // a folder by now (replaced since listed)
+    } else taken.push(t);
   }
 }
 
@@ -105,12 +134,19 @@ function mkdirParents(dst: Vfs, target: string): void {
   }
 }
 
+/** Content before each folder (the one walk, post-order); each entry removed by its path. */
 function removeTree(fs: Vfs, path: string, cwd: string): void {
-  const st = fs.lstat(path, cwd);
-  if (st.isDirectory()) {
-    for (const e of fs.readdir(path, cwd)) removeTree(fs, `${path.replace(/\/+$/, '')}/${e.name}`, cwd);
-    fs.rmdir(path, cwd);
-  } else fs.unlink(path, cwd);
+  if (!fs.lstat(path, cwd).isDirectory()) return fs.unlink(path, cwd);
+  for (const ev of walk(fs, trimSlashes(path), cwd, { order: 'directory', postOrder: true })) {
+    if (ev.kind === 'error') throw ev.error;
+    if (ev.kind === 'post') fs.rmdir(ev.depth === 0 ? path : ev.path, cwd);
+    else if (ev.kind === 'file') removeTree(fs, ev.path, cwd);
+  }
+}
+
+/** A path without its trailing slashes ('/' stays), as the entries below it are named. */
+function trimSlashes(path: string): string {
+  return path.replace(/\/+$/, '') || '/';
 }
 
 const ImportArgs = z.object({
