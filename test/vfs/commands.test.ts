@@ -1,17 +1,19 @@
 // The same attacks through whole command lines (in-process runner): mkdir -p, rm -r, cp, mv,
-// touch, ls, stat, head, tail. Each command is only exercised if commands/<name>.ts exists.
+// touch, ls, stat, head, tail. Every one of them must be in the registry (a missing one fails).
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { run } from '../helpers.js';
+import { hasCommand } from '../../commands/index.js';
 import { CANARY, MARK, SECRET, assertNoHostPaths, guardLeaks, makeZone, markerEscaped, record, withinMs, type Zone } from './fixture.js';
 
 guardLeaks();
 
-const COMMANDS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../commands');
-const has = (name: string) => fs.existsSync(path.join(COMMANDS, `${name}.ts`));
+const has = (name: string) => {
+  if (!hasCommand(name)) throw new Error(`${name} is not a command: this suite attacks through it`);
+  return true;
+};
 
 let z: Zone;
 let before: Record<string, string>;
