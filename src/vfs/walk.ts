@@ -105,107 +105,135 @@ function join(dir: string, name: string): string {
   return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
 }
 
-/** Walk the tree below `start` (see the file head). */
+/** A directory being walked: its event, open handle and the children still to visit. */
+interface Frame {
+  ev: WalkEvent;
+  handle: DirHandle;
+  entries: DirEntry[];
+  next: number;
+  shown: boolean;
+}
+
+/**
+ * Walk the tree below `start` (see the file head). One generator with an explicit stack of
+ * open directories: nested `yield*` per level made every event pass through two generator
+ * frames per depth (find over 2 000 files took 1.3-1.5x as long as before walk() existed).
+ */
 export function* walk(vfs: Vfs, start: string, cwd: string, spec: WalkSpec = {}): Generator<WalkEvent, void, undefined> {
   const order = spec.order ?? 'name';
   const minDepth = spec.minDepth ?? 0;
   const maxDepth = spec.maxDepth ?? Infinity;
   const symlinks = spec.symlinks ?? 'never';
   const post = spec.postOrder ?? false;
+  const withStart = spec.includeStart !== false;
   // -L: the identities of the directories being walked, to see a link loop.
   const ancestors: Array<{ dev: number; ino: number }> = [];
+  const stack: Frame[] = [];
   const checkAbort = (path: string) => {
     if (spec.signal?.aborted) throw spec.onAbort ? spec.onAbort(path) : new VfsError('EINTR', path);
   };
+  // Without the start, its own events are left out (its list and errors are not).
+  const visible = (e: WalkEvent) => withStart || e.depth > 0 || e.kind === 'error' || e.kind === 'list';
 
-  function* dirEvents(ev: WalkEvent, open: () => DirHandle): Generator<WalkEvent, void, undefined> {
+  /** A directory's 'pre' event, then it is opened and listed and pushed (or its 'error' / 'post' when it is not). */
+  function* enter(ev: WalkEvent, open: () => DirHandle): Generator<WalkEvent, void, undefined> {
     const shown = ev.depth >= minDepth;
-    if (shown) yield ev;
+    if (shown && visible(ev)) yield ev;
     if (ev.skip || ev.depth >= maxDepth) {
-      if (post && shown) yield { ...ev, kind: 'post' };
+      if (post && shown && visible(ev)) yield { ...ev, kind: 'post' };
       return;
     }
     checkAbort(ev.path);
     let handle: DirHandle;
-    let entries: DirEntry[];
     try {
       handle = open();
     } catch (e) {
       yield { ...ev, kind: 'error', error: e };
       return;
     }
+    let entries: DirEntry[];
     try {
+      entries = handle.entries();
+    } catch (e) {
       try {
-        entries = handle.entries();
-      } catch (e) {
         yield { ...ev, kind: 'error', error: e, handle };
-        return;
+      } finally {
+        handle.close();
       }
-      if (symlinks === 'follow') ancestors.push(handle.stat);
-      if (order === 'name') sortByName(entries);
-      if (spec.filter) entries = entries.filter((d) => spec.filter!(d.name, d.type));
-      if (spec.listEvents && shown) {
-        const listed: WalkEvent = { ...ev, kind: 'list', handle, entries };
-        yield listed;
-        entries = listed.entries ?? [];
-      }
-      for (const d of entries) yield* child(handle, d, ev);
-      if (symlinks === 'follow') ancestors.pop();
-      if (post && shown) yield { ...ev, kind: 'post', handle };
-    } finally {
-      handle.close();
-    }
-  }
-
-  function* child(parent: DirHandle, d: DirEntry, up: WalkEvent): Generator<WalkEvent, void, undefined> {
-    const ev: WalkEvent = { kind: 'file', name: d.name, path: join(up.path, d.name), rel: up.rel ? `${up.rel}/${d.name}` : d.name, depth: up.depth + 1, type: d.type, dir: parent };
-    if (d.type === 'dir') {
-      ev.kind = 'pre';
-      yield* dirEvents(ev, () => vfs.openListedDirAt(parent, d.name));
       return;
     }
-    if (d.type === 'symlink' && symlinks === 'follow' && spec.followLink) {
-      if (spec.followLink(ev)) {
-        ev.kind = 'pre';
-        ev.type = 'dir';
-        ev.followed = true;
-        yield* dirEvents(ev, () => vfs.openDir(ev.path, cwd));
-        return;
-      }
-    } else if (d.type === 'symlink' && symlinks === 'follow') {
-      // Followed by full resolution (inside the zone, where the policy follows).
-      let st: fs.Stats | null = null;
-      try {
-        st = vfs.stat(ev.path, cwd);
-      } catch (e) {
-        st = null; // dangling, a loop of links, leaving the zone or not followed: the link itself
-        ev.error = e;
-      }
-      if (st?.isDirectory()) {
-        ev.type = 'dir';
-        ev.followed = true;
-        if (ancestors.some((a) => a.dev === st.dev && a.ino === st.ino)) {
-          if (ev.depth >= minDepth) yield { ...ev, kind: 'loop' };
-          return;
-        }
-        ev.kind = 'pre';
-        yield* dirEvents(ev, () => vfs.openDir(ev.path, cwd));
-        return;
-      }
-      if (st) {
-        ev.type = st.isFile() ? 'file' : 'other';
-        ev.followed = true;
-      }
+    const frame: Frame = { ev, handle, entries, next: 0, shown };
+    stack.push(frame);
+    if (symlinks === 'follow') ancestors.push(handle.stat);
+    if (order === 'name') sortByName(entries);
+    if (spec.filter) frame.entries = entries.filter((d) => spec.filter!(d.name, d.type));
+    if (spec.listEvents && shown) {
+      const listed: WalkEvent = { ...ev, kind: 'list', handle, entries: frame.entries };
+      yield listed;
+      frame.entries = listed.entries ?? [];
     }
-    if (ev.depth >= minDepth) yield ev;
   }
 
-  // The start: a directory resolved in full (openDir follows a final symlink only where the
-  // policy does). Callers decide first what a start that is not a directory means to them.
-  const root: WalkEvent = { kind: 'pre', name: '', path: start, rel: '', depth: 0, type: 'dir', dir: null };
-  if (spec.includeStart !== false) {
-    yield* dirEvents(root, () => vfs.openDir(start, cwd));
-    return;
+  try {
+    yield* enter({ kind: 'pre', name: '', path: start, rel: '', depth: 0, type: 'dir', dir: null }, () => vfs.openDir(start, cwd));
+    while (stack.length > 0) {
+      const f = stack[stack.length - 1]!;
+      if (f.next >= f.entries.length) {
+        stack.pop();
+        if (symlinks === 'follow') ancestors.pop();
+        try {
+          if (post && f.shown && visible(f.ev)) yield { ...f.ev, kind: 'post', handle: f.handle };
+        } finally {
+          f.handle.close();
+        }
+        continue;
+      }
+      const d = f.entries[f.next++]!;
+      const up = f.ev;
+      const parent = f.handle;
+      const ev: WalkEvent = { kind: 'file', name: d.name, path: join(up.path, d.name), rel: up.rel ? `${up.rel}/${d.name}` : d.name, depth: up.depth + 1, type: d.type, dir: parent };
+      if (d.type === 'dir') {
+        ev.kind = 'pre';
+        yield* enter(ev, () => vfs.openListedDirAt(parent, d.name));
+        continue;
+      }
+      if (d.type === 'symlink' && symlinks === 'follow' && spec.followLink) {
+        if (spec.followLink(ev)) {
+          ev.kind = 'pre';
+          ev.type = 'dir';
+          ev.followed = true;
+          yield* enter(ev, () => vfs.openDir(ev.path, cwd));
+          continue;
+        }
+      } else if (d.type === 'symlink' && symlinks === 'follow') {
+        // Followed by full resolution (inside the zone, where the policy follows).
+        let st: fs.Stats | null = null;
+        try {
+          st = vfs.stat(ev.path, cwd);
+        } catch (e) {
+          st = null; // dangling, a loop of links, leaving the zone or not followed: the link itself
+          ev.error = e;
+        }
+        if (st?.isDirectory()) {
+          ev.type = 'dir';
+          ev.followed = true;
+          if (ancestors.some((a) => a.dev === st.dev && a.ino === st.ino)) {
+            if (ev.depth >= minDepth) yield { ...ev, kind: 'loop' };
+            continue;
+          }
+          ev.kind = 'pre';
+          yield* enter(ev, () => vfs.openDir(ev.path, cwd));
+          continue;
+        }
+        if (st) {
+          ev.type = st.isFile() ? 'file' : 'other';
+          ev.followed = true;
+        }
+      }
+      if (ev.depth >= minDepth) yield ev;
+    }
+  } finally {
+    // A consumer that stops early: close what is still open, innermost first.
+    while (stack.length > 0) stack.pop()!.handle.close();
   }
-  for (const e of dirEvents(root, () => vfs.openDir(start, cwd))) if (e.depth > 0 || e.kind === 'error' || e.kind === 'list') yield e;
 }
