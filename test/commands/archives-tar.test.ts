@@ -3,40 +3,12 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNosh, type Nosh } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { createNosh } from '../../src/index.js';
 import { tempDir } from '../helpers.js';
+import { archiveZone } from './archive-zone.js';
 
-let nosh: Nosh;
-let base: string;
-let root: string;
-let outside: string;
-
-beforeAll(async () => {
-  base = tempDir('nosh-tar-');
-  root = path.join(base, 'zone');
-  outside = path.join(base, 'outside');
-  fs.mkdirSync(root);
-  fs.mkdirSync(outside);
-  nosh = await createNosh({ root, threads: 1, limits: { maxFileSize: 1_000_000 } });
-});
-afterAll(async () => {
-  await nosh.close();
-  fs.rmSync(base, { recursive: true, force: true });
-});
-
-async function sh(command: string): Promise<{ exit: number; stdout: string; stderr: string }> {
-  const r = await nosh.exec({ command }, { maxOutputBytes: 5_000_000 });
-  if (!r.success) throw new Error(`${r.error.code}: ${r.error.message}`);
-  return { exit: r.data.exit_code, stdout: r.data.stdout, stderr: r.data.stderr };
-}
-
-function fresh(name: string): string {
-  const d = path.join(root, name);
-  fs.rmSync(d, { recursive: true, force: true });
-  fs.mkdirSync(d);
-  return d;
-}
+const { base, root, outside, sh, fresh } = archiveZone('nosh-tar-');
 
 /**
  * Build an archive with Python's tarfile (entries: [name, type, data|linkname]); pax headers let
