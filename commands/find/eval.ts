@@ -253,15 +253,22 @@ export class Walker implements EvalContext {
     // The entry of each depth being walked (the start at 0), and the keys to forget on leaving.
     const stack: Entry[] = [root];
     const keys: Array<string | null> = [rootKey];
+    // Per depth being walked: what its children's byte paths begin with, and whether that is
+    // their path itself (ASCII), made once per directory rather than per entry.
+    const bprefixes: string[] = [];
+    const ascii: boolean[] = [];
+    const push = (e: Entry) => {
+      stack[e.depth] = e;
+      bprefixes[e.depth] = e.bytes.endsWith('/') ? e.bytes : e.bytes + '/';
+      ascii[e.depth] = e.bytes === e.path;
+    };
+    push(root);
     const signal = this.ctx.signal;
     const entryOf = (ev: WalkEvent): Entry => {
       if (ev.tag) return ev.tag as Entry;
-      const up = stack[ev.depth - 1]!;
       const nameBytes = bytesOf(ev.name);
-      const bprefix = up.bytes.endsWith('/') ? up.bytes : up.bytes + '/';
-      const prefix = up.path.endsWith('/') ? up.path : up.path + '/';
       // ASCII names under an ASCII path: the bytes are the path itself.
-      const bytes = nameBytes === ev.name && bprefix === prefix ? ev.path : bprefix + nameBytes;
+      const bytes = nameBytes === ev.name && ascii[ev.depth - 1] ? ev.path : bprefixes[ev.depth - 1] + nameBytes;
       const e: Entry = { path: ev.path, bytes, root: root.root, depth: ev.depth, type: ev.type, dir: ev.dir!, name: ev.name, nameBytes };
       ev.tag = e;
       return e;
@@ -305,7 +312,7 @@ export class Walker implements EvalContext {
           if (this.quit) return;
           const key = this.pruned && !plan.depthFirst ? false : e.depth < plan.maxdepth ? this.enter(e) : null;
           if (key === false) ev.skip = true;
-          stack[e.depth] = e;
+          push(e);
           keys[e.depth] = key || null;
         } else if (ev.kind === 'error' || ev.kind === 'post') {
           if (e.skipped) continue;

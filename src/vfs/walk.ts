@@ -101,17 +101,21 @@ export interface WalkEvent {
   tag?: unknown;
 }
 
-function join(dir: string, name: string): string {
-  return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
-}
-
-/** A directory being walked: its event, open handle and the children still to visit. */
+/** A directory being walked: its event, open handle, the children still to visit and what their paths begin with. */
 interface Frame {
   ev: WalkEvent;
   handle: DirHandle;
   entries: DirEntry[];
   next: number;
   shown: boolean;
+  /** `path` and `rel` of the children, before their name (made once per directory, not per entry). */
+  pathPrefix: string;
+  relPrefix: string;
+}
+
+/** An event with every field present, so that all events share one object shape (the consumer's property reads stay monomorphic). */
+function event(kind: WalkEvent['kind'], name: string, path: string, rel: string, depth: number, type: DirEntry['type'], dir: DirHandle | null): WalkEvent {
+  return { kind, name, path, rel, depth, type, dir, handle: undefined, error: undefined, skip: undefined, followed: undefined, entries: undefined, tag: undefined };
 }
 
 /**
@@ -162,7 +166,8 @@ export function* walk(vfs: Vfs, start: string, cwd: string, spec: WalkSpec = {})
       }
       return;
     }
-    const frame: Frame = { ev, handle, entries, next: 0, shown };
+    const pathPrefix = ev.path.endsWith('/') ? ev.path : ev.path + '/';
+    const frame: Frame = { ev, handle, entries, next: 0, shown, pathPrefix, relPrefix: ev.rel ? ev.rel + '/' : '' };
     stack.push(frame);
     if (symlinks === 'follow') ancestors.push(handle.stat);
     if (order === 'name') sortByName(entries);
@@ -175,7 +180,7 @@ export function* walk(vfs: Vfs, start: string, cwd: string, spec: WalkSpec = {})
   }
 
   try {
-    yield* enter({ kind: 'pre', name: '', path: start, rel: '', depth: 0, type: 'dir', dir: null }, () => vfs.openDir(start, cwd));
+    yield* enter(event('pre', '', start, '', 0, 'dir', null), () => vfs.openDir(start, cwd));
     while (stack.length > 0) {
       const f = stack[stack.length - 1]!;
       if (f.next >= f.entries.length) {
@@ -189,9 +194,8 @@ export function* walk(vfs: Vfs, start: string, cwd: string, spec: WalkSpec = {})
         continue;
       }
       const d = f.entries[f.next++]!;
-      const up = f.ev;
       const parent = f.handle;
-      const ev: WalkEvent = { kind: 'file', name: d.name, path: join(up.path, d.name), rel: up.rel ? `${up.rel}/${d.name}` : d.name, depth: up.depth + 1, type: d.type, dir: parent };
+      const ev = event('file', d.name, f.pathPrefix + d.name, f.relPrefix + d.name, f.ev.depth + 1, d.type, parent);
       if (d.type === 'dir') {
         ev.kind = 'pre';
         yield* enter(ev, () => vfs.openListedDirAt(parent, d.name));
