@@ -17,7 +17,7 @@
  * buffer. Symlinks met while recursing are skipped; -R follows them only where the zone
  * policy follows symlinks (and only inside the zone).
  */
-import { defineCommand, UsageError, type CommandContext, type FlagSpec } from '../../src/command/index.js';
+import { defineCommand, UsageError, type CommandContext, type FlagSpec, type Values } from '../../src/command/index.js';
 import { argmatch } from '../../src/gnulib/text-lines.js';
 import { RegexSyntaxError, type RegexDialect } from '../../src/regex/index.js';
 import { VfsError } from '../../src/vfs/index.js';
@@ -27,7 +27,7 @@ import { Fatal, buildMatcher, bytesOf, parseContext } from './matcher.js';
 import { GrepRun } from './recurse.js';
 import { Opts } from './scan.js';
 
-const FLAGS: FlagSpec[] = [
+const FLAGS = [
   { key: 'matcher', short: 'E', long: 'extended-regexp', value: 'E', help: 'PATTERNS are extended regular expressions' },
   { key: 'matcher', short: 'F', long: 'fixed-strings', value: 'F', help: 'PATTERNS are strings' },
   { key: 'matcher', short: 'G', long: 'basic-regexp', value: 'G', help: 'PATTERNS are basic regular expressions' },
@@ -77,7 +77,7 @@ const FLAGS: FlagSpec[] = [
   { key: 'color', long: 'colour', kind: 'optional', arg: 'WHEN', help: 'same as --color' },
   { key: 'U', short: 'U', long: 'binary', help: 'do not strip CR characters at EOL (no effect, as on GNU/Linux)' },
   { key: 'u', short: 'u', long: 'unix-byte-offsets', help: 'obsolete: no effect but a warning (as GNU grep 3.8)' },
-];
+] as const satisfies readonly FlagSpec[];
 
 /** An error that ends grep: its message (if any), then the usage lines if `usage`. */
 const USAGE = "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n";
@@ -135,8 +135,9 @@ export default defineCommand({
   },
 });
 
-async function grep(ctx: CommandContext): Promise<number> {
+async function grep(ctx: CommandContext<Values<typeof FLAGS>>): Promise<number> {
   const opts = ctx.opts;
+  const v = ctx.values;
   // Options in command-line order, as GNU checks them while parsing.
   let matcher = ctx.name === 'egrep' ? 'E' : ctx.name === 'fgrep' ? 'F' : '';
   let before = -1;
@@ -233,32 +234,32 @@ async function grep(ctx: CommandContext): Promise<number> {
   }
   if (after < 0) after = context;
   if (before < 0) before = context;
-  const listV = opts.get('list');
-  const quiet = opts.has('q');
+  const listV = v.list;
+  const quiet = v.q === true;
   const o: Opts = {
-    invert: opts.has('v'),
-    count: opts.has('c'),
+    invert: v.v === true,
+    count: v.c === true,
     list: quiet ? '' : listV === 'l' ? 'l' : listV === 'L' ? 'L' : '',
     quiet,
-    only: opts.has('o'),
-    lineNo: opts.has('n'),
-    byteOff: opts.has('b'),
-    tab: opts.has('T'),
-    nullName: opts.has('Z'),
+    only: v.o === true,
+    lineNo: v.n === true,
+    byteOff: v.b === true,
+    tab: v.T === true,
+    nullName: v.Z === true,
     color,
-    z: opts.has('z'),
+    z: v.z === true,
     before,
     after,
     // (no pattern at all is GNU's empty pattern inverted: -v then selects every line)
-    maxCount: maxCount < 0 ? (opts.has('v') !== (patterns.length === 0) ? 0 : Number.MAX_SAFE_INTEGER) : maxCount,
+    maxCount: maxCount < 0 ? ((v.v === true) !== (patterns.length === 0) ? 0 : Number.MAX_SAFE_INTEGER) : maxCount,
     binary,
-    noMessages: opts.has('s'),
+    noMessages: v.s === true,
     // A later -r or -d recurse does not undo -R's following of links (GNU keeps FTS_LOGICAL).
     recurse: directories !== 'recurse' ? '' : opts.order.some((e) => e.key === 'recurse' && e.value === 'R') ? 'R' : 'r',
     skipDirs: directories === 'skip',
     skipDevices,
-    groupSep: opts.get('sep') === '\0none' ? null : (opts.get('sep') ?? '--'),
-    label: opts.get('label') ?? '(standard input)',
+    groupSep: v.sep === '\0none' ? null : (v.sep ?? '--'),
+    label: v.label ?? '(standard input)',
     fileRules,
     dirRules,
   };
@@ -267,13 +268,13 @@ async function grep(ctx: CommandContext): Promise<number> {
   // not with -L, which lists the files.
   const emptyKeys = patterns.every((p) => p === '');
   const invertKeys = patterns.length === 0 ? !o.invert : o.invert;
-  const plainKeys = patterns.length === 0 || (!opts.has('x') && !opts.has('w'));
+  const plainKeys = patterns.length === 0 || (v.x === undefined && v.w === undefined);
   if ((maxCount === 0 || (emptyKeys && invertKeys && plainKeys)) && o.list !== 'L') return 1;
   // GNU 3.8's pcresearch.c refuses a newline in the (joined) patterns
   if (matcher === 'P' && patterns.length > 1) throw new Fatal('the -P option only supports a single pattern');
   const dialect: RegexDialect = matcher === 'E' ? 'extended' : matcher === 'F' ? 'fixed' : matcher === 'P' ? 'perl' : 'basic';
   const warnings: string[] = [];
-  const m = buildMatcher(patterns, dialect, { i: opts.get('case') === 'i', w: opts.has('w'), x: opts.has('x'), z: o.z }, (w) => warnings.push(w));
+  const m = buildMatcher(patterns, dialect, { i: v.case === 'i', w: v.w === true, x: v.x === true, z: o.z }, (w) => warnings.push(w));
   for (const w of warnings) await ctx.stderr.write(`grep: ${w}\n`);
   const run = new GrepRun(ctx, o, m, operands.length);
   const omitDotSlash = operands.length === 0 && o.recurse !== '';
