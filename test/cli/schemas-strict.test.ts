@@ -168,6 +168,9 @@ describe('strict-mode calls round-trip', () => {
     stat: { path: 'a.txt' },
     search: { pattern: 'hello' },
     check_access: { path: 'a.txt' },
+    zip: { path: 'z.zip', paths: ['a.txt'] },
+    unzip: { path: 'z.zip', destination: 'uz' },
+    zipinfo: { path: 'z.zip' },
     transfer: { from: 'storage', to: 'documents', path: 'a.txt' },
   };
 
@@ -187,6 +190,7 @@ describe('strict-mode calls round-trip', () => {
     expect(failures).toEqual([]);
     expect(fs.readFileSync(path.join(root, 'b.txt'), 'utf8')).toBe('top\nbye\nworld\n');
     expect(fs.existsSync(path.join(root, 'new.txt'))).toBe(true);
+    expect(fs.readFileSync(path.join(root, 'uz/a.txt'), 'utf8')).toBe('hello\nworld\n');
   }, 60_000);
 
   it('a null for a required argument is still refused', async () => {
