@@ -1,5 +1,8 @@
 // tar (GNU tar 1.34): c/x/t with -f, -z, -v, -C, --exclude, -O, --strip-components, -k, over
 // tar-stream; gzip through commands/gzip's codec. Links, devices and FIFOs are never created.
+// Extraction is all or nothing: files are written into a staging folder and moved into place
+// at the end; a quota or size stop removes the staging folder and the folders it made.
+import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import * as tarStream from 'tar-stream';
 import { defineCommand, helpText, parseArgs, UsageError, versionText, type CommandContext } from '../../src/command/index.js';
@@ -19,7 +22,18 @@ interface Run {
   prefixes: Set<string>;
   exclude: (name: string) => boolean;
   dir: string;
+  /** x: the staging folder, the files staged in it (in archive order) and the folders made. */
+  stage?: Stage;
 }
+
+interface Stage {
+  folder: string;
+  files: { staged: string; dest: string; rest: string; mode: number; mtime?: Date }[];
+  made: string[];
+}
+
+/** A write that stops the whole extraction (nothing is left): quota, size limits, no space. */
+const STOPS = new Set(['EDQUOT', 'EFBIG', 'ENOSPC', 'EFSQUOT']);
 
 class Fatal extends Error {}
 
@@ -188,6 +202,7 @@ async function read(r: Run, file: string, members: string[], o: ReadOpts): Promi
     return members.length === 0 || hit !== undefined;
   };
   let entries = 0;
+  if (o.extract && !o.toStdout) r.stage = openStage(r);
   try {
     for await (const entry of ex) {
       entries++;
@@ -216,6 +231,7 @@ async function read(r: Run, file: string, members: string[], o: ReadOpts): Promi
       await extractEntry(r, entry as unknown as TarEntry, name, prefix, o);
     }
   } catch (e) {
+    if (r.stage) undo(r, r.stage);
     if (e instanceof GzipError) throw new Fatal(`Child returned status 1 (gzip: ${e.message})`);
     if (e instanceof Fatal || e instanceof VfsError) throw e;
     if (entries === 0) {
@@ -224,7 +240,55 @@ async function read(r: Run, file: string, members: string[], o: ReadOpts): Promi
     }
     throw new Fatal('Unexpected EOF in archive');
   }
+  if (r.stage) await place(r, r.stage);
   for (const m of members) if (!found.has(m)) await error(r, `${m}: Not found in archive`);
+}
+
+/** The staging folder, hidden in the destination (created if missing, as tar -C does not). */
+function openStage(r: Run): Stage {
+  const folder = joinPath(r.dir, `.nosh-tar-${randomBytes(6).toString('hex')}`);
+  try {
+    r.ctx.fs.mkdir(folder, r.ctx.cwd, 0o700);
+  } catch (e) {
+    throw new Fatal(`${r.dir}: Cannot open: ${reasonOf(e)}`);
+  }
+  return { folder, files: [], made: [] };
+}
+
+function stop(member: string, e: VfsError): Fatal {
+  return new Fatal(`${member}: Cannot write: ${e.reason}; extraction stopped, nothing was extracted`);
+}
+
+/** A stop: the staged files, the staging folder and every folder the extraction made go. */
+function undo(r: Run, st: Stage): void {
+  const fs = r.ctx.fs;
+  for (const f of st.files) try { fs.unlink(f.staged, r.ctx.cwd); } catch { /* already gone */ }
+  try { fs.rmdir(st.folder, r.ctx.cwd); } catch { /* not empty: left for the temp sweep */ }
+  for (const d of [...st.made].reverse()) try { fs.rmdir(d, r.ctx.cwd); } catch { /* holds something of its own */ }
+  r.stage = undefined;
+}
+
+/** The end: every staged file moved into place in archive order (a later member replaces an earlier one). */
+async function place(r: Run, st: Stage): Promise<void> {
+  const { ctx } = r;
+  try {
+    for (const f of st.files) {
+      try {
+        ctx.fs.rename(f.staged, f.dest, ctx.cwd);
+      } catch (e) {
+        await error(r, `${f.rest}: Cannot open: ${reasonOf(e)}`);
+        continue;
+      }
+      try {
+        ctx.fs.chmod(f.dest, f.mode, ctx.cwd);
+        if (f.mtime) ctx.fs.utimes(f.dest, f.mtime.getTime() / 1000, f.mtime.getTime() / 1000, ctx.cwd);
+      } catch { /* GNU warns; the file is there */ }
+    }
+  } finally {
+    for (const f of st.files) try { ctx.fs.unlink(f.staged, ctx.cwd); } catch { /* moved */ }
+    try { ctx.fs.rmdir(st.folder, ctx.cwd); } catch { /* left for the temp sweep */ }
+    r.stage = undefined;
+  }
 }
 
 async function drain(entry: AsyncIterable<unknown>): Promise<void> {
@@ -270,37 +334,30 @@ async function extractEntry(r: Run, entry: TarEntry, name: string, prefix: strin
     await drain(entry);
     return error(r, `${rest}: Cannot open: File exists`);
   }
+  if (existsNoFollow(r, dest) && ctx.fs.lstat(dest, ctx.cwd).isDirectory()) {
+    await drain(entry);
+    return error(r, `${rest}: Cannot open: Is a directory`);
+  }
+  const st = r.stage!;
+  // The staged name keeps the member's own name: the zone's extension and name rules see it.
+  const staged = `${st.folder}/${st.files.length}-${dest.slice(dest.lastIndexOf('/') + 1)}`;
   let w;
   try {
-    w = ctx.fs.createWriter(dest, ctx.cwd, { mode: (h.mode ?? 0o644) & 0o777 });
+    w = ctx.fs.createWriter(staged, ctx.cwd, { mode: 0o600 });
   } catch (e) {
     await drain(entry);
+    if (e instanceof VfsError && STOPS.has(e.errno)) throw stop(rest, e);
     return error(r, `${rest}: Cannot open: ${reasonOf(e)}`);
   }
-  // A failed write (quota, maxFileSize) aborts the file; the rest of the entry is read past.
-  let failed: unknown = null;
-  for await (const c of entry) {
-    if (failed) continue;
-    try {
-      w.write(c as Buffer);
-    } catch (e) {
-      failed = e;
-    }
-  }
+  // A write over the quota or a size limit stops the whole extraction (read() undoes it).
   try {
-    if (!failed) w.commit();
+    for await (const c of entry) w.write(c as Buffer);
+    w.commit();
   } catch (e) {
-    failed = e;
-  }
-  if (failed) {
     w.abort();
-    return error(r, `${rest}: Cannot write: ${reasonOf(failed)}`);
+    throw e instanceof VfsError && STOPS.has(e.errno) ? stop(rest, e) : e;
   }
-  if (h.mtime) {
-    try {
-      ctx.fs.utimes(dest, h.mtime.getTime() / 1000, h.mtime.getTime() / 1000, ctx.cwd);
-    } catch { /* GNU warns; the file is there */ }
-  }
+  st.files.push({ staged, dest, rest, mode: (h.mode ?? 0o644) & 0o777, mtime: h.mtime });
 }
 
 function existsNoFollow(r: Run, p: string): boolean {
@@ -324,8 +381,10 @@ function mkdirs(r: Run, path: string, last: boolean): void {
     } catch (e) {
       if (!(e instanceof VfsError) || e.errno !== 'ENOENT') throw e;
     }
-    if (st === null) r.ctx.fs.mkdir(cur, r.ctx.cwd);
-    else if (!st.isDirectory()) throw new VfsError('ENOTDIR', cur);
+    if (st === null) {
+      r.ctx.fs.mkdir(cur, r.ctx.cwd);
+      r.stage?.made.push(cur);
+    } else if (!st.isDirectory()) throw new VfsError('ENOTDIR', cur);
     void last;
   }
 }

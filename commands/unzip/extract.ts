@@ -15,6 +15,9 @@ export interface ExtractOptions {
   quiet: number;
 }
 
+/** Write errors that stop the whole extraction: quota, size limits, no space. */
+const STOPS = new Set(['EDQUOT', 'EFBIG', 'ENOSPC', 'EFSQUOT']);
+
 /** Thrown to stop the whole extraction (nothing is moved into place). */
 export class StopAll extends Error {}
 
@@ -138,8 +141,18 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
         ready.push({ p, staged: null });
         continue;
       }
-      const staged = join(staging, String(n++));
-      const w = ctx.fs.createWriter(staged, ctx.cwd, { mode: 0o600 });
+      // The staged name keeps the entry's own name: the zone's extension and name rules see it.
+      const staged = join(staging, `${n++}-${p.rel.slice(p.rel.lastIndexOf('/') + 1)}`);
+      let w;
+      try {
+        w = ctx.fs.createWriter(staged, ctx.cwd, { mode: 0o600 });
+      } catch (err) {
+        // a name the zone refuses (extension, blocked pattern) is skipped; a limit stops everything
+        if (!(err instanceof VfsError) || STOPS.has(err.errno)) throw err instanceof VfsError ? new StopAll(`${p.e.name}: ${err.reason}`) : err;
+        await warn(`    skipping: ${p.e.name}  ${err.reason}`);
+        status = Math.max(status, 1);
+        continue;
+      }
       try {
         for await (const chunk of zip.data(p.e)) {
           if (ctx.signal.aborted) throw new StopAll('interrupted');

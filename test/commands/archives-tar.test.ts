@@ -99,9 +99,11 @@ describe('tar extraction refuses escapes', () => {
     const r = await sh('tar -xf pre/p.tar -C pre');
     expect(r.exit).toBe(2);
     expect(r.stderr).toContain('tar: dirlink/x: Cannot open: ');
-    expect(r.stderr).toContain('tar: filelink: Cannot open: ');
     expect(fs.existsSync(path.join(outside, 'x'))).toBe(false);
     expect(fs.existsSync(path.join(outside, 'victim2'))).toBe(false);
+    // as GNU tar: an existing link is replaced by the member (unlinked, never followed)
+    expect(fs.lstatSync(path.join(d, 'filelink')).isFile()).toBe(true);
+    expect(fs.readFileSync(path.join(d, 'filelink'), 'utf8')).toBe('y\n');
   });
 
   it('a tar.gz bomb stops at maxFileSize with no partial file left', async () => {
@@ -109,8 +111,18 @@ describe('tar extraction refuses escapes', () => {
     craft(path.join(d, 'b.tgz'), [['small', 'file', 'ok\n'], ['big', 'file', 'ZEROS:20000000']], true);
     const r = await sh('tar xzf bomb/b.tgz -C bomb');
     expect(r.exit).toBe(2);
-    expect(r.stderr).toContain('tar: big: Cannot write: File too large');
-    expect(listAll(d)).toEqual(['b.tgz', 'small']);
+    expect(r.stderr).toContain('tar: big: Cannot write: File too large; extraction stopped, nothing was extracted');
+    // all or nothing: the member before it is not left either, nor the staging folder
+    expect(listAll(d)).toEqual(['b.tgz']);
+  });
+
+  it('a size stop leaves nothing: no file, no folder the archive would have made', async () => {
+    const d = fresh('quota');
+    craft(path.join(d, 'q.tgz'), [['new/sub/a', 'file', 'a\n'], ['new/big', 'file', 'ZEROS:1500000']], true);
+    const r = await sh('tar -xzf quota/q.tgz -C quota');
+    expect(r.exit).toBe(2);
+    expect(r.stderr).toMatch(/new\/big: Cannot write: .*extraction stopped, nothing was extracted/);
+    expect(listAll(d)).toEqual(['q.tgz']);
   });
 });
 

@@ -132,3 +132,27 @@ describe('in a read-only zone', () => {
     }
   });
 });
+
+describe('in a zone with allowed extensions', () => {
+  it('unzip and tar extract the allowed names (their staging keeps each name) and refuse the others', async () => {
+    const z = tempDir('nosh-ziptools-ext-');
+    fs.writeFileSync(path.join(z, 'p.zip'), makeZip([{ name: 'a.txt', data: 'a' }, { name: 'b.sh', data: 'b' }]));
+    const n = await createNosh({ root: z, threads: 1, policy: { allowedExtensions: ['.txt', '.zip', '.tar'] } });
+    try {
+      const u = (await n.call('unzip', { path: 'p.zip', destination: 'd' })) as any;
+      expect(u.success, JSON.stringify(u)).toBe(true);
+      expect(u.data.files).toEqual(['/d/a.txt']);
+      expect(fs.readdirSync(path.join(z, 'd'))).toEqual(['a.txt']);
+      expect(u.data.warnings.join('\n')).toMatch(/skipping: b.sh .*extension not allowed/);
+      expect((await n.exec({ command: 'tar -cf t.tar d' })).success).toBe(true);
+      const x = (await n.exec({ command: 'tar -xf t.tar -C d2' })) as any;
+      expect(x.data.stderr).toMatch(/Cannot open/);
+      fs.mkdirSync(path.join(z, 'd2'));
+      expect(((await n.exec({ command: 'tar -xf t.tar -C d2' })) as any).data.exit_code).toBe(0);
+      expect(fs.readFileSync(path.join(z, 'd2/d/a.txt'), 'utf8')).toBe('a');
+    } finally {
+      await n.close();
+      fs.rmSync(z, { recursive: true, force: true });
+    }
+  });
+});
