@@ -31,6 +31,9 @@ export const LimitsSchema = z.object({
   maxResults: count(LIMITS.maxResults.max).default(LIMITS.maxResults.default),
   maxFileSize: fileSize().default(LIMITS.maxFileSize.default),
   maxBufferBytes: count(MAX_BUFFER_LIMIT).default(LIMITS.maxBufferBytes.default),
+  archiveEntries: count(LIMITS.archiveEntries.max).default(LIMITS.archiveEntries.default),
+  archiveRatio: count(LIMITS.archiveRatio.max).default(LIMITS.archiveRatio.default),
+  archiveBytes: count(LIMITS.archiveBytes.max).default(LIMITS.archiveBytes.default),
   /** Resident memory budget of the whole process, MB (default: threads x memoryMb x 2 + 512; 0: not watched). See src/pool/pool.ts watchRss. */
   rssMb: z.number().int().min(0).max(LIMITS.rssMb.max).optional(),
 }).strict();

@@ -19,6 +19,12 @@ export const LIMITS = {
   maxFileSize: { default: 300 * MiB, max: 2 ** 40 },
   /** Largest in-memory buffer of one command (bytes): up to 2 GiB (V8 strings and Buffers stop near there). */
   maxBufferBytes: { default: 256 * MiB, max: 2 ** 31 },
+  /** Entries one archive may hold (zip bombs: a directory of millions of entries). */
+  archiveEntries: { default: 100_000, max: 10_000_000 },
+  /** Uncompressed:compressed ratio one archive entry of 1 MiB or more may have. */
+  archiveRatio: { default: 200, max: 1_000_000 },
+  /** Uncompressed bytes one extraction may declare in all. */
+  archiveBytes: { default: 8 * 1024 * MiB, max: 2 ** 50 },
   /** Resident memory budget of the whole process, MB (0: not watched). */
   rssMb: { max: 16_384 * 256 },
 } as const;

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { CommandContext } from '../../src/command/index.js';
 import { walk } from '../../src/vfs/walk.js';
 import { VfsError } from '../../src/vfs/index.js';
-import { ZIP_LIMITS, ZipArchive, ZipError, safeEntryPath, specialKind, type ZipEntry } from '../../src/gnulib/zipread.js';
+import { ZipArchive, ZipError, safeEntryPath, specialKind, type ZipEntry } from '../../src/gnulib/zipread.js';
 
 export interface ExtractOptions {
   exdir: string;
@@ -99,7 +99,7 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
       status = Math.max(status, 1);
       continue;
     }
-    const ratio = ZipArchive.ratioProblem(e);
+    const ratio = zip.ratioProblem(e);
     if (ratio) throw new StopAll(`${e.name}: ${ratio}`);
     let rel = safe.path;
     if (o.junk) {
@@ -107,7 +107,7 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
       rel = rel.slice(rel.lastIndexOf('/') + 1);
     }
     total += e.size;
-    if (total > ZIP_LIMITS.maxTotalBytes) throw new StopAll(`${e.name}: the entries declare more than ${ZIP_LIMITS.maxTotalBytes} bytes in all (a zip bomb?)`);
+    if (total > zip.limits.maxTotalBytes) throw new StopAll(`${e.name}: the entries declare more than ${zip.limits.maxTotalBytes} bytes in all (a zip bomb? the configuration's limits.archiveBytes)`);
     plan.push({ e, rel, warning: dotdot, absolute });
   }
   // 2. stage: inflate every file into a hidden folder beside its destination

@@ -114,7 +114,7 @@ async function zipRun(ctx: CommandContext, a: ZipArgs, archive: string): Promise
   if (ctx.fs.exists(archive, ctx.cwd)) {
     const r = ctx.fs.openRandom(archive, ctx.cwd);
     try {
-      old = await ZipArchive.open(r);
+      old = await ZipArchive.open(r, ctx.limits.archive);
       const close = old.close.bind(old);
       old.close = () => { close(); r.close(); };
     } catch (e) {

@@ -78,7 +78,10 @@ export const MAX_COMMAND_LINE = 2 * 1024 * 1024;
 
 /** The limits a worker task carries, from the configured ones (the output cap may be lowered per call). */
 export function taskLimits(l: LimitsConfig, maxOutputBytes = l.maxOutputBytes) {
-  return { maxOutputBytes, maxResults: l.maxResults, maxBufferBytes: l.maxBufferBytes };
+  return {
+    maxOutputBytes, maxResults: l.maxResults, maxBufferBytes: l.maxBufferBytes,
+    archive: { maxEntries: l.archiveEntries, maxRatio: l.archiveRatio, maxTotalBytes: l.archiveBytes },
+  };
 }
 
 /** Build the worker task for one exec call (zone already resolved to a root and policy). */

@@ -136,6 +136,16 @@ export interface Limits {
   maxResults: number;
   /** Largest input a command may buffer whole (sort, tac...). */
   maxBufferBytes: number;
+  /** What an archive may ask for (zip, unzip, zipinfo): the config's archiveEntries / archiveRatio / archiveBytes. */
+  archive?: ArchiveLimits;
+}
+
+export interface ArchiveLimits {
+  maxEntries: number;
+  /** Uncompressed:compressed ratio of one entry (entries under 1 MiB are not held to it). */
+  maxRatio: number;
+  /** Uncompressed bytes one extraction may declare in all. */
+  maxTotalBytes: number;
 }
 
 export interface CommandContext<V = Record<string, unknown>> {

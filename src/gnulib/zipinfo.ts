@@ -1,12 +1,14 @@
 // Info-ZIP's zipinfo (also `unzip -Z`): the archive's entries in its formats (-1 -2 -s -m -l,
 // -h header, -t totals, -T sortable dates), and opening an archive by Info-ZIP's name rules
 // (NAME, NAME.zip, NAME.ZIP) with its messages and exit codes.
+import type { ArchiveLimits } from '../command/types.js';
 import { VfsError, type RandomReader, type Vfs } from '../vfs/index.js';
 
 /** What these functions need of a command's context (structurally: a CommandContext is one). */
 export interface ZipContext {
   fs: Vfs;
   cwd: string;
+  limits?: { archive?: ArchiveLimits };
   stdout: { write(data: Uint8Array | string): void | Promise<void> };
   stderr: { write(data: Uint8Array | string): void | Promise<void> };
 }
@@ -57,7 +59,7 @@ export async function openZip(ctx: ZipContext, name: string, prog: string, annou
   }
   if (announce) await ctx.stdout.write(`Archive:  ${shown}\n`);
   try {
-    const zip = await ZipArchive.open(r);
+    const zip = await ZipArchive.open(r, ctx.limits?.archive);
     const rr = r;
     const close = zip.close.bind(zip);
     zip.close = () => { close(); rr.close(); };

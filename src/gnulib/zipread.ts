@@ -4,18 +4,21 @@
 import { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import * as yauzl from 'yauzl';
+import type { ArchiveLimits } from '../command/types.js';
+import { LIMITS } from '../limits.js';
 import type { RandomReader } from '../vfs/index.js';
 
-/** Caps on what an archive may ask for (zip bombs). */
+/** The configurable caps' defaults (src/limits.ts; the config's limits.archive*). */
+export const ARCHIVE_DEFAULTS: ArchiveLimits = {
+  maxEntries: LIMITS.archiveEntries.default,
+  maxRatio: LIMITS.archiveRatio.default,
+  maxTotalBytes: LIMITS.archiveBytes.default,
+};
+
+/** Fixed caps on what an archive may ask for. */
 export const ZIP_LIMITS = {
-  /** Entries in one archive. */
-  maxEntries: 100_000,
-  /** Uncompressed:compressed ratio allowed for one entry (above minRatioBytes). */
-  maxRatio: 200,
   /** Entries smaller than this are not held to the ratio. */
   minRatioBytes: 1 << 20,
-  /** Total uncompressed bytes one extraction may write. */
-  maxTotalBytes: 8 * 1024 ** 3,
   /** Entry names longer than this (bytes) are refused. */
   maxNameBytes: 4096,
 };
@@ -84,17 +87,18 @@ function utMtime(extra: { id: number; data: Buffer }[]): Date | null {
 }
 
 export class ZipArchive {
-  private constructor(private readonly zf: yauzl.ZipFile, readonly entries: ZipEntry[], readonly size: number, readonly comment: string, private readonly reader: RandomReader) {}
+  private constructor(private readonly zf: yauzl.ZipFile, readonly entries: ZipEntry[], readonly size: number, readonly comment: string,
+    private readonly reader: RandomReader, readonly limits: ArchiveLimits) {}
 
   /** Opens and reads the whole central directory, with the archive-level checks. */
-  static async open(r: RandomReader): Promise<ZipArchive> {
+  static async open(r: RandomReader, limits: ArchiveLimits = ARCHIVE_DEFAULTS): Promise<ZipArchive> {
     const reader = new VfsZipReader(r);
     const zf = await new Promise<yauzl.ZipFile>((res, rej) => yauzl.fromRandomAccessReader(reader, r.size,
       { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true, strictFileNames: false },
       (err, z) => (err ? rej(new ZipError(err.message, 'format')) : res(z!))));
-    if (zf.entryCount > ZIP_LIMITS.maxEntries) {
+    if (zf.entryCount > limits.maxEntries) {
       zf.close();
-      throw new ZipError(`archive has ${zf.entryCount} entries (the limit is ${ZIP_LIMITS.maxEntries})`, 'bomb');
+      throw new ZipError(`archive has ${zf.entryCount} entries (the limit is ${limits.maxEntries}: the configuration's limits.archiveEntries)`, 'bomb');
     }
     const entries: ZipEntry[] = [];
     try {
@@ -126,7 +130,7 @@ export class ZipArchive {
       throw e;
     }
     const comment = Buffer.isBuffer(zf.comment) ? decodeName(zf.comment as unknown as Buffer, false) : String(zf.comment ?? '');
-    const a = new ZipArchive(zf, entries, r.size, comment, r);
+    const a = new ZipArchive(zf, entries, r.size, comment, r, limits);
     try {
       a.checkOverlap();
     } catch (e) {
@@ -151,10 +155,11 @@ export class ZipArchive {
   }
 
   /** The declared-ratio check for one entry (before inflating). */
-  static ratioProblem(e: ZipEntry): string | null {
+  ratioProblem(e: ZipEntry): string | null {
     if (e.size < ZIP_LIMITS.minRatioBytes) return null;
-    if (e.csize === 0 || e.size / e.csize > ZIP_LIMITS.maxRatio) {
-      return `compression ratio ${e.csize === 0 ? 'infinite' : Math.round(e.size / e.csize) + ':1'} exceeds the limit of ${ZIP_LIMITS.maxRatio}:1 (a zip bomb?)`;
+    const max = this.limits.maxRatio;
+    if (e.csize === 0 || e.size / e.csize > max) {
+      return `compression ratio ${e.csize === 0 ? 'infinite' : Math.round(e.size / e.csize) + ':1'} exceeds the limit of ${max}:1 (a zip bomb? the configuration's limits.archiveRatio)`;
     }
     return null;
   }

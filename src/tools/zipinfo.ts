@@ -21,7 +21,7 @@ export default defineTool({
     const r = ctx.fs.openRandom(args.path, ctx.cwd);
     let zip: ZipArchive;
     try {
-      zip = await ZipArchive.open(r);
+      zip = await ZipArchive.open(r, ctx.limits.archive);
     } catch (e) {
       r.close();
       if (e instanceof ZipError) {

@@ -156,3 +156,26 @@ describe('in a zone with allowed extensions', () => {
     }
   });
 });
+
+describe('archive limits come from the configuration', () => {
+  it('limits.archiveRatio and limits.archiveEntries decide what unzip and zipinfo accept', async () => {
+    const z = tempDir('nosh-ziptools-lim-');
+    fs.writeFileSync(path.join(z, 'r.zip'), makeZip([{ name: 'zeros', data: Buffer.alloc(2_000_000), deflate: true }]));
+    fs.writeFileSync(path.join(z, 'n.zip'), makeZip(Array.from({ length: 12 }, (_, i) => ({ name: `f${i}`, data: 'x' }))));
+    const strict = await createNosh({ root: z, threads: 1, limits: { archiveEntries: 10 } });
+    const loose = await createNosh({ root: z, threads: 1, limits: { archiveRatio: 5000 } });
+    try {
+      const refused = (await strict.call('unzip', { path: 'r.zip', destination: 'a' })) as any;
+      expect(refused.error.message).toMatch(/exceeds the limit of 200:1/);
+      expect(((await strict.call('zipinfo', { path: 'n.zip' })) as any).error.message).toMatch(/12 entries \(the limit is 10/);
+      const ok = (await loose.call('unzip', { path: 'r.zip', destination: 'b' })) as any;
+      expect(ok.success, JSON.stringify(ok)).toBe(true);
+      expect(fs.statSync(path.join(z, 'b/zeros')).size).toBe(2_000_000);
+      expect(((await loose.call('zipinfo', { path: 'n.zip' })) as any).data.count).toBe(12);
+    } finally {
+      await strict.close();
+      await loose.close();
+      fs.rmSync(z, { recursive: true, force: true });
+    }
+  });
+});
