@@ -20,10 +20,11 @@ import { startupScenarios } from './scenarios/startup.js';
 import { memoryScenarios } from './scenarios/memory.js';
 import { closeMcp, mcpScenarios } from './scenarios/mcp.js';
 import { breakdownScenarios } from './scenarios/breakdown.js';
+import { toolboxScenarios } from './scenarios/toolbox.js';
 
 export const SCENARIOS: Scenario[] = [
   ...latencyScenarios, ...throughputScenarios, ...searchScenarios, ...bigFileScenarios,
-  ...startupScenarios, ...memoryScenarios, ...mcpScenarios, ...breakdownScenarios,
+  ...startupScenarios, ...memoryScenarios, ...mcpScenarios, ...breakdownScenarios, ...toolboxScenarios,
 ];
 
 const USAGE = `Usage: npm run bench -- [--quick] [--filter NAME]... [--json FILE] [--data DIR] [--fresh] [--no-install] [--list]

@@ -1,12 +1,11 @@
-// zip (Info-ZIP Zip 3.0) with yazl: add, update (-u), delete (-d) and move (-m) entries, -r through
+// zip (Info-ZIP Zip 3.0) with src/gnulib/zipwrite.ts: add, update (-u), delete (-d) and move (-m) entries, -r through
 // the Vfs walk(). The archive is rewritten whole through an atomic writer (temp + rename): an
 // existing archive's kept entries are re-read from it. Symbolic links are never stored; no encryption.
-import * as zlib from 'node:zlib';
-import * as yazl from 'yazl';
 import { defineCommand, helpText, versionText, type CommandContext } from '../../src/command/index.js';
 import { fnmatch, type GlobMatcher } from '../../src/gnulib/fnmatch.js';
 import { ZipArchive, type ZipEntry } from '../../src/gnulib/zipread.js';
 import { compressionPct } from '../../src/gnulib/zipinfo.js';
+import { ZipWriter } from '../../src/gnulib/zipwrite.js';
 import { VfsError } from '../../src/vfs/index.js';
 import { walk } from '../../src/vfs/walk.js';
 
@@ -224,64 +223,37 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
     if (a.update && old !== null && a.names.length > 0 && items.length > 0) return 12;
     return nothingToDo(ctx, archive);
   }
-  // write
-  const zf = new yazl.ZipFile();
+  // write: the whole archive through the atomic writer, renamed into place only when complete
   const w = ctx.fs.createWriter(archive, ctx.cwd);
-  let failed = false;
-  const done = new Promise<void>((res, rej) => {
-    zf.outputStream.on('data', (c: Buffer) => {
-      if (failed) return;
-      try { w.write(c); } catch (e) { failed = true; rej(e); }
-    });
-    zf.outputStream.on('end', () => res());
-    zf.outputStream.on('error', rej);
-  });
-  done.catch(() => { /* awaited below; a failure before that point is reported there */ });
+  const zw = new ZipWriter((b) => w.write(b));
   const pct = new Map<Item, string>();
   try {
     for (const x of order) {
       if ('raw' in x) {
         // an entry kept from the old archive: its bytes inflated and compressed again
         const e = x;
-        const opts = { mtime: e.mtime, mode: e.unixMode || (e.isDir ? 0o40755 : 0o100644), forceDosTimestamp: a.noExtra };
-        if (e.isDir) zf.addEmptyDirectory(e.name, { mtime: opts.mtime, mode: opts.mode, forceDosTimestamp: opts.forceDosTimestamp });
-        else {
-          const { Readable } = await import('node:stream');
-          zf.addReadStream(Readable.from(old!.data(e)), e.name, e.method === 8 ? { ...opts, size: e.size } : { ...opts, compress: false, size: e.size });
-        }
+        const o = { mtime: e.mtime, mode: e.unixMode || (e.isDir ? 0o40755 : 0o100644), dosOnly: a.noExtra };
+        if (e.isDir) zw.addDirectory(e.name, o);
+        else await zw.addStream(e.name, old!.data(e), e.size, e.method === 8 ? a.level || 6 : 0, o);
         continue;
       }
       const it = x;
-      const opts = { mtime: it.mtime, mode: it.mode, forceDosTimestamp: a.noExtra };
+      const o = { mtime: it.mtime, mode: it.mode, dosOnly: a.noExtra };
       if (it.isDir) {
-        zf.addEmptyDirectory(it.name, opts);
+        zw.addDirectory(it.name, o);
         pct.set(it, '(stored 0%)');
-        continue;
-      }
-      if (it.size <= WHOLE) {
+      } else if (it.size <= WHOLE) {
         const buf = ctx.fs.readFile(it.path!, ctx.cwd);
-        const level = a.level;
-        let deflate = level > 0 && buf.length > 0;
-        if (deflate) {
-          const c = zlib.deflateRawSync(buf, { level });
-          if (c.length >= buf.length) deflate = false;
-          else pct.set(it, `(deflated ${compressionPct(buf.length, c.length)})`);
-        }
-        if (!deflate) pct.set(it, '(stored 0%)');
-        zf.addBuffer(buf, it.name, deflate ? { ...opts, compressionLevel: level } : { ...opts, compress: false });
+        const r = zw.addBuffer(it.name, buf, a.level, o);
+        pct.set(it, r.deflated ? `(deflated ${compressionPct(buf.length, r.csize)})` : '(stored 0%)');
       } else {
-        const chunks = ctx.fs.readChunks(it.path!, ctx.cwd);
-        const { Readable } = await import('node:stream');
-        const stream = Readable.from(chunks);
-        zf.addReadStream(stream, it.name, a.level > 0 ? { ...opts, compressionLevel: a.level, size: it.size } : { ...opts, compress: false, size: it.size });
-        pct.set(it, a.level > 0 ? '(deflated)' : '(stored 0%)');
+        const r = await zw.addStream(it.name, ctx.fs.readChunks(it.path!, ctx.cwd), it.size, a.level, o);
+        pct.set(it, a.level > 0 ? `(deflated ${compressionPct(it.size, r.csize)})` : '(stored 0%)');
       }
     }
-    zf.end();
-    await done;
+    zw.end();
     w.commit();
   } catch (e) {
-    failed = true;
     w.abort();
     if (e instanceof VfsError) {
       await ctx.stderr.write(`zip I/O error: ${e.path}: ${e.reason}\n\nzip error: Output file write failure (nothing written: ${archive})\n`);
