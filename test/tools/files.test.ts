@@ -214,3 +214,31 @@ describe('stat', () => {
     expect((await ws.call('stat', { path: 's/ln' })).data).toMatchObject({ type: 'symlink', target: 't.txt' });
   });
 });
+
+describe('write: encodings and byte patches (issue 28)', () => {
+  it('encoding latin1 and base64 for content; characters latin1 cannot hold are refused', async () => {
+    expect((await ws.call('write', { path: 'l1.bin', content: 'caf\u00e9\u00ff', encoding: 'latin1' })).data.bytes_written).toBe(5);
+    expect(Buffer.from(ws.get('l1.bin'), 'latin1')).toEqual(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0xff]));
+    await ws.call('write', { path: 'b64.bin', content: 'AAEC/w==', encoding: 'base64' });
+    expect(Buffer.from(ws.get('b64.bin'), 'latin1')).toEqual(Buffer.from([0, 1, 2, 255]));
+    const bad = await ws.call('write', { path: 'x.txt', content: '\u20ac', encoding: 'latin1' });
+    expect(bad.error.code).toBe('INVALID_ARGUMENT');
+    expect(ws.get('l1.bin')).toBe('caf\u00e9\u00ff');
+  });
+
+  it('offset replaces bytes in place, may extend at the end, and refuses a gap or a missing file', async () => {
+    ws.put('p.bin', '0123456789');
+    const r = await ws.call('write', { path: 'p.bin', content_base64: Buffer.from('AB').toString('base64'), offset: 3 });
+    expect(r.data).toMatchObject({ bytes_written: 2, size: 10, mode: 'patch', offset: 3 });
+    expect(ws.get('p.bin')).toBe('012AB56789');
+    expect((await ws.call('write', { path: 'p.bin', content: 'XYZ', offset: 9 })).data.size).toBe(12);
+    expect(ws.get('p.bin')).toBe('012AB5678XYZ');
+    expect((await ws.call('write', { path: 'p.bin', content: '!', offset: 12 })).data.size).toBe(13);
+    const gap = await ws.call('write', { path: 'p.bin', content: '!', offset: 20 });
+    expect(gap.error.code).toBe('INVALID_ARGUMENT');
+    expect(gap.error.hint).toMatch(/from 0 to 13/);
+    expect((await ws.call('write', { path: 'nope.bin', content: 'x', offset: 0 })).error.code).toBe('FILE_NOT_FOUND');
+    expect((await ws.call('write', { path: 'p.bin', content: 'x', offset: 0, mode: 'append' })).error.code).toBe('INVALID_ARGUMENT');
+    expect(ws.get('p.bin')).toBe('012AB5678XYZ!');
+  });
+});
