@@ -4,6 +4,7 @@ import { NoshError } from '../errors.js';
 import { defineTool } from './types.js';
 import { decodeText, encodeText, readCapped } from './common.js';
 import { valueLimit } from '../runtime/memory.js';
+import { compileRegex, RegexSyntaxError } from '../regex/index.js';
 
 /** Largest file edit reads whole. */
 const EDIT_CAP = 50 * 1024 * 1024;
@@ -19,21 +20,36 @@ const Insert = z.object({
   text: z.string().describe('Lines to insert; a final newline is added when missing.'),
 }).strict();
 
+const Lines = z.object({
+  from_line: z.number().int().min(1).describe('First line to replace (1-based).'),
+  to_line: z.number().int().min(1).describe('Last line to replace (inclusive; at least from_line).'),
+  new_text: z.string().describe('Lines to put in their place (a final newline is added when missing; empty deletes the lines).'),
+}).strict();
+
+const Pattern = z.object({
+  pattern: z.string().min(1).describe("A POSIX extended regular expression (grep -E / sed -E syntax); ^ and $ match at each line's start and end, . does not match a newline."),
+  replacement: z.string().describe('Replacement text: \\1..\\9 for the groups, & for the whole match (as sed), \\& for a literal &.'),
+  replace_all: z.boolean().optional().describe('Replace every match instead of requiring exactly one.'),
+  ignore_case: z.boolean().optional().describe('Match letters in either case (ASCII).'),
+}).strict();
+
 const Input = z.object({
   path: z.string().min(1).describe('File to edit, inside the zone.'),
-  edits: z.array(z.union([Replace, Insert])).min(1).max(200)
+  edits: z.array(z.union([Replace, Insert, Lines, Pattern])).min(1).max(200)
     .describe('Edits applied in order, each to the result of the previous one; all succeed or the file is left unchanged. ' +
-      'Either {old_text, new_text, replace_all?} (str_replace) or {insert_after_line, text}.'),
+      'Each is {old_text, new_text, replace_all?} (str_replace), {insert_after_line, text}, {from_line, to_line, new_text} ' +
+      '(replace a line range) or {pattern, replacement, replace_all?, ignore_case?} (regex).'),
   dry_run: z.boolean().optional().describe('Return the unified diff without writing the file.'),
 }).strict();
 
-type Edit = z.output<typeof Replace> | z.output<typeof Insert>;
+type Edit = z.output<typeof Replace> | z.output<typeof Insert> | z.output<typeof Lines> | z.output<typeof Pattern>;
 
 export default defineTool({
   name: 'edit',
   description: 'Change part of a text file. Each edit is a str_replace ({old_text, new_text}: old_text must match exactly once, ' +
-    'else the error says how many matches and on which lines; replace_all replaces every one) or an insert ' +
-    '({insert_after_line: N, text}). Several edits apply in order, all or none. dry_run previews. The result always ' +
+    'else the error says how many matches and on which lines; replace_all replaces every one), an insert ' +
+    '({insert_after_line: N, text}), a line range ({from_line, to_line, new_text}) or a regex ({pattern, replacement}: ERE, ' +
+    '\\1 and & in the replacement; one match unless replace_all). Several edits apply in order, all or none. dry_run previews. The result always ' +
     'has the unified diff. CRLF files keep CRLF (write old_text/new_text with \\n); a missing final newline stays missing.',
   input: Input,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
@@ -77,6 +93,15 @@ export default defineTool({
         checkGrowth(work.length + n * (repl.length - old.length), label, vpath, i);
         work = edit.replace_all ? replaceEvery(work, old, repl) : work.slice(0, at.first[0]) + repl + work.slice(at.first[0]! + old.length);
         replacements += n;
+      } else if ('from_line' in edit) {
+        checkGrowth(work.length + edit.new_text.length + 1, label, vpath, i);
+        work = replaceLines(work, edit.from_line, edit.to_line, norm(edit.new_text), label, vpath, i);
+        replacements++;
+      } else if ('pattern' in edit) {
+        const r = replacePattern(work, edit, norm(edit.replacement), label, vpath, i);
+        checkGrowth(r.text.length, label, vpath, i);
+        work = r.text;
+        replacements += r.count;
       } else {
         checkGrowth(work.length + edit.text.length + 1, label, vpath, i);
         work = insertAfter(work, edit.insert_after_line, norm(edit.text), label, vpath, i);
@@ -323,4 +348,72 @@ function insertAfter(work: string, n: number, text: string, label: string, vpath
     return work + '\n' + block.slice(0, -1);
   }
   return work.slice(0, pos + 1) + block + work.slice(pos + 1);
+}
+
+/** Lines from..to (1-based, inclusive) replaced by `text` (a final newline added when missing; '' deletes them). */
+function replaceLines(work: string, from: number, to: number, text: string, label: string, vpath: string, index: number): string {
+  const starts = [0];
+  for (let i = work.indexOf('\n'); i >= 0 && i + 1 < work.length; i = work.indexOf('\n', i + 1)) starts.push(i + 1);
+  const total = work === '' ? 0 : starts.length;
+  if (to < from || to > total) {
+    throw new NoshError('INVALID_ARGUMENT', `${label}: lines ${from}..${to} are not in ${vpath} (${total} lines)`,
+      `Give 1 <= from_line <= to_line <= ${total}.` + (index > 0 ? ' Line numbers count after the earlier edits.' : ''), { path: vpath, edit: index + 1, lines: total });
+  }
+  const start = starts[from - 1]!;
+  const end = to < total ? starts[to]! : work.length;
+  const lastHadNewline = work.slice(start, end).endsWith('\n');
+  let piece = text === '' || text.endsWith('\n') ? text : text + '\n';
+  // the file's last line without a final newline stays without one
+  if (to === total && !lastHadNewline && piece.endsWith('\n')) piece = piece.slice(0, -1);
+  return work.slice(0, start) + piece + work.slice(end);
+}
+
+/** sed's replacement: \1..\9 groups, & the match, \& and \\ literal, \n a newline. */
+function expand(repl: string, m: RegExpExecArray): string {
+  let out = '';
+  for (let i = 0; i < repl.length; i++) {
+    const c = repl[i]!;
+    if (c === '&') out += m[0];
+    else if (c === '\\' && i + 1 < repl.length) {
+      const d = repl[++i]!;
+      if (d >= '0' && d <= '9') out += m[Number(d)] ?? '';
+      else out += d === 'n' ? '\n' : d === 't' ? '\t' : d;
+    } else out += c;
+  }
+  return out;
+}
+
+/** A regex edit: ERE through the regex module; exactly one match unless replace_all. */
+function replacePattern(work: string, edit: z.output<typeof Pattern>, repl: string, label: string, vpath: string, index: number): { text: string; count: number } {
+  let re: RegExp;
+  try {
+    re = compileRegex(edit.pattern, { dialect: 'extended', flavor: 'sed', multiline: true, ignoreCase: edit.ignore_case }, 'g');
+  } catch (e) {
+    if (e instanceof RegexSyntaxError) throw new NoshError('INVALID_ARGUMENT', `${label}: bad pattern: ${e.message}`, 'Write a POSIX extended regular expression (as grep -E).', { path: vpath, edit: index + 1 });
+    throw e;
+  }
+  const matches: RegExpExecArray[] = [];
+  for (let m = re.exec(work); m !== null; m = re.exec(work)) {
+    matches.push(m);
+    if (m[0] === '') re.lastIndex++;
+    if (matches.length > 1 && !edit.replace_all) break;
+  }
+  if (matches.length === 0) {
+    throw new NoshError('INVALID_ARGUMENT', `${label}: pattern matches nothing in ${vpath}`, 'Check the pattern with search or grep -nE first.', { path: vpath, edit: index + 1, matches: 0 });
+  }
+  if (matches.length > 1 && !edit.replace_all) {
+    re.lastIndex = 0;
+    const all = [...work.matchAll(re)].map((m) => m.index!);
+    const lines = linesOf(work, all.slice(0, 20));
+    throw new NoshError('INVALID_ARGUMENT', `${label}: pattern matches ${all.length} times in ${vpath} (lines ${lines.join(', ')}${all.length > 20 ? ', ...' : ''})`,
+      'Make the pattern match once, or set replace_all: true.', { path: vpath, edit: index + 1, matches: all.length, lines });
+  }
+  const parts: string[] = [];
+  let from = 0;
+  for (const m of matches) {
+    parts.push(work.slice(from, m.index), expand(repl, m));
+    from = m.index + m[0].length;
+  }
+  parts.push(work.slice(from));
+  return { text: parts.join(''), count: matches.length };
 }

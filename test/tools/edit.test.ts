@@ -166,3 +166,38 @@ describe('edit', () => {
     expect(r.error.details.suggestions).toContain('config.json');
   });
 });
+
+describe('edit by line range and by regex (issue 28, Fileshed shed_patch_text)', () => {
+  it('replaces a line range, deletes with empty text, keeps a missing final newline missing', async () => {
+    ws.put('lr.txt', 'a\nb\nc\nd\n');
+    const r = await ws.call('edit', { path: 'lr.txt', edits: [{ from_line: 2, to_line: 3, new_text: 'B\nC\nX' }] });
+    expect(r.success, JSON.stringify(r)).toBe(true);
+    expect(ws.get('lr.txt')).toBe('a\nB\nC\nX\nd\n');
+    await ws.call('edit', { path: 'lr.txt', edits: [{ from_line: 1, to_line: 1, new_text: '' }] });
+    expect(ws.get('lr.txt')).toBe('B\nC\nX\nd\n');
+    ws.put('nf.txt', 'one\ntwo');
+    await ws.call('edit', { path: 'nf.txt', edits: [{ from_line: 2, to_line: 2, new_text: 'TWO\n' }] });
+    expect(ws.get('nf.txt')).toBe('one\nTWO');
+    const bad = await ws.call('edit', { path: 'nf.txt', edits: [{ from_line: 2, to_line: 5, new_text: 'x' }] });
+    expect(bad.error.code).toBe('INVALID_ARGUMENT');
+    expect(bad.error.hint).toMatch(/to_line <= 2/);
+    expect(ws.get('nf.txt')).toBe('one\nTWO');
+  });
+
+  it('a regex edit uses ERE with \\1 and &, one match unless replace_all; CRLF files stay CRLF', async () => {
+    ws.put('re.txt', 'version = 1.2.3\nname = x\nversion_note = old\n');
+    const one = await ws.call('edit', { path: 're.txt', edits: [{ pattern: '^version = ([0-9]+)\\.([0-9]+)\\.[0-9]+$', replacement: 'version = \\1.\\2.4 # was &' }] });
+    expect(one.success, JSON.stringify(one)).toBe(true);
+    expect(ws.get('re.txt')).toBe('version = 1.2.4 # was version = 1.2.3\nname = x\nversion_note = old\n');
+    const many = await ws.call('edit', { path: 're.txt', edits: [{ pattern: '^version', replacement: 'v' }] });
+    expect(many.error.message).toMatch(/matches 2 times .*lines 1, 3/);
+    const all = await ws.call('edit', { path: 're.txt', edits: [{ pattern: 'NAME', replacement: 'id', ignore_case: true, replace_all: true }] });
+    expect(all.data.replacements).toBe(1);
+    expect(ws.get('re.txt')).toContain('id = x\n');
+    expect((await ws.call('edit', { path: 're.txt', edits: [{ pattern: 'a(', replacement: '' }] })).error.message).toMatch(/bad pattern/);
+    expect((await ws.call('edit', { path: 're.txt', edits: [{ pattern: 'zzz', replacement: '' }] })).error.message).toMatch(/matches nothing/);
+    ws.put('crlf.txt', 'k=1\r\nk=2\r\n');
+    await ws.call('edit', { path: 'crlf.txt', edits: [{ pattern: '^k=([0-9])$', replacement: 'key=\\1', replace_all: true }] });
+    expect(ws.get('crlf.txt')).toBe('key=1\r\nkey=2\r\n');
+  });
+});
