@@ -33,6 +33,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'false': () => import('./false/index.js'),
   'fgrep': () => import('./grep/index.js'),
   'find': () => import('./find/index.js'),
+  'fmt': () => import('./fmt/index.js'),
   'fold': () => import('./fold/index.js'),
   'grep': () => import('./grep/index.js'),
   'gunzip': () => import('./gzip/index.js'),
