@@ -67,6 +67,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'sha512sum': () => import('./sha512sum/index.js'),
   'sleep': () => import('./sleep/index.js'),
   'sort': () => import('./sort/index.js'),
+  'split': () => import('./split/index.js'),
   'stat': () => import('./stat/index.js'),
   'strings': () => import('./strings/index.js'),
   'sum': () => import('./sum/index.js'),

@@ -41,7 +41,7 @@ export default defineCommand({
       const r = xstrtoumax(s, '');
       const msg = `invalid width: ${gnuQuote(s)}`;
       if (r.err === 'ok' && r.value <= BigInt(max)) return Number(r.value);
-      if (r.err === 'ok') throw new OptionError(`${msg}: ${r.value > 0x7fffffffn ? 'Value too large for defined data type' : 'Numerical result out of range'}`, false);
+      if (r.err === 'ok') throw new OptionError(`${msg}: ${r.value > 1073741823n ? 'Value too large for defined data type' : 'Numerical result out of range'}`, false);
       if (r.err === 'overflow') throw new OptionError(`${msg}: Value too large for defined data type`, false);
       throw new OptionError(msg, false);
     };
