@@ -22,6 +22,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'column': () => import('./column/index.js'),
   'comm': () => import('./comm/index.js'),
   'cp': () => import('./cp/index.js'),
+  'csplit': () => import('./csplit/index.js'),
   'cut': () => import('./cut/index.js'),
   'dirname': () => import('./dirname/index.js'),
   'du': () => import('./du/index.js'),
