@@ -66,6 +66,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'sha256sum': () => import('./sha256sum/index.js'),
   'sha384sum': () => import('./sha384sum/index.js'),
   'sha512sum': () => import('./sha512sum/index.js'),
+  'shuf': () => import('./shuf/index.js'),
   'sleep': () => import('./sleep/index.js'),
   'sort': () => import('./sort/index.js'),
   'split': () => import('./split/index.js'),
