@@ -82,6 +82,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'tr': () => import('./tr/index.js'),
   'tree': () => import('./tree/index.js'),
   'true': () => import('./true/index.js'),
+  'tsort': () => import('./tsort/index.js'),
   'truncate': () => import('./truncate/index.js'),
   'uname': () => import('./uname/index.js'),
   'unexpand': () => import('./unexpand/index.js'),
