@@ -31,6 +31,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'env': () => import('./env/index.js'),
   'expand': () => import('./expand/index.js'),
   'expr': () => import('./expr/index.js'),
+  'factor': () => import('./factor/index.js'),
   'false': () => import('./false/index.js'),
   'fgrep': () => import('./grep/index.js'),
   'find': () => import('./find/index.js'),
