@@ -24,6 +24,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'cp': () => import('./cp/index.js'),
   'csplit': () => import('./csplit/index.js'),
   'cut': () => import('./cut/index.js'),
+  'date': () => import('./date/index.js'),
   'dirname': () => import('./dirname/index.js'),
   'du': () => import('./du/index.js'),
   'echo': () => import('./echo/index.js'),
