@@ -34,3 +34,52 @@ describe('shuf without --random-source', () => {
     expect(r.truncated).toBe(true);
   });
 });
+
+describe('whoami and id: the context user, never the host account', () => {
+  it('through the library, the user of the call context', async () => {
+    const { createNosh } = await import('../../src/index.js');
+    const nosh = await createNosh({ root, threads: 1 });
+    try {
+      const out = async (command: string, user?: string) => {
+        const r = await nosh.exec({ command, ...(user ? { context: { user } } : {}) });
+        return r.success ? [r.data.exit_code, r.data.stdout, r.data.stderr] : r.error.code;
+      };
+      expect(await out('whoami', 'alice')).toEqual([0, 'alice\n', '']);
+      expect(await out('id', 'alice')).toEqual([0, 'uid=1000(alice) gid=1000(alice) groups=1000(alice)\n', '']);
+      expect(await out('id -un', 'alice')).toEqual([0, 'alice\n', '']);
+      expect(await out('id -u', 'alice')).toEqual([0, '1000\n', '']);
+      expect(await out('id root', 'alice')).toEqual([1, '', "id: 'root': no such user\n"]);
+      expect(await out('id -un')).toEqual([0, 'default\n', '']);
+      const me = await out('whoami');
+      expect(me).not.toEqual([0, `${process.env.USER ?? 'root'}\n`, '']);
+    } finally {
+      await nosh.close();
+    }
+  }, 30_000);
+});
+
+describe('which and type know nosh commands, and what the zone allows', () => {
+  it('finds commands, misses others with exit 1', async () => {
+    expect((await run(root, 'which ls grep')).stdout.toString()).toBe('ls\ngrep\n');
+    const miss = await run(root, 'which ls python3');
+    expect([miss.exitCode, miss.stdout.toString()]).toEqual([1, 'ls\n']);
+    expect((await run(root, 'type cat')).stdout.toString()).toBe('cat is a nosh command\n');
+    const t = await run(root, 'type nope');
+    expect([t.exitCode, t.stderr]).toEqual([1, 'nosh: type: nope: not found\n']);
+    expect((await run(root, 'type -t cat')).stdout.toString()).toBe('file\n');
+  });
+  it('a command the zone does not allow is not found', async () => {
+    const r = await run(root, 'which ls sed', { policy: { allowedCommands: ['which', 'ls'] } });
+    expect([r.exitCode, r.stdout.toString()]).toEqual([1, 'ls\n']);
+  });
+});
+
+describe('tools nosh does not build are refused by name with what to do instead', () => {
+  for (const name of ['less', 'more', 'iconv']) {
+    it(name, async () => {
+      const r = await run(root, `${name} f`);
+      expect(r.exitCode).toBe(127);
+      expect(r.stderr).toMatch(new RegExp(`^nosh: ${name}: not available in nosh: .+`));
+    });
+  }
+});
