@@ -50,6 +50,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'ls': () => import('./ls/index.js'),
   'md5sum': () => import('./md5sum/index.js'),
   'mkdir': () => import('./mkdir/index.js'),
+  'mktemp': () => import('./mktemp/index.js'),
   'mv': () => import('./mv/index.js'),
   'nl': () => import('./nl/index.js'),
   'nproc': () => import('./nproc/index.js'),
