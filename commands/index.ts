@@ -36,6 +36,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'factor': () => import('./factor/index.js'),
   'false': () => import('./false/index.js'),
   'fgrep': () => import('./grep/index.js'),
+  'file': () => import('./file/index.js'),
   'find': () => import('./find/index.js'),
   'fmt': () => import('./fmt/index.js'),
   'fold': () => import('./fold/index.js'),
