@@ -25,6 +25,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'csplit': () => import('./csplit/index.js'),
   'cut': () => import('./cut/index.js'),
   'date': () => import('./date/index.js'),
+  'df': () => import('./df/index.js'),
   'dirname': () => import('./dirname/index.js'),
   'dos2unix': () => import('./dos2unix/index.js'),
   'du': () => import('./du/index.js'),

@@ -83,3 +83,37 @@ describe('tools nosh does not build are refused by name with what to do instead'
     });
   }
 });
+
+describe('df shows the zone quota as the file system, never the host disks', () => {
+  it('a 1 MiB user quota: size, used after a write, avail, use%', async () => {
+    const { createNosh } = await import('../../src/index.js');
+    const base = tempDir('nosh-df-');
+    const nosh = await createNosh({ base, threads: 1, quotas: { userMb: 1 } });
+    try {
+      const ctx = { context: { user: 'alice' } };
+      const w = await nosh.exec({ command: 'truncate -s 100K big', ...ctx });
+      expect(w.success).toBe(true);
+      const r = await nosh.exec({ command: 'df', ...ctx });
+      if (!r.success) throw new Error(r.error.message);
+      const lines = r.data.stdout.trim().split('\n');
+      expect(lines[0]).toMatch(/^Filesystem +1K-blocks +Used +Available +Use% +Mounted on$/);
+      const cols = lines[1]!.split(/ +/);
+      expect(cols[0]).toBe('user:alice');
+      expect(Number(cols[1])).toBe(1024);
+      expect(Number(cols[2])).toBeGreaterThanOrEqual(100);
+      expect(Number(cols[3])).toBe(1024 - Number(cols[2]));
+      expect(cols[5]).toBe('/');
+      const h = await nosh.exec({ command: 'df -h', ...ctx });
+      if (!h.success) throw new Error(h.error.message);
+      expect(h.data.stdout).toMatch(/user:alice +1\.0M +\d+K +\d+K +\d+% \/\n$/);
+      expect(JSON.stringify(h)).not.toContain(base);
+    } finally {
+      await nosh.close();
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  }, 30_000);
+  it('a zone without a quota shows what it does not know as -', async () => {
+    const r = await run(root, 'df');
+    expect(r.stdout.toString()).toMatch(/^Filesystem +1K-blocks Used Available Use% Mounted on\nnosh +- +- +- +- \/\n$/);
+  });
+});
