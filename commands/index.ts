@@ -49,6 +49,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'hexdump': () => import('./hexdump/index.js'),
   'id': () => import('./id/index.js'),
   'join': () => import('./join/index.js'),
+  'ln': () => import('./ln/index.js'),
   'ls': () => import('./ls/index.js'),
   'md5sum': () => import('./md5sum/index.js'),
   'mkdir': () => import('./mkdir/index.js'),

@@ -117,3 +117,15 @@ describe('df shows the zone quota as the file system, never the host disks', () 
     expect(r.stdout.toString()).toMatch(/^Filesystem +1K-blocks Used Available Use% Mounted on\nnosh +- +- +- +- \/\n$/);
   });
 });
+
+describe('ln makes no links', () => {
+  it('-s and hard links are refused, nothing is created', async () => {
+    fs.writeFileSync(`${root}/src.txt`, 'x');
+    for (const line of ['ln -s src.txt link', 'ln src.txt hard', 'ln -sf /etc/passwd pw']) {
+      const r = await run(root, line);
+      expect(r.exitCode, line).toBe(1);
+      expect(r.stderr).toMatch(/^ln: failed to create (symbolic|hard) link '.+': Operation not permitted \(nosh creates no links/);
+    }
+    expect(fs.readdirSync(root).filter((n) => ['link', 'hard', 'pw'].includes(n))).toEqual([]);
+  });
+});
