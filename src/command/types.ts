@@ -168,6 +168,10 @@ export interface CommandContext<V = Record<string, unknown>> {
   limits: Limits;
   /** Print `name: message` on stderr (GNU diagnostic form). */
   warn(message: string): Promise<void>;
+  /** Who runs the command (whoami, id): the context user, never a host identity. */
+  user?: string;
+  /** Does NAME run here (a nosh command this zone allows)? For which and type. */
+  commandExists?(name: string): boolean;
 }
 
 export interface CommandDef<F extends readonly FlagSpec[] = readonly FlagSpec[]> {

@@ -57,7 +57,7 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal,
       if (refusals.size < MAX_REFUSALS) refusals.set(`${e.code} ${e.path}`, { code: e.code, path: e.path });
     });
     try {
-      const r = await runPipeline(vfs, { stages, cwd, stdin: req.stdin, limits: req.limits, signal, stdoutSink: sink });
+      const r = await runPipeline(vfs, { stages, cwd, stdin: req.stdin, limits: req.limits, signal, stdoutSink: sink, user: req.user });
       writer?.commit();
       return { ok: true, result: { ...r, stdoutBytes: sink ? sink.bytes : r.stdoutBytes, changes: vfs.changes,
         ...(refusals.size > 0 ? { refusals: [...refusals.values()] } : {}) } };

@@ -1,7 +1,7 @@
 import { NoshError, readonlyError } from '../errors.js';
 import { Vfs, VfsError, type Change } from '../vfs/index.js';
 import { BrokenPipe, CollectingOutput, OptionError, OutputLimitReached, Pipe, UsageError, bufferInput, infoAsked, parseArgs, type CommandContext, type CommandDef, type Input, type Limits, type Output } from '../command/index.js';
-import { loadCommand } from '../../commands/index.js';
+import { hasCommand, loadCommand } from '../../commands/index.js';
 
 export interface PipelineResult {
   exitCode: number;
@@ -22,6 +22,8 @@ export interface PipelineRequest {
   signal?: AbortSignal;
   /** Where the last stage's stdout goes instead of being collected (stdout_file). */
   stdoutSink?: Output;
+  /** The context user (whoami, id). */
+  user?: string;
 }
 
 const STDERR_CAP = 64 * 1024;
@@ -71,7 +73,7 @@ export async function runPipeline(vfs: Vfs, req: PipelineRequest): Promise<Pipel
     const stdin: Input = i === 0 ? bufferInput(req.stdin) : pipes[i - 1]!;
     const stdout: Output = i === req.stages.length - 1 ? (req.stdoutSink ?? finalOut) : pipes[i]!;
     try {
-      return await runStage(defs[i], argv, { vfs, cwd: req.cwd, stdin, stdout, stderr, limits: req.limits, signal });
+      return await runStage(defs[i], argv, { vfs, cwd: req.cwd, stdin, stdout, stderr, limits: req.limits, signal, user: req.user });
     } finally {
       if (i > 0) pipes[i - 1]!.closeReader();
       if (i < pipes.length) pipes[i]!.end();
@@ -105,11 +107,24 @@ interface StageIo {
   stderr: Output;
   limits: Limits;
   signal: AbortSignal;
+  user?: string;
 }
+
+/** Tools nosh does not build, named with what to do instead (exit 127 as command not found). */
+const NOT_BUILT: Readonly<Record<string, string>> = {
+  iconv: 'nosh has no iconv: files are bytes; read UTF-8 as is, or convert with a script outside nosh.',
+  less: 'there is no terminal to page on: use cat, head -n N, tail -n N or sed -n START,ENDp.',
+  more: 'there is no terminal to page on: use cat, head -n N, tail -n N or sed -n START,ENDp.',
+};
 
 async function runStage(def: CommandDef | undefined, argv: string[], io: StageIo): Promise<number> {
   const name = argv[0]!;
   if (!def) {
+    const instead = Object.hasOwn(NOT_BUILT, name) ? NOT_BUILT[name] : undefined;
+    if (instead) {
+      await io.stderr.write(`nosh: ${name}: not available in nosh: ${instead}\n`);
+      return 127;
+    }
     await io.stderr.write(`nosh: ${name}: command not found\n`);
     return 127;
   }
@@ -125,7 +140,8 @@ async function runStage(def: CommandDef | undefined, argv: string[], io: StageIo
       return 0;
     }
     ctx = { name, args, opts: parsed.opts, values: parsed.opts.values(), operands: parsed.operands, fs: io.vfs, cwd: io.cwd, stdin: io.stdin,
-      stdout: io.stdout, stderr: io.stderr, signal: io.signal, limits: io.limits, warn };
+      stdout: io.stdout, stderr: io.stderr, signal: io.signal, limits: io.limits, warn, user: io.user ?? 'default',
+      commandExists: (n: string) => hasCommand(n) && (!io.vfs.policy.allowedCommands || io.vfs.policy.allowedCommands.includes(n)) };
   } catch (e) {
     if (e instanceof UsageError) return usageFailure(def, e, io);
     throw e;

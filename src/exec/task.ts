@@ -24,6 +24,8 @@ export interface TaskRequest {
   memoryMb?: number;
   /** Write the last stage's stdout to this zone path instead of returning it. */
   stdoutFile?: string;
+  /** The context user (whoami, id); absent: 'default'. */
+  user?: string;
   /** Where the worker records its temp files (src/runtime/temps.ts): the lane's registry, set by the worker. */
   temps?: SharedArrayBuffer;
 }
