@@ -1,4 +1,4 @@
-import type { Outputs } from './index.js';
+import type { Outputs } from './outputs.js';
 
 /**
  * split -n: the chunk modes over the input held whole (GNU reads a file by its size). They
