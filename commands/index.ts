@@ -40,6 +40,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'head': () => import('./head/index.js'),
   'hexdump': () => import('./hexdump/index.js'),
   'join': () => import('./join/index.js'),
+  'jq': () => import('./jq/index.js'),
   'ls': () => import('./ls/index.js'),
   'md5sum': () => import('./md5sum/index.js'),
   'mkdir': () => import('./mkdir/index.js'),
