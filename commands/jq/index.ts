@@ -10,34 +10,43 @@ import { HIDDEN, createInstance, isWasmError, type EmFs, type JqInstance } from 
  * jq 1.7.1 itself (its C sources compiled to WebAssembly: jq-wasm), run in the worker.
  * jq sees an in-memory file system only: the files its argv names (inputs, -f, --slurpfile,
  * --rawfile) are read through the Vfs and placed at their zone paths before the run, and
- * removed after it. stdin is read whole first; output is collected, then written.
+ * dropped with the instance after it (one instance per run). stdin is read whole first; output is collected, then written.
  */
 
 /** Heap ceiling of the wasm: the build's 256 MiB, or half the worker's budget if smaller. */
 const BUILD_MAX = 256 * 1024 * 1024;
 const PAGE = 64 * 1024;
-/** An instance whose heap grew past this is dropped after its run (its memory goes back). */
-const KEEP_BELOW = 64 * 1024 * 1024;
-/** Runs before an instance is replaced anyway (jq's own leaks stay bounded). */
-const MAX_RUNS = 500;
 const STDERR_CAP = 64 * 1024;
 
-let cached: { instance: JqInstance; heapMax: number; runs: number } | undefined;
+/**
+ * Every run gets a fresh instance (jq's C state, such as stdin's EOF flag and its static
+ * options, is not meant to outlive main()): a spare is made after each run, so the next one
+ * does not wait for it (a few ms: the wasm is compiled once per worker).
+ */
+let spare: { heapMax: number; instance: Promise<JqInstance> } | undefined;
 
 function heapMax(): number {
   const half = Math.floor((valueLimit() * 2) / PAGE) * PAGE;
   return Math.max(16 * 1024 * 1024, Math.min(BUILD_MAX, half));
 }
 
-async function instance(max: number): Promise<JqInstance> {
-  if (cached && cached.heapMax === max && cached.runs < MAX_RUNS) {
-    cached.runs++;
-    return cached.instance;
+async function takeInstance(max: number): Promise<JqInstance> {
+  const s = spare;
+  spare = undefined;
+  if (s && s.heapMax === max) {
+    try {
+      return await s.instance;
+    } catch {
+      // made anew below
+    }
   }
-  cached = undefined;
-  const inst = await createInstance(max);
-  cached = { instance: inst, heapMax: max, runs: 1 };
-  return inst;
+  return createInstance(max);
+}
+
+function prepareSpare(max: number): void {
+  const instance = createInstance(max);
+  instance.catch(() => { if (spare?.instance === instance) spare = undefined; });
+  spare = { heapMax: max, instance };
 }
 
 class OutputFull extends Error {}
@@ -86,10 +95,10 @@ export default defineCommand({
       return 2;
     }
     const limit = ctx.limits.maxBufferBytes;
-    const stdin = ctx.args.includes('-n') && scan.files.length === 0 ? Buffer.alloc(0) : await ctx.stdin.readAll();
+    const stdin = await ctx.stdin.readAll();
     const placed = placeFiles(ctx, scan.files, limit - stdin.length);
     const max = heapMax();
-    const inst = await instance(max);
+    const inst = await takeInstance(max);
     const room = ctx.stdout.room?.();
     const out = new Collector(room === undefined ? limit : room + 1, true);
     const err = new Collector(STDERR_CAP, false);
@@ -103,7 +112,6 @@ export default defineCommand({
       writeFiles(inst.fs, ctx.cwd, placed);
       code = inst.module.callMain([...ctx.args]);
     } catch (e) {
-      cached = undefined;
       if (e instanceof OutputFull) {
         full = true;
         code = 5;
@@ -117,14 +125,7 @@ export default defineCommand({
       inst.io.stdin = new Uint8Array(0);
       inst.io.out = () => {};
       inst.io.err = () => {};
-      if (cached?.instance === inst) {
-        try {
-          clearRoot(inst.fs);
-          if (inst.memory() > KEEP_BELOW) cached = undefined;
-        } catch {
-          cached = undefined;
-        }
-      }
+      prepareSpare(max);
     }
     await ctx.stdout.write(out.result());
     if (err.total > 0) await ctx.stderr.write(err.result());
@@ -180,22 +181,4 @@ function writeFiles(fs: EmFs, cwd: string, placed: Placed[]): void {
     if (p.denied) fs.chmod(p.path, 0);
   }
   fs.chdir(cwd);
-}
-
-/** Remove what the run placed: everything at the MEMFS root but Emscripten's own folders. */
-function clearRoot(fs: EmFs): void {
-  fs.chdir('/');
-  for (const name of fs.readdir('/')) {
-    if (name === '.' || name === '..' || `/${name}` === HIDDEN) continue;
-    removeTree(fs, `/${name}`);
-  }
-}
-
-function removeTree(fs: EmFs, path: string): void {
-  if (fs.isDir(fs.lstat(path).mode)) {
-    for (const name of fs.readdir(path)) if (name !== '.' && name !== '..') removeTree(fs, `${path}/${name}`);
-    fs.rmdir(path);
-  } else {
-    fs.unlink(path);
-  }
 }
