@@ -51,28 +51,20 @@ function prepareSpare(max: number): void {
 
 class OutputFull extends Error {}
 
-/** Bytes collected in chunks (jq's output arrives one byte per call). */
+/** Bytes collected up to a cap; past it, `stop` ends the run (OutputFull), else the rest is dropped. */
 class Collector {
   private chunks: Buffer[] = [];
-  private cur = Buffer.allocUnsafe(PAGE);
-  private at = 0;
   total = 0;
   constructor(private readonly cap: number, private readonly stop: boolean) {}
-  push = (c: number): void => {
-    if (this.total >= this.cap) {
-      if (this.stop) throw new OutputFull();
-      return;
-    }
-    if (this.at === this.cur.length) {
-      this.chunks.push(this.cur);
-      this.cur = Buffer.allocUnsafe(PAGE);
-      this.at = 0;
-    }
-    this.cur[this.at++] = c;
-    this.total++;
+  push = (bytes: Uint8Array): void => {
+    const room = this.cap - this.total;
+    const take = Math.min(room, bytes.length);
+    if (take > 0) this.chunks.push(Buffer.from(bytes.subarray(0, take)));
+    this.total += take;
+    if (take < bytes.length && this.stop) throw new OutputFull();
   };
   result(): Buffer {
-    return Buffer.concat([...this.chunks, this.cur.subarray(0, this.at)]);
+    return Buffer.concat(this.chunks);
   }
 }
 
@@ -100,7 +92,7 @@ export default defineCommand({
     const max = heapMax();
     const inst = await takeInstance(max);
     const room = ctx.stdout.room?.();
-    const out = new Collector(room === undefined ? limit : room + 1, true);
+    const out = new Collector(room === undefined || !Number.isFinite(room) ? limit : Math.min(limit, room + 1), true);
     const err = new Collector(STDERR_CAP, false);
     inst.io.stdin = stdin;
     inst.io.stdinAt = 0;

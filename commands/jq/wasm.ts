@@ -52,13 +52,21 @@ export interface EmFs {
   lstat(path: string): { mode: number };
 }
 
-/** What a run sees: its stdin bytes and where its output bytes go. */
+/** What a run sees: its stdin bytes and where its output bytes go (views into the wasm heap: copy them). */
 export interface RunIo {
   stdin: Uint8Array;
   stdinAt: number;
-  out(byte: number): void;
-  err(byte: number): void;
+  out(bytes: Uint8Array): void;
+  err(bytes: Uint8Array): void;
 }
+
+type Bulk = { bulk: (heap: Int8Array, offset: number, length: number) => number | void };
+
+function stream<F extends () => void>(fn: F, bulk: Bulk['bulk']): F & Bulk {
+  return Object.assign(fn, { bulk });
+}
+
+const view = (heap: Int8Array, offset: number, length: number) => new Uint8Array(heap.buffer, heap.byteOffset + offset, length);
 
 export interface JqInstance {
   module: JqModule;
@@ -71,6 +79,12 @@ export interface JqInstance {
 export const HIDDEN = '/\u0001emscripten';
 
 const PATCHES: [string, string][] = [
+  // the standard streams move whole buffers (the device ops call back once per byte), and an
+  // exception from our side (the output is full) stops jq instead of becoming EIO it ignores
+  ['read(stream, buffer, offset, length, pos) { var bytesRead = 0; for (var i = 0; i < length; i++) {',
+    'read(stream, buffer, offset, length, pos) { if (input.bulk) return input.bulk(buffer, offset, length); var bytesRead = 0; for (var i = 0; i < length; i++) {'],
+  ['write(stream, buffer, offset, length, pos) { for (var i = 0; i < length; i++) {',
+    'write(stream, buffer, offset, length, pos) { if (output.bulk) { output.bulk(buffer, offset, length); return length; } for (var i = 0; i < length; i++) {'],
   ['var getHeapMax = () => 268435456;', 'var getHeapMax = () => Module.__heapMax;'],
   ['quit_ = (status, toThrow) => { process.exitCode = status; throw toThrow; };', 'quit_ = (status, toThrow) => { throw toThrow; };'],
 ];
@@ -123,9 +137,14 @@ export async function createInstance(heapMax: number): Promise<JqInstance> {
   const module = await factory({
     thisProgram: 'jq',
     __heapMax: heapMax,
-    __in: () => (io.stdinAt < io.stdin.length ? io.stdin[io.stdinAt++]! : null),
-    __out: (c: number | null) => { if (c !== null && c !== undefined) io.out(c); },
-    __err: (c: number | null) => { if (c !== null && c !== undefined) io.err(c); },
+    __in: stream(() => null, (heap, offset, length) => {
+      const n = Math.min(length, io.stdin.length - io.stdinAt);
+      view(heap, offset, n).set(io.stdin.subarray(io.stdinAt, io.stdinAt + n));
+      io.stdinAt += n;
+      return n;
+    }),
+    __out: stream(() => {}, (heap, offset, length) => io.out(view(heap, offset, length))),
+    __err: stream(() => {}, (heap, offset, length) => io.err(view(heap, offset, length))),
     print: () => {},
     printErr: () => {},
     instantiateWasm(imports: object, receive: (i: object, m: object) => void) {
