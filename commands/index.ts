@@ -84,6 +84,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'uniq': () => import('./uniq/index.js'),
   'unzip': () => import('./unzip/index.js'),
   'wc': () => import('./wc/index.js'),
+  'xargs': () => import('./xargs/index.js'),
   'xxd': () => import('./xxd/index.js'),
   'yes': () => import('./yes/index.js'),
   'zcat': () => import('./gzip/index.js'),
