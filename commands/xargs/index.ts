@@ -1,4 +1,6 @@
 import { OptionError, defineCommand, parseArgs, type CommandDef } from '../../src/command/index.js';
+import { VfsError } from '../../src/vfs/index.js';
+import { quoteAlways } from '../../src/gnulib/quote.js';
 import { InputError, delimited, quoted, type Item } from './input.js';
 
 /** GNU's default and largest command line (bytes of the arguments, each with its NUL). */
@@ -83,7 +85,17 @@ const def: CommandDef = defineCommand({
       return 1;
     }
 
-    const data = v.argFile !== undefined ? ctx.fs.readFile(v.argFile, ctx.cwd) : await ctx.stdin.readAll();
+    if ((v.null || v.delimiter !== undefined) && v.eof !== undefined && v.eof !== '') {
+      await ctx.warn('warning: the -E option has no effect if -0 or -d is used.\n');
+    }
+    let data: Buffer;
+    try {
+      data = v.argFile !== undefined ? ctx.fs.readFile(v.argFile, ctx.cwd) : await ctx.stdin.readAll();
+    } catch (e) {
+      if (!(e instanceof VfsError)) throw e;
+      await ctx.warn(`Cannot open input file ${quoteAlways(v.argFile!)}: ${e.reason}`);
+      return 1;
+    }
     const childStdin = v.argFile !== undefined ? ctx.stdin : undefined;
     const items: Generator<Item> = v.null ? delimited(data, 0)
       : v.delimiter !== undefined ? delimited(data, v.delimiter)
