@@ -12,6 +12,8 @@ export interface JqFiles {
   libraryDirs: string[];
   /** --run-tests: not offered. */
   runTests: boolean;
+  /** --version or -V: nosh's version text (the wasm build calls itself jq-1.7.1-dirty). */
+  version: boolean;
 }
 
 function isOption(text: string): boolean {
@@ -26,6 +28,7 @@ export function jqFiles(argv: readonly string[]): JqFiles {
   let argsDone = false;
   let positionalOnly = false;
   let runTests = false;
+  let version = false;
   const programFile = () => {
     if (fromFile && program !== undefined && !files.includes(program)) files.unshift(program);
   };
@@ -52,6 +55,7 @@ export function jqFiles(argv: readonly string[]): JqFiles {
         case '--from-file': fromFile = true; break;
         case '--library-path': if (argv[i + 1] !== undefined) libraryDirs.push(argv[++i]!); break;
         case '--run-tests': runTests = true; break;
+        case '--version': version = true; break;
         default: break;
       }
       continue;
@@ -62,7 +66,8 @@ export function jqFiles(argv: readonly string[]): JqFiles {
       continue;
     }
     if (text.includes('f')) fromFile = true;
+    if (text.includes('V')) version = true;
   }
   programFile();
-  return { files, libraryDirs, runTests };
+  return { files, libraryDirs, runTests, version };
 }

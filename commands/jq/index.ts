@@ -1,5 +1,5 @@
 import * as posix from 'node:path/posix';
-import { defineCommand, type CommandContext } from '../../src/command/index.js';
+import { defineCommand, versionText, type CommandContext, type CommandDef } from '../../src/command/index.js';
 import { NoshError } from '../../src/errors.js';
 import { valueLimit } from '../../src/runtime/memory.js';
 import { VfsError } from '../../src/vfs/index.js';
@@ -68,7 +68,7 @@ class Collector {
   }
 }
 
-export default defineCommand({
+const def: CommandDef = defineCommand({
   name: 'jq',
   summary: 'Process JSON inputs with a jq program (jq 1.7.1 compiled to WebAssembly).',
   usage: '[OPTION]... FILTER [FILE]...',
@@ -78,6 +78,10 @@ export default defineCommand({
   flags: [],
   async run(ctx) {
     const scan = jqFiles(ctx.args);
+    if (scan.version) {
+      await ctx.stdout.write(versionText(def));
+      return 0;
+    }
     if (scan.runTests) {
       await ctx.stderr.write('jq: --run-tests is not available in nosh\n');
       return 2;
@@ -125,6 +129,8 @@ export default defineCommand({
     return code;
   },
 });
+
+export default def;
 
 type Placed = { path: string; data?: Buffer; dir?: boolean; denied?: boolean };
 
