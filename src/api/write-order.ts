@@ -124,6 +124,15 @@ export function mayMutate(task: Pick<TaskRequest, 'stages' | 'stdoutFile'>): boo
       void loadCommand(words[0]!).catch(noop);
       unknown = true;
     } else if (typeof def.mutates === 'boolean' ? def.mutates : expands || def.mutates(words.slice(1), words[0]!)) return true;
+    else if (def.runs) {
+      // xargs: the command it runs, whose batch arguments (from stdin) may make a conditional one write
+      const runs = def.runs(words.slice(1));
+      const inner = runs?.[0] === undefined ? undefined : loadedCommand(runs[0]);
+      if (runs === undefined || (inner === undefined && hasCommand(runs[0]!))) {
+        if (runs) void loadCommand(runs[0]!).catch(noop);
+        unknown = true;
+      } else if (inner && (inner.mutates === true || typeof inner.mutates === 'function' || inner.runs)) return true;
+    }
   }
   return unknown;
 }

@@ -172,6 +172,15 @@ export interface CommandContext<V = Record<string, unknown>> {
   user?: string;
   /** Does NAME run here (a nosh command this zone allows)? For which and type. */
   commandExists?(name: string): boolean;
+  /**
+   * Run another nosh command inside this task (xargs): looked up in the registry and checked
+   * as a pipeline stage is (the zone's allowed commands, read-only zones), with this task's
+   * limits and signal; it writes to this command's stdout and stderr and reads `stdin` (none
+   * if not given). Resolves to its exit status: 127 when the command is unknown or not allowed
+   * here, 126 when the zone refuses it (a mutating command in a read-only zone), with the
+   * reason on stderr as `NAME: CMD: reason`. Absent where no runner is provided.
+   */
+  run?(argv: string[], stdin?: Input): Promise<number>;
 }
 
 export interface CommandDef<F extends readonly FlagSpec[] = readonly FlagSpec[]> {
@@ -187,6 +196,12 @@ export interface CommandDef<F extends readonly FlagSpec[] = readonly FlagSpec[]>
    * (sed -i) and the name it was invoked as (zcat is gzip's read-only alias).
    */
   mutates: boolean | ((args: string[], name?: string) => boolean);
+  /**
+   * A command that runs another (xargs): the argv it runs for these args, before the
+   * arguments it adds (undefined if the args do not parse). Exec checks that command as a
+   * stage of its own before anything runs (allowed here, read-only zones, writes).
+   */
+  runs?: (args: string[]) => string[] | undefined;
   /** 'gnu' (default): getopt_long with permutation. 'raw': the command parses args itself. */
   parse?: 'gnu' | 'raw';
   /** getopt's '+' (POSIXLY_CORRECT): options end at the first operand (basename, tr). */

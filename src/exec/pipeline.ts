@@ -39,24 +39,60 @@ async function planStages(vfs: Vfs, stages: string[][]): Promise<{ defs: (Comman
   const defs: (CommandDef | undefined)[] = [];
   let writes = false;
   for (const argv of stages) {
-    const name = argv[0]!;
-    const def = await loadCommand(name);
-    const allowed = vfs.policy.allowedCommands;
-    if (allowed && !allowed.includes(name)) {
-      throw new NoshError('COMMAND_FORBIDDEN', `${name}: command not allowed in this zone`,
-        `Allowed here: ${allowed.join(', ')}.`, { command: name });
-    }
-    if (def) {
-      const rest = argv.slice(1);
-      const mutates = typeof def.mutates === 'function' ? def.mutates(rest, name) : def.mutates;
-      if (mutates) writes = true;
-      if (mutates && vfs.policy.readonly && !(vfs.policy.allowDelete && DELETE_ONLY.has(def.name))) {
-        throw readonlyError(name, vfs.policy);
-      }
+    const def = await loadCommand(argv[0]!);
+    checkAllowed(vfs, argv[0]!);
+    // xargs: the command it runs is checked too (its batch arguments are checked when it runs)
+    let runs = def?.runs?.(argv.slice(1));
+    for (let d = def, args = argv, depth = 0; d && depth < 8; depth++) {
+      if (checkMutates(vfs, d, args)) writes = true;
+      if (!runs || runs.length === 0) break;
+      args = runs;
+      d = await loadCommand(args[0]!);
+      runs = d?.runs?.(args.slice(1));
     }
     defs.push(def);
   }
   return { defs, writes };
+}
+
+function checkAllowed(vfs: Vfs, name: string): void {
+  const allowed = vfs.policy.allowedCommands;
+  if (allowed && !allowed.includes(name)) {
+    throw new NoshError('COMMAND_FORBIDDEN', `${name}: command not allowed in this zone`,
+      `Allowed here: ${allowed.join(', ')}.`, { command: name });
+  }
+}
+
+/** Does this argv change files? A read-only zone refuses it (READ_ONLY). */
+function checkMutates(vfs: Vfs, def: CommandDef, argv: string[]): boolean {
+  const name = argv[0]!;
+  const mutates = typeof def.mutates === 'function' ? def.mutates(argv.slice(1), name) : def.mutates;
+  if (mutates && vfs.policy.readonly && !(vfs.policy.allowDelete && DELETE_ONLY.has(def.name))) {
+    throw readonlyError(name, vfs.policy);
+  }
+  return mutates;
+}
+
+/**
+ * ctx.run: a command run by another (xargs) gets the checks of a stage, and its failures are
+ * GNU's exit statuses with the reason on stderr, not an error of the whole task.
+ */
+async function runNested(caller: string, argv: string[], io: StageIo, stdin: Input | undefined): Promise<number> {
+  const name = argv[0] ?? '';
+  const def = await loadCommand(name);
+  if (!def) {
+    await io.stderr.write(`${caller}: ${name}: No such file or directory\n`);
+    return 127;
+  }
+  try {
+    checkAllowed(io.vfs, name);
+    checkMutates(io.vfs, def, argv);
+  } catch (e) {
+    if (!(e instanceof NoshError)) throw e;
+    await io.stderr.write(`${caller}: ${e.message}${e.hint ? ` (${e.hint})` : ''}\n`);
+    return e.code === 'COMMAND_FORBIDDEN' ? 127 : 126;
+  }
+  return runStage(def, argv, { ...io, stdin: stdin ?? bufferInput(undefined) });
 }
 
 /** Run one command line's stages, stdout of each feeding stdin of the next, all streamed. */
@@ -141,7 +177,8 @@ async function runStage(def: CommandDef | undefined, argv: string[], io: StageIo
     }
     ctx = { name, args, opts: parsed.opts, values: parsed.opts.values(), operands: parsed.operands, fs: io.vfs, cwd: io.cwd, stdin: io.stdin,
       stdout: io.stdout, stderr: io.stderr, signal: io.signal, limits: io.limits, warn, user: io.user ?? 'default',
-      commandExists: (n: string) => hasCommand(n) && (!io.vfs.policy.allowedCommands || io.vfs.policy.allowedCommands.includes(n)) };
+      commandExists: (n: string) => hasCommand(n) && (!io.vfs.policy.allowedCommands || io.vfs.policy.allowedCommands.includes(n)),
+      run: (nested: string[], stdin?: Input) => runNested(def.name, nested, io, stdin) };
   } catch (e) {
     if (e instanceof UsageError) return usageFailure(def, e, io);
     throw e;

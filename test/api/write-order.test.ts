@@ -140,7 +140,7 @@ describe('mayMutate: which command lines are writers', () => {
   const line = (command: string, stdoutFile?: string) => ({ stages: parseCommandLine(command).stages.map((words) => ({ words })), stdoutFile });
 
   it('from the commands\' declarations once they are loaded', async () => {
-    for (const name of ['cat', 'sed', 'find', 'sort', 'uniq', 'rm', 'tee', 'grep']) await loadCommand(name);
+    for (const name of ['cat', 'sed', 'find', 'sort', 'uniq', 'rm', 'tee', 'grep', 'xargs', 'echo']) await loadCommand(name);
     const cases: [string, boolean][] = [
       ['cat a.txt', false],
       ['grep -rn x .', false],
@@ -157,6 +157,12 @@ describe('mayMutate: which command lines are writers', () => {
       ['cat a.txt | tee b.txt', true],
       ['cat a.txt | grep x', false],
       ['nosuchcommand x', false],
+      // xargs writes as the command it runs does; a conditional one may get its flag from stdin
+      ['xargs grep x', false],
+      ['xargs -0 rm', true],
+      ['xargs sed s/a/b/', true],
+      ['find . -print0 | xargs -0 cat', false],
+      ['xargs', false],
     ];
     for (const [command, writes] of cases) expect([command, mayMutate(line(command))]).toEqual([command, writes]);
   });

@@ -34,6 +34,8 @@ for (const file of fs.readdirSync(path.join(here, 'cases')).sort()) {
     if (Buffer.from(stdout.toString('utf8')).equals(stdout)) rec.stdout = stdout.toString('utf8');
     else rec.stdout_base64 = stdout.toString('base64');
     rec.stderr = r.stderr.toString('utf8');
+    // stderr_rewrite: {text: replacement}, e.g. a reference binary's install path where the tool prints its argv[0]
+    for (const [from, to] of Object.entries(suite.stderr_rewrite ?? {})) rec.stderr = rec.stderr.split(from).join(to);
     if (c.tree_after || suite.tree_after) rec.tree_after = snapshotTree(root);
     results.push(rec);
     fs.rmSync(tmp, { recursive: true, force: true });
