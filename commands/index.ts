@@ -65,6 +65,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'sha512sum': () => import('./sha512sum/index.js'),
   'sleep': () => import('./sleep/index.js'),
   'sort': () => import('./sort/index.js'),
+  'sqlite3': () => import('./sqlite3/index.js'),
   'stat': () => import('./stat/index.js'),
   'strings': () => import('./strings/index.js'),
   'sum': () => import('./sum/index.js'),

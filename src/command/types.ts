@@ -136,6 +136,10 @@ export interface Limits {
   maxResults: number;
   /** Largest input a command may buffer whole (sort, tac...). */
   maxBufferBytes: number;
+  /** Largest SQLite database sqlite3 / the sqlite tool load into memory (limits.maxDatabaseMb). */
+  maxDatabaseBytes?: number;
+  /** Open every SQLite database read-only (limits.sqliteReadonly). */
+  sqliteReadonly?: boolean;
 }
 
 export interface CommandContext<V = Record<string, unknown>> {
