@@ -31,6 +31,10 @@ export const LimitsSchema = z.object({
   maxResults: count(LIMITS.maxResults.max).default(LIMITS.maxResults.default),
   maxFileSize: fileSize().default(LIMITS.maxFileSize.default),
   maxBufferBytes: count(MAX_BUFFER_LIMIT).default(LIMITS.maxBufferBytes.default),
+  /** Largest SQLite database (MB) sqlite3 and the sqlite tool open: sql.js holds the whole file in memory. */
+  maxDatabaseMb: count(LIMITS.maxDatabaseMb.max).default(LIMITS.maxDatabaseMb.default),
+  /** Open every SQLite database read-only (sqlite3 and the sqlite tool): any write statement fails. */
+  sqliteReadonly: z.boolean().default(false),
   /** Resident memory budget of the whole process, MB (default: threads x memoryMb x 2 + 512; 0: not watched). See src/pool/pool.ts watchRss. */
   rssMb: z.number().int().min(0).max(LIMITS.rssMb.max).optional(),
 }).strict();

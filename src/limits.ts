@@ -19,6 +19,8 @@ export const LIMITS = {
   maxFileSize: { default: 300 * MiB, max: 2 ** 40 },
   /** Largest in-memory buffer of one command (bytes): up to 2 GiB (V8 strings and Buffers stop near there). */
   maxBufferBytes: { default: 256 * MiB, max: 2 ** 31 },
+  /** Largest SQLite database sqlite3 and the sqlite tool load (sql.js keeps it in memory), MB. */
+  maxDatabaseMb: { default: 256, max: 16_384 },
   /** Resident memory budget of the whole process, MB (0: not watched). */
   rssMb: { max: 16_384 * 256 },
 } as const;

@@ -8,7 +8,7 @@ import { VfsError } from '../../src/vfs/index.js';
 import type { CommandContext } from '../../src/command/index.js';
 import { DbSession } from '../../src/gnulib/sqlite/database.js';
 import { errorContext, resultCode } from '../../src/gnulib/sqlite/errors.js';
-import { planStatement } from '../../src/gnulib/sqlite/guard.js';
+import { planStatement, refuseForbidden } from '../../src/gnulib/sqlite/guard.js';
 import type { Statement } from '../../src/gnulib/sqlite/sqljs.js';
 import type { Value } from '../../src/gnulib/sqlite/values.js';
 import { RowRenderer, renderColumnar, type RenderState } from './render.js';
@@ -121,6 +121,7 @@ export class Shell {
     const s = await this.db();
     for (const { start, end } of splitStatements(sql)) {
       let stmt: Statement;
+      refuseForbidden(sql.slice(start, end));
       try {
         stmt = s.db.prepare(sql.slice(start, end));
       } catch (e) {

@@ -78,7 +78,8 @@ export const MAX_COMMAND_LINE = 2 * 1024 * 1024;
 
 /** The limits a worker task carries, from the configured ones (the output cap may be lowered per call). */
 export function taskLimits(l: LimitsConfig, maxOutputBytes = l.maxOutputBytes) {
-  return { maxOutputBytes, maxResults: l.maxResults, maxBufferBytes: l.maxBufferBytes };
+  return { maxOutputBytes, maxResults: l.maxResults, maxBufferBytes: l.maxBufferBytes,
+    maxDatabaseBytes: l.maxDatabaseMb * 1024 * 1024, sqliteReadonly: l.sqliteReadonly };
 }
 
 /** Build the worker task for one exec call (zone already resolved to a root and policy). */

@@ -15,11 +15,12 @@ import tree from './tree.js';
 import find from './find.js';
 import search from './search.js';
 import checkAccess from './check_access.js';
+import { sqlite, importCsv } from './sqlite.js';
 
 export type { ToolDef, ToolContext, ToolResult } from './types.js';
 export { defineTool } from './types.js';
 
-const ALL = [read, readMany, write, edit, del, move, rename, copy, mkdir, exists, stat, list, tree, find, search, checkAccess] as ToolDef[];
+const ALL = [read, readMany, write, edit, del, move, rename, copy, mkdir, exists, stat, list, tree, find, search, checkAccess, sqlite, importCsv] as ToolDef[];
 
 /** A FILE_NOT_FOUND from any tool names the closest existing entries in its hint. */
 function withHints(t: ToolDef): ToolDef {

@@ -47,13 +47,17 @@ function codeOnly(sql: string): string {
   return sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|`[^`]*`|\[[^\]]*\]|--[^\n]*|\/\*[\s\S]*?(?:\*\/|$)/g, (m) => ' '.repeat(m.length));
 }
 
-/** Decide how a prepared statement's text is run; throws a refusal. */
-export function planStatement(sql: string): Planned {
-  const code = codeOnly(sql);
-  if (/\bload_extension\s*\(/i.test(code)) {
+/** Refusals seen in the text itself, before SQLite parses it (load_extension is not even compiled in). */
+export function refuseForbidden(sql: string): void {
+  if (/\bload_extension\s*\(/i.test(codeOnly(sql))) {
     throw new NoshError('COMMAND_FORBIDDEN', 'sqlite3: load_extension() is not available: nosh loads no native code',
       FORBIDDEN_HINT, { function: 'load_extension' });
   }
+}
+
+/** Decide how a prepared statement's text is run; throws a refusal. */
+export function planStatement(sql: string): Planned {
+  refuseForbidden(sql);
   const lead = skipLead(sql);
   const head = /^(attach|vacuum)\b/i.exec(lead);
   if (!head) return { kind: 'run' };
