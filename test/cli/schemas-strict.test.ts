@@ -169,6 +169,8 @@ describe('strict-mode calls round-trip', () => {
     search: { pattern: 'hello' },
     check_access: { path: 'a.txt' },
     transfer: { from: 'storage', to: 'documents', path: 'a.txt' },
+    sqlite: { path: 'q.db', sql: 'select 1' },
+    import_csv: { path: 'q.db', table: 't', csv_path: 'a.txt' },
   };
 
   it('every method takes its strict-form arguments with nulls for the optional ones', async () => {

@@ -156,8 +156,9 @@ export class DbSession {
       if (e instanceof VfsError && (e.errno === 'ENOENT' || e.errno === 'ENOTDIR' || e.errno === 'EISDIR')) throw new Error(`unable to open database: ${file}`);
       throw e;
     }
-    const original = read.bytes ?? new Uint8Array(0);
     const helper = new SQL.Database(read.bytes);
+    // A new file is written only if this call puts something in it (as SQLite creates it lazily).
+    const original = read.bytes ?? helper.export();
     try {
       this.db.run(`ATTACH '${memFileName(helper).replace(/'/g, "''")}' AS "${schema.replace(/"/g, '""')}"`);
     } catch (e) {
