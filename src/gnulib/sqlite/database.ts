@@ -6,7 +6,10 @@
  * a call changed it. Concurrency rule: a database changed by another call since it was read
  * (identity differs) is not overwritten: the write is refused (BUSY) and the caller retries.
  */
-import { closeSync, readSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readSync, statSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { NoshError } from '../../errors.js';
 import { VfsError, type Vfs } from '../../vfs/index.js';
 import { memFileName, sqlJs, type Database } from './sqljs.js';
@@ -270,30 +273,48 @@ export class DbSession {
     this.identity = this.writeChecked(this.path!, this.identity, this.db.export());
   }
 
-  /** Write a database file back unless it changed since it was read (identity); its new identity. */
+  /**
+   * Write a database file back unless it changed since it was read (identity); its new identity.
+   * The check and the rename are one section under a lock file (outside the zone, named by a
+   * hash), so two writers in any threads or processes cannot both pass the check.
+   */
   private writeChecked(path: string, identity: Identity | null, bytes: Uint8Array): Identity {
     const fs = this.fs!;
     if (fs.policy.readonly) throw readonlyZone(path);
     if (bytes.length > this.maxBytes) throw tooLarge(path, bytes.length, this.maxBytes);
-    const writer = fs.createWriter(path, '/', { exclusive: identity === null });
+    const lock = lockPath(fs.rootHost + '\0' + path);
+    let busy: 'lock' | 'changed' | null = null;
+    let held = false;
+    let after: Identity | null = null;
+    const current = (): Identity | null => {
+      try { return identityOf(fs.lstat(path)); } catch { return null; }
+    };
+    const writer = fs.createWriter(path, '/', {
+      exclusive: identity === null,
+      beforeRename: () => {
+        if (!acquireLock(lock)) { busy = 'lock'; throw new Error('busy'); }
+        held = true;
+        const now = current();
+        if (identity === null ? now !== null : now === null || !sameIdentity(now, identity)) { busy = 'changed'; throw new Error('changed'); }
+      },
+      afterRename: () => {
+        if (!held) return;
+        after = current();
+        held = false;
+        try { unlinkSync(lock); } catch { /* gone */ }
+      },
+    });
     try {
-      let now: Identity | null = null;
-      try { now = identityOf(fs.lstat(path)); } catch { now = null; }
-      const moved = identity === null ? now !== null : now === null || !sameIdentity(now, identity);
-      if (moved) {
-        throw new NoshError('BUSY', `${path}: the database was changed by another call since it was read; this call's changes were not written`,
-          'Run the statement again: it will see the other change.', { path, reason: 'changed_since_read' });
-      }
       writer.writeAll([bytes]);
     } catch (e) {
       writer.abort();
-      if (e instanceof VfsError && e.errno === 'EEXIST') {
-        throw new NoshError('BUSY', `${path}: the database was created by another call meanwhile; this call's changes were not written`,
-          'Run the statement again.', { path, reason: 'changed_since_read' });
+      if (busy !== null || (e instanceof VfsError && e.errno === 'EEXIST')) {
+        throw new NoshError('BUSY', `${path}: the database was changed by another call since it was read; this call's changes were not written`,
+          'Run the statement again: it will see the other change.', { path, reason: busy === 'lock' ? 'locked' : 'changed_since_read' });
       }
       throw e;
     }
-    return identityOf(fs.lstat(path));
+    return after ?? identityOf(fs.lstat(path));
   }
 
   private remember(): void {
@@ -309,6 +330,31 @@ export class DbSession {
       c.db.close();
       total -= c.size;
     }
+  }
+}
+
+/** The lock file of one database file: in the temp folder, named by a hash (no host path shown anywhere). */
+function lockPath(key: string): string {
+  return join(tmpdir(), `nosh-sqlite-${createHash('sha256').update(key).digest('hex').slice(0, 32)}.lock`);
+}
+
+const SLEEP = new Int32Array(new SharedArrayBuffer(4));
+
+/** Take the lock file (O_EXCL), waiting up to 2 s; a lock older than 10 s was left by a stopped worker. */
+function acquireLock(file: string): boolean {
+  const deadline = Date.now() + 2000;
+  for (;;) {
+    try {
+      closeSync(openSync(file, 'wx', 0o600));
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    try {
+      if (Date.now() - statSync(file).mtimeMs > 10_000) { unlinkSync(file); continue; }
+    } catch { continue; }
+    if (Date.now() > deadline) return false;
+    Atomics.wait(SLEEP, 0, 0, 2);
   }
 }
 
