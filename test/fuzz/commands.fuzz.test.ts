@@ -206,6 +206,9 @@ const EXTRA_CODES: Record<string, number[]> = {
   tar: [64],
   // xxd: 2 an input file it cannot open, 3 an output file it cannot write.
   xxd: [3],
+  // sqlite3 exits with SQLite's primary result code of a failed SQL argument: 8 read-only, 11 corrupt,
+  // 14 cannot open, 19 constraint, 20 mismatch, 26 not a database...
+  sqlite3: [4, 5, 6, 7, 8, 9, 11, 13, 14, 18, 19, 20, 25, 26],
 };
 
 /** sed's q/Q take the exit code as an argument (`q5`): any code is then the user's choice. */
