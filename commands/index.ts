@@ -79,6 +79,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'sleep': () => import('./sleep/index.js'),
   'sort': () => import('./sort/index.js'),
   'split': () => import('./split/index.js'),
+  'sqlite3': () => import('./sqlite3/index.js'),
   'stat': () => import('./stat/index.js'),
   'strings': () => import('./strings/index.js'),
   'sum': () => import('./sum/index.js'),

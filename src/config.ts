@@ -34,6 +34,10 @@ export const LimitsSchema = z.object({
   archiveEntries: count(LIMITS.archiveEntries.max).default(LIMITS.archiveEntries.default),
   archiveRatio: count(LIMITS.archiveRatio.max).default(LIMITS.archiveRatio.default),
   archiveBytes: count(LIMITS.archiveBytes.max).default(LIMITS.archiveBytes.default),
+  /** Largest SQLite database (MB) sqlite3 and the sqlite tool open: sql.js holds the whole file in memory. */
+  maxDatabaseMb: count(LIMITS.maxDatabaseMb.max).default(LIMITS.maxDatabaseMb.default),
+  /** Open every SQLite database read-only (sqlite3 and the sqlite tool): any write statement fails. */
+  sqliteReadonly: z.boolean().default(false),
   /** Resident memory budget of the whole process, MB (default: threads x memoryMb x 2 + 512; 0: not watched). See src/pool/pool.ts watchRss. */
   rssMb: z.number().int().min(0).max(LIMITS.rssMb.max).optional(),
 }).strict();

@@ -25,6 +25,8 @@ export const LIMITS = {
   archiveRatio: { default: 200, max: 1_000_000 },
   /** Uncompressed bytes one extraction may declare in all. */
   archiveBytes: { default: 8 * 1024 * MiB, max: 2 ** 50 },
+  /** Largest SQLite database sqlite3 and the sqlite tool load (sql.js keeps it in memory), MB. */
+  maxDatabaseMb: { default: 256, max: 16_384 },
   /** Resident memory budget of the whole process, MB (0: not watched). */
   rssMb: { max: 16_384 * 256 },
 } as const;

@@ -138,6 +138,10 @@ export interface Limits {
   maxBufferBytes: number;
   /** What an archive may ask for (zip, unzip, zipinfo): the config's archiveEntries / archiveRatio / archiveBytes. */
   archive?: ArchiveLimits;
+  /** Largest SQLite database sqlite3 / the sqlite tool load into memory (limits.maxDatabaseMb). */
+  maxDatabaseBytes?: number;
+  /** Open every SQLite database read-only (limits.sqliteReadonly). */
+  sqliteReadonly?: boolean;
 }
 
 export interface ArchiveLimits {

@@ -121,6 +121,13 @@ export interface WriteOptions {
   exclusive?: boolean;
   /** Mode for a new file (default 0o666 & ~umask 022). */
   mode?: number;
+  /**
+   * Called after the bytes are on disk, just before the rename publishes them (a throw aborts
+   * the write), and `afterRename` once it is done or failed: a compare-and-swap section
+   * (the sqlite engine checks there that the file was not changed since it read it).
+   */
+  beforeRename?: () => void;
+  afterRename?: () => void;
 }
 
 export function typeOfStats(st: fs.Stats): DirEntry['type'] {
@@ -1253,7 +1260,10 @@ export class AtomicWriter {
   /** A new name: one file of the quota's file limit, reserved until commit or abort. */
   private newEntry = false;
 
+  private readonly hooks: Pick<WriteOptions, 'beforeRename' | 'afterRename'>;
+
   constructor(private readonly vfs: Vfs, private readonly target: Resolved, private readonly path: string, opts: WriteOptions, private readonly dir: HeldDir) {
+    this.hooks = { beforeRename: opts.beforeRename, afterRename: opts.afterRename };
     const tmpHost = vfs.tempHostFor(target.host);
     this.tmp = tmpHost.slice(tmpHost.lastIndexOf('/') + 1);
     this.name = target.parts[target.parts.length - 1]!;
@@ -1366,7 +1376,14 @@ export class AtomicWriter {
       this.done = true;
       // Published only in a folder still inside the root (it may have been moved out since).
       if (this.dir.fd >= 0) this.vfs.checkFdInside(this.dir.fd, this.path);
-      renameIn(this.dir, this.tmp, this.dir, this.name);
+      if (this.hooks.beforeRename) {
+        try {
+          this.hooks.beforeRename();
+          renameIn(this.dir, this.tmp, this.dir, this.name);
+        } finally {
+          this.hooks.afterRename?.();
+        }
+      } else renameIn(this.dir, this.tmp, this.dir, this.name);
       this.committed = true;
       this.dir.close();
     } catch (e) {

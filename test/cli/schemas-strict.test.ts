@@ -172,6 +172,8 @@ describe('strict-mode calls round-trip', () => {
     unzip: { path: 'z.zip', destination: 'uz' },
     zipinfo: { path: 'z.zip' },
     transfer: { from: 'storage', to: 'documents', path: 'a.txt' },
+    sqlite: { path: 'q.db', sql: 'select 1' },
+    import_csv: { path: 'q.db', table: 't', csv_path: 'a.txt' },
   };
 
   it('every method takes its strict-form arguments with nulls for the optional ones', async () => {

@@ -210,6 +210,9 @@ const EXTRA_CODES: Record<string, number[]> = {
   jq: [3, 4, 5],
   // GNU xargs: 123 a command exited 1-125, 124 one exited 255, 125 killed, 126 cannot run, 127 not found.
   xargs: [123, 124, 125, 126, 127],
+  // sqlite3 exits with SQLite's primary result code of a failed SQL argument: 8 read-only, 11 corrupt,
+  // 14 cannot open, 19 constraint, 20 mismatch, 26 not a database...
+  sqlite3: [4, 5, 6, 7, 8, 9, 11, 13, 14, 18, 19, 20, 25, 26],
 };
 
 /** sed's q/Q take the exit code as an argument (`q5`): any code is then the user's choice. */
