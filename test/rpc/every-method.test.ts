@@ -60,6 +60,8 @@ const CALLS: [string, Record<string, unknown>, (d: any) => void][] = [
   ['zip', { path: 'bundle.zip', paths: ['notes'] }, (d) => expect(d.entries_added).toBe(2)],
   ['zipinfo', { path: 'bundle.zip' }, (d) => expect(d.entries.map((e: { name: string }) => e.name)).toEqual(['notes/', 'notes/a.txt'])],
   ['unzip', { path: 'bundle.zip', destination: 'out' }, (d) => expect(d.files).toEqual(['/out/notes/a.txt'])],
+  ['import_csv', { path: 'db.sqlite', table: 't', csv_path: 'notes/a.txt', header: false }, (d) => expect(JSON.stringify(d)).toMatch(/2/)],
+  ['sqlite', { path: 'db.sqlite', sql: 'select count(*) as n from t where c1 = ?', params: ['TWO'] }, (d) => expect(d.rows).toEqual([[1]])],
   ['check_access', { path: '.env', operation: 'read' }, (d) => expect(d.allowed).toBe(false)],
   ['delete', { path: 'm', recursive: true }, (d) => expect(d).toBeTruthy()],
   ['import', { name: 'up.txt', content: 'uploaded\n' }, (d) => expect(d.bytes).toBe(9)],
