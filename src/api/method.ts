@@ -65,7 +65,17 @@ export interface ZoneToolResult {
   peerChanges?: import('../vfs/index.js').Change[];
 }
 
+/** What names a writing call in its commit (versioned zones): the method, what it was given, the caller's `message`. */
+export interface CommitNote {
+  method: string;
+  /** The command line of an exec; absent for a tool (its changed paths name it). */
+  summary?: string;
+  message?: string;
+}
+
 export interface ZoneToolOptions {
+  /** The call may change files: in a versioned zone its changes are committed (see CommitNote). */
+  commit?: CommitNote;
   /** Second zone of a transfer. */
   peer?: Zone;
   context?: Context;
@@ -80,7 +90,10 @@ export interface MethodEngine extends HostEngine {
   /** Run a worker task (a command line or a tool) on the pool. */
   runTask(task: TaskRequest, timeoutMs: number, signal?: CancelSignal): Promise<TaskResponse>;
   /** The after-write hook of a call that changed files (nothing when none is set). */
-  written(zone: Zone, context: Context | undefined, changes: Change[]): Promise<void>;
+  written(zone: Zone, context: Context | undefined, changes: Change[], about?: CommitNote): Promise<void>;
+  /** A writing call is about to run in the zone / failed without its changes (versioned zones). */
+  beginWrite(zone: Zone, context: Context | undefined): Promise<void>;
+  abandonWrite(zone: Zone, code: string): void;
   /** Whether an after-write hook is set. */
   readonly hasAfterWrite: boolean;
 }

@@ -37,6 +37,8 @@ export interface TaskResult {
   changes: Change[];
   /** Policy refusals the command met and reported on stderr (for the audit log): virtual paths. */
   refusals?: Refusal[];
+  /** The commit message a command asked for (git restore / revert), for a versioned zone's commit. */
+  commitMessage?: string;
 }
 
 /** A refused filesystem access inside a command (an error code of src/audit REFUSAL_CODES). */

@@ -228,7 +228,7 @@ export function receiveTask(box: Mailbox, sent: Map<number, unknown>): TaskReque
  * "exitCode truncated stdoutBytes": JSON would cost more than the rest of the hand-off.
  * The mapped type makes a new TaskResult field a compile error here until it is sent too.
  */
-type Compact = Omit<TaskResult, 'stdout' | 'stderr' | 'changes' | 'refusals'>;
+type Compact = Omit<TaskResult, 'stdout' | 'stderr' | 'changes' | 'refusals' | 'commitMessage'>;
 const COMPACT_FIELDS: { [K in keyof Compact]-?: true } = { exitCode: true, truncated: true, stdoutBytes: true };
 void COMPACT_FIELDS;
 
@@ -257,9 +257,10 @@ export function sendReply(box: Mailbox, reply: TaskResponse): void {
     }
     if (!reply.ok || !reply.result) return [JSON.stringify(reply)];
     const r = reply.result;
-    if (r.changes.length === 0 && !r.refusals) return [`${r.exitCode} ${r.truncated ? 1 : 0} ${r.stdoutBytes}`, r.stdout, r.stderr];
+    if (r.changes.length === 0 && !r.refusals && r.commitMessage === undefined) return [`${r.exitCode} ${r.truncated ? 1 : 0} ${r.stdoutBytes}`, r.stdout, r.stderr];
     const rest: { [K in keyof Omit<typeof r, 'stdout' | 'stderr'>]-?: unknown } = {
       exitCode: r.exitCode, truncated: r.truncated, stdoutBytes: r.stdoutBytes, changes: r.changes, refusals: r.refusals,
+      commitMessage: r.commitMessage,
     };
     return [JSON.stringify({ ok: true, result: rest }), r.stdout, r.stderr];
   }, () => reply);
