@@ -20,7 +20,8 @@ import type { ZoneToolOptions, ZoneToolResult } from './host.js';
 import type { Role } from '../zones/context.js';
 import { auditEvents, auditorFor, type AuditNote } from '../audit/event.js';
 import type { AuditCallback } from '../audit/log.js';
-import { Versioning, changedPaths, commitMessage, type VersionedZone } from '../versioning/commit.js';
+import { Versioning, changedPaths, commitMessage, notVersioned, type VersionedZone } from '../versioning/commit.js';
+import type { Repo } from '../versioning/repo.js';
 import type { CommitNote } from './method.js';
 
 /** What a committed write reports to the host (the versioning hook for documents and groups). */
@@ -215,6 +216,11 @@ export class Engine implements MethodEngine {
     return this.afterWrite !== undefined;
   }
 
+  async openRepo(zone: Zone, context: Context | undefined): Promise<Repo> {
+    if (!zone.gitdir) throw notVersioned(zone.name);
+    return this.versioning.open(versionedZone(zone), this.authorOf(zone, context));
+  }
+
   /** A writing call is about to run: a versioned zone marks its repository (see Versioning.begin). */
   async beginWrite(zone: Zone, context: Context | undefined): Promise<void> {
     if (zone.gitdir) await this.versioning.begin(versionedZone(zone), this.authorOf(zone, context));
@@ -233,7 +239,7 @@ export class Engine implements MethodEngine {
   /** The commit of a call's changes in a versioned zone (one commit, the paths it changed). */
   private async commitOf(zone: Zone, context: Context | undefined, changes: Change[], about: CommitNote | undefined): Promise<void> {
     const paths = changedPaths(changes);
-    await this.versioning.commit(versionedZone(zone), { paths, user: this.authorOf(zone, context), message: commitMessage(about, paths) });
+    await this.versioning.commit(versionedZone(zone), { paths, user: this.authorOf(zone, context), message: commitMessage(about, paths), conversation: context?.conversation });
   }
 
   /**

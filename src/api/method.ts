@@ -53,6 +53,8 @@ export interface HostEngine {
   readonly workspace: import('../zones/workspace.js').Workspace;
   zoneOf(req: { root?: string; zone?: string; context?: Context }): Zone | Promise<Zone>;
   runZoneTool(zone: Zone, name: string, args: unknown, o?: ZoneToolOptions): Promise<ZoneToolResult>;
+  /** A versioned zone's repository, made ready (created, or what a stopped process left committed); NoshError for a zone not versioned. */
+  openRepo(zone: Zone, context: Context | undefined): Promise<import('../versioning/repo.js').Repo>;
   /** The order of the calls that change a zone: host methods that write take their place in it. */
   readonly writes: Pick<WriteOrder, 'whole' | 'file'>;
 }

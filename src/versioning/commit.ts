@@ -19,6 +19,7 @@ import { TMP_MARK } from '../vfs/temp-name.js';
 import { Repo, type Person, type TreeItem } from './repo.js';
 
 const DIRTY = 'nosh-dirty';
+export const CONVERSATION_TRAILER = 'Nosh-Conversation';
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 /** Error codes of a call stopped midway, whose changes are not known. */
 const STOPPED = new Set(['TIMEOUT', 'CANCELLED', 'MEMORY_LIMIT', 'INTERNAL_ERROR', 'NO_SPACE', 'QUOTA_EXCEEDED']);
@@ -36,6 +37,8 @@ export interface CommitRequest {
   user: string;
   /** The commit message (the call's `message`, or one naming the call). */
   message: string;
+  /** The conversation of the call: a trailer of the commit (undo finds a conversation's changes by it). */
+  conversation?: string;
 }
 
 interface RepoState {
@@ -146,7 +149,8 @@ export class Versioning {
     const paths = [...s.pending, ...req.paths];
     try {
       if (!s.opened && !s.repo.exists()) await this.prepare(s, zone, req.user);
-      const oid = paths.length > 0 ? await this.write(s, zone, paths, req.user, req.message) : undefined;
+      const message = req.conversation === undefined ? req.message : `${req.message.replace(/\n+$/, '')}\n\n${CONVERSATION_TRAILER}: ${req.conversation}`;
+      const oid = paths.length > 0 ? await this.write(s, zone, paths, req.user, message) : undefined;
       s.pending.clear();
       if (s.inFlight <= 1 && !s.full) fs.rmSync(path.join(zone.gitdir, DIRTY), { force: true });
       return oid;
@@ -318,4 +322,10 @@ export function commitMessage(about: { method: string; summary?: string; message
     what = what.slice(0, 100) + '...';
   }
   return `${about?.method ?? 'change'}: ${what} ${files}`;
+}
+
+/** The error of a history call in a zone that is not versioned. */
+export function notVersioned(zone: string): NoshError {
+  return new NoshError('INVALID_ARGUMENT', `${zone} is not a versioned zone`,
+    'Versions are kept for documents and group:<id> zones (and zones configured with versioned: true): work there, e.g. zone "documents".', { zone });
 }

@@ -1,23 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNosh } from '../../src/index.js';
 import { tempDir } from '../helpers.js';
+import { realGit } from './git-helpers.js';
 
 const base = tempDir('nosh-ver-');
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
-
-/** Real git on a copy of the git directory nosh wrote (never on nosh's own). */
-export function realGit(gitdir: string, ...args: string[]): string {
-  const copy = tempDir('nosh-gitcopy-');
-  fs.cpSync(gitdir, copy, { recursive: true });
-  try {
-    return execFileSync('git', ['--git-dir', copy, ...args], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C', TZ: 'UTC' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  } finally {
-    fs.rmSync(copy, { recursive: true, force: true });
-  }
-}
 
 const docsGit = (b: string, user: string) => path.join(b, 'versions', 'users', user, 'Documents.git');
 
