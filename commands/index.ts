@@ -33,6 +33,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'fgrep': () => import('./grep/index.js'),
   'find': () => import('./find/index.js'),
   'fold': () => import('./fold/index.js'),
+  'git': () => import('./git/index.js'),
   'grep': () => import('./grep/index.js'),
   'gunzip': () => import('./gzip/index.js'),
   'gzip': () => import('./gzip/index.js'),

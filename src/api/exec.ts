@@ -155,6 +155,7 @@ export const EXEC_METHOD: Method<ExecArgs> = {
     const known = engine.zoneOf({ root: call.root, zone: p.zone, context: p.context });
     const zone = known instanceof Promise ? await known : known;
     const task = buildTask(p, call.stdin, zone.root, zone.policy, engine.config.limits, zone.quota);
+    if (zone.gitdir) task.git = { gitdir: zone.gitdir, user: engine.authorOf(zone, p.context) };
     // A reading command line (most calls) goes straight to the pool: no wrapper on the hot path.
     const res = await (mayMutate(task)
       ? engine.writes.whole(orderKey(zone).root, async () => {

@@ -93,6 +93,8 @@ export interface MethodEngine extends HostEngine {
   runTask(task: TaskRequest, timeoutMs: number, signal?: CancelSignal): Promise<TaskResponse>;
   /** The after-write hook of a call that changed files (nothing when none is set). */
   written(zone: Zone, context: Context | undefined, changes: Change[], about?: CommitNote): Promise<void>;
+  /** Who commits in the zone are authored by, for this context. */
+  authorOf(zone: Zone, context: Context | undefined): string;
   /** A writing call is about to run in the zone / failed without its changes (versioned zones). */
   beginWrite(zone: Zone, context: Context | undefined): Promise<void>;
   abandonWrite(zone: Zone, code: string): void;

@@ -1,6 +1,6 @@
 import { NoshError, readonlyError } from '../errors.js';
 import { Vfs, VfsError, type Change } from '../vfs/index.js';
-import { BrokenPipe, CollectingOutput, OptionError, OutputLimitReached, Pipe, UsageError, bufferInput, infoAsked, parseArgs, type CommandContext, type CommandDef, type Input, type Limits, type Output } from '../command/index.js';
+import { BrokenPipe, CollectingOutput, OptionError, OutputLimitReached, Pipe, UsageError, bufferInput, infoAsked, parseArgs, type CommandContext, type CommandDef, type Input, type Limits, type Output, type RepoAccess } from '../command/index.js';
 import { loadCommand } from '../../commands/index.js';
 
 export interface PipelineResult {
@@ -22,6 +22,8 @@ export interface PipelineRequest {
   signal?: AbortSignal;
   /** Where the last stage's stdout goes instead of being collected (stdout_file). */
   stdoutSink?: Output;
+  /** A versioned zone's history (the git command). */
+  repo?: RepoAccess;
 }
 
 const STDERR_CAP = 64 * 1024;
@@ -71,7 +73,7 @@ export async function runPipeline(vfs: Vfs, req: PipelineRequest): Promise<Pipel
     const stdin: Input = i === 0 ? bufferInput(req.stdin) : pipes[i - 1]!;
     const stdout: Output = i === req.stages.length - 1 ? (req.stdoutSink ?? finalOut) : pipes[i]!;
     try {
-      return await runStage(defs[i], argv, { vfs, cwd: req.cwd, stdin, stdout, stderr, limits: req.limits, signal });
+      return await runStage(defs[i], argv, { vfs, cwd: req.cwd, stdin, stdout, stderr, limits: req.limits, signal, repo: req.repo });
     } finally {
       if (i > 0) pipes[i - 1]!.closeReader();
       if (i < pipes.length) pipes[i]!.end();
@@ -105,6 +107,7 @@ interface StageIo {
   stderr: Output;
   limits: Limits;
   signal: AbortSignal;
+  repo?: RepoAccess;
 }
 
 async function runStage(def: CommandDef | undefined, argv: string[], io: StageIo): Promise<number> {
@@ -125,7 +128,7 @@ async function runStage(def: CommandDef | undefined, argv: string[], io: StageIo
       return 0;
     }
     ctx = { name, args, opts: parsed.opts, values: parsed.opts.values(), operands: parsed.operands, fs: io.vfs, cwd: io.cwd, stdin: io.stdin,
-      stdout: io.stdout, stderr: io.stderr, signal: io.signal, limits: io.limits, warn };
+      stdout: io.stdout, stderr: io.stderr, signal: io.signal, limits: io.limits, warn, repo: io.repo };
   } catch (e) {
     if (e instanceof UsageError) return usageFailure(def, e, io);
     throw e;

@@ -24,6 +24,8 @@ export interface TaskRequest {
   memoryMb?: number;
   /** Write the last stage's stdout to this zone path instead of returning it. */
   stdoutFile?: string;
+  /** A versioned zone: its git directory (host path, never shown) and the caller, for the git command. */
+  git?: { gitdir: string; user: string };
   /** Where the worker records its temp files (src/runtime/temps.ts): the lane's registry, set by the worker. */
   temps?: SharedArrayBuffer;
 }

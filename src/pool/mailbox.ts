@@ -151,7 +151,7 @@ function wireTask(t: TaskRequest, withSabs: boolean, policy: ZonePolicy | undefi
   const wire: { [K in keyof Omit<Required<TaskRequest>, 'stdin' | 'temps' | 'memoryMb'>]: unknown } & { policyNumber: number } = {
     root: t.root, policy, policyNumber, quota: wireQuota(t.quota, withSabs), cwd: t.cwd, stages: t.stages,
     peer: t.peer && { root: t.peer.root, policy: t.peer.policy, quota: wireQuota(t.peer.quota, withSabs) },
-    tool: t.tool, limits: t.limits, stdoutFile: t.stdoutFile,
+    tool: t.tool, limits: t.limits, stdoutFile: t.stdoutFile, git: t.git,
   };
   return wire;
 }
