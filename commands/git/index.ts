@@ -114,7 +114,7 @@ async function show(repo: RepoAccess, args: string[], out: Out): Promise<number>
     let changes = [];
     if (o.paths.length > 0) for (const p of o.paths) changes.push(...await repo.diffTrees(parentTree, c.tree, p));
     else changes = await repo.diffTrees(parentTree, c.tree);
-    await out((first ? '' : '\n') + await showCommit(repo, c, { ...o, patch: o.patch && !o.stat && !o.nameOnly && !o.nameStatus ? true : o.patch }, changes));
+    await out((first ? '' : '\n') + await showCommit(repo, c, { ...o, patch: o.explicitPatch || (o.patch && !o.stat && !o.nameOnly && !o.nameStatus) }, changes));
     first = false;
   }
   return 0;
@@ -131,6 +131,9 @@ function workTree(ctx: CommandContext): Map<string, Uint8Array> {
 
 async function worktreeChanges(ctx: CommandContext, repo: RepoAccess, tree: string | undefined, under: string[][]): Promise<{ diffs: FileDiff[]; untracked: string[] }> {
   const committed = tree ? await repo.files(tree) : new Map();
+  // what git's index holds here: HEAD's files (a file there but not in `tree` is new in the diff)
+  const head = await repo.head();
+  const index = head ? await repo.files((await repo.readCommit(head)).tree) : new Map();
   const now = workTree(ctx);
   const inside = (p: string) => under.length === 0 || under.some((u) => { const j = u.join('/'); return p === j || p.startsWith(j + '/'); });
   const diffs: FileDiff[] = [];
@@ -143,6 +146,7 @@ async function worktreeChanges(ctx: CommandContext, repo: RepoAccess, tree: stri
       const oid = await repo.hashBlob(data);
       if (oid !== c.oid) diffs.push({ path: p, old: { oid: c.oid, mode: c.mode, data: await repo.readBlob(c.oid) }, new: { oid, mode: c.mode, data } });
     } else if (c) diffs.push({ path: p, old: { oid: c.oid, mode: c.mode, data: await repo.readBlob(c.oid) } });
+    else if (index.has(p)) diffs.push({ path: p, new: { oid: await repo.hashBlob(data!), mode: index.get(p).mode, data: data! } });
     else untracked.push(p);
   }
   return { diffs, untracked };
@@ -264,8 +268,12 @@ async function revParse(repo: RepoAccess, args: string[], out: Out): Promise<num
     else if (a === '--show-toplevel') text += '/\n';
     else if (a === '--is-inside-work-tree') text += 'true\n';
     else {
-      const oid = await resolve(repo, a);
-      text += (short ? oid.slice(0, 7) : oid) + '\n';
+      const oid = await repo.resolve(a);
+      if (oid === undefined) {
+        await out(text + L(a) + '\n');
+        await resolve(repo, a); // git names the bad one on stdout, then fails
+      }
+      text += (short ? oid!.slice(0, 7) : oid) + '\n';
     }
   }
   await out(text);

@@ -11,6 +11,8 @@ export interface LogOptions {
   nameOnly?: boolean;
   nameStatus?: boolean;
   patch?: boolean;
+  /** -p given (show: a listing option drops the default patch unless -p is given too). */
+  explicitPatch?: boolean;
   date: DateMode;
   author?: RegExp;
   grep?: RegExp;
@@ -40,7 +42,7 @@ export function parseLogArgs(args: string[], show: boolean): { o: LogOptions; re
     else if (a === '--stat') o.stat = true;
     else if (a === '--name-only') o.nameOnly = true;
     else if (a === '--name-status') o.nameStatus = true;
-    else if (a === '-p' || a === '-u' || a === '--patch') o.patch = true;
+    else if (a === '-p' || a === '-u' || a === '--patch') o.patch = o.explicitPatch = true;
     else if (a === '-s' || a === '--no-patch') o.patch = false;
     else if (/^-U\d+$/.test(a)) { o.context = Number(a.slice(2)); o.patch = true; }
     else if (a.startsWith('--format') || a.startsWith('--pretty')) o.format = prettyFormat(value(a, '--format'));
@@ -68,7 +70,8 @@ function dateMode(v: string): DateMode {
 }
 
 function prettyFormat(v: string): string {
-  if (v.startsWith('format:') || v.startsWith('tformat:')) return v.slice(v.indexOf(':') + 1);
+  if (v.startsWith('format:')) return '\x01' + v.slice(7);
+  if (v.startsWith('tformat:')) return v.slice(8);
   if (v === 'oneline') return '%H %s';
   if (v === 'short' || v === 'medium' || v === 'full') return `\0${v}`;
   return v;
@@ -82,7 +85,8 @@ const body = (c: RepoCommit) => {
 
 /** One --format string expanded for a commit. */
 export function expand(fmt: string, c: RepoCommit, date: DateMode): string {
-  return fmt.replace(/%(?:([HhTtPpsbBnaecm%])|a([nNeEdDrtis])|c([nNeEdDrtis]))/g, (m, one: string, a: string, cm: string) => {
+  return fmt.replace(/%(?:([HhTtPpsbBn%])|a([nNeEdDrtis])|c([nNeEdDrtis])|x([0-9a-fA-F]{2}))/g, (m, one: string, a: string, cm: string, hex: string) => {
+    if (hex) return String.fromCharCode(parseInt(hex, 16));
     if (one) {
       switch (one) {
         case 'H': return c.oid;
@@ -115,7 +119,7 @@ export function expand(fmt: string, c: RepoCommit, date: DateMode): string {
 }
 
 function medium(c: RepoCommit, date: DateMode): string {
-  const msg = c.message.replace(/\n+$/, '').split('\n').map((l) => (l === '' ? '' : '    ' + L(l))).join('\n');
+  const msg = c.message.replace(/\n+$/, '').split('\n').map((l) => '    ' + L(l)).join('\n');
   return `commit ${c.oid}\nAuthor: ${L(c.author.name)} <${L(c.author.email)}>\nDate:   ${formatDate(c.author, date)}\n\n${msg}\n`;
 }
 
@@ -123,7 +127,8 @@ function medium(c: RepoCommit, date: DateMode): string {
 export async function showCommit(repo: RepoAccess, c: RepoCommit, o: LogOptions, changes: RepoFileChange[]): Promise<string> {
   let head: string;
   const listing = o.stat || o.nameOnly || o.nameStatus || o.patch;
-  if (o.format !== undefined && !o.format.startsWith('\0')) head = expand(o.format, c, o.date) + '\n';
+  if (o.format !== undefined && o.format.startsWith('\x01')) head = expand(o.format.slice(1), c, o.date);
+  else if (o.format !== undefined && !o.format.startsWith('\0')) head = expand(o.format, c, o.date) + '\n';
   else if (o.oneline) head = `${c.oid.slice(0, 7)} ${L(subject(c))}\n`;
   else head = medium(c, o.date);
   if (!listing) return head;
@@ -151,7 +156,7 @@ export async function log(repo: RepoAccess, args: string[], write: (s: string) =
   let oid: string | undefined = start;
   let shown = 0;
   let first = true;
-  const sep = o.oneline || (o.format !== undefined && !o.format.startsWith('\0')) ? '' : '\n';
+  const sep = o.format?.startsWith('\x01') ? '\n' : o.oneline || (o.format !== undefined && !o.format.startsWith('\0')) ? '' : '\n';
   while (oid !== undefined && (o.max === undefined || shown < o.max)) {
     const c = await repo.readCommit(oid);
     oid = c.parent[0];
