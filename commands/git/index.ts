@@ -1,4 +1,4 @@
-import { defineCommand, type CommandContext, type RepoAccess } from '../../src/command/index.js';
+import { defineCommand, versionText, type CommandContext, type CommandDef, type RepoAccess } from '../../src/command/index.js';
 import { NoshError } from '../../src/errors.js';
 import { walk } from '../../src/vfs/walk.js';
 import { patch, stat, type FileDiff } from './format.js';
@@ -16,7 +16,7 @@ function mutates(args: string[]): boolean {
   return false;
 }
 
-export default defineCommand({
+const def: CommandDef = defineCommand({
   name: 'git',
   summary: 'The version history of a versioned zone (documents, group:<id>): log, show, diff, status, restore, revert, tag.',
   usage: '<command> [<args>]',
@@ -26,6 +26,7 @@ export default defineCommand({
   flags: [],
   async run(ctx) {
     const out = async (s: string) => { if (s !== '') await ctx.stdout.write(Buffer.from(s, 'latin1')); };
+    if (ctx.args[0] === '--version') { await out(versionText(def)); return 0; }
     try {
       return await dispatch(ctx, out);
     } catch (e) {
@@ -47,7 +48,6 @@ async function dispatch(ctx: CommandContext, out: Out): Promise<number> {
   }
   const at = args.findIndex((a) => !a.startsWith('-'));
   if (at > 0 || args.length === 0) {
-    if (args[0] === '--version') { await out('git version 2.39.5 (nosh)\n'); return 0; }
     await out('usage: git <command> [<args>]\n\nnosh offers: log, show, diff, status, ls-files, rev-parse, tag, restore, checkout, revert.\n');
     return args.length === 0 || args[0] === '--help' ? (args.length === 0 ? 1 : 0) : 129;
   }
@@ -397,3 +397,5 @@ async function revert(ctx: CommandContext, repo: RepoAccess, args: string[], out
   await out(`[main] Revert "${L(subject)}"\n${stat(diffs).split('\n').slice(-2).join('\n')}`);
   return 0;
 }
+
+export default def;
