@@ -114,6 +114,7 @@ async function show(repo: RepoAccess, args: string[], out: Out): Promise<number>
     let changes = [];
     if (o.paths.length > 0) for (const p of o.paths) changes.push(...await repo.diffTrees(parentTree, c.tree, p));
     else changes = await repo.diffTrees(parentTree, c.tree);
+    changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
     await out((first ? '' : '\n') + await showCommit(repo, c, { ...o, patch: o.explicitPatch || (o.patch && !o.stat && !o.nameOnly && !o.nameStatus) }, changes));
     first = false;
   }
@@ -192,6 +193,7 @@ async function treeDiffs(repo: RepoAccess, a: string, b: string, paths: string[]
   const changes = [];
   if (paths.length === 0) changes.push(...await repo.diffTrees(a, b));
   else for (const p of paths) changes.push(...await repo.diffTrees(a, b, p));
+  changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
   const out: FileDiff[] = [];
   for (const c of changes) {
     out.push({
