@@ -23,6 +23,7 @@ const def: CommandDef = defineCommand({
   mutates,
   parse: 'raw',
   reference: 'git 2.39',
+  usageStatus: 129,
   flags: [],
   async run(ctx) {
     const out = async (s: string) => { if (s !== '') await ctx.stdout.write(Buffer.from(s, 'latin1')); };
