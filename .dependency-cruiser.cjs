@@ -6,7 +6,7 @@
  *   L9 transports  src/cli, src/rpc, src/mcp, src/index.ts
  *   L8 api         src/api, src/audit
  *   L7 pool        src/pool (main-thread scheduler; worker.ts is the worker entry)
- *   L6 services    src/zones > src/tools > src/exec (zones may import tools and exec, tools exec)
+ *   L6 services    src/zones > src/tools > src/exec > src/versioning (each may import those after it)
  *   L5 registry    commands/index.ts
  *   L4 commands    commands/NAME/ (and, until they move beside their commands, src/sed, src/find)
  *   L3 gnulib      src/gnulib (shared GNU behaviour: it may use the contract's types and UsageError)
@@ -23,6 +23,7 @@ const POOL = '^src/pool/';
 const ZONES = '^src/zones/';
 const TOOLS = '^src/tools/';
 const EXEC = '^src/exec/';
+const VERSIONING = '^src/versioning/';
 const REGISTRY = '^commands/index\\.ts$';
 const COMMANDS = '^commands/|^src/(sed|find)/';
 const CONTRACT = '^src/command/';
@@ -55,13 +56,14 @@ module.exports = {
     layer('zones', ZONES, any(POOL, API, TRANSPORTS, OUTSIDE)),
     layer('tools', TOOLS, any(ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
     layer('exec', EXEC, any(TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
-    layer('registry', REGISTRY, any(EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
-    layer('commands', COMMANDS, any(REGISTRY, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE), REGISTRY),
-    layer('gnulib', GNULIB, any(COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
-    layer('contract', CONTRACT, any(GNULIB, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
-    layer('vfs', VFS, any(GNULIB, CONTRACT, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
+    layer('versioning', VERSIONING, any(REGISTRY, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
+    layer('registry', REGISTRY, any(VERSIONING, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
+    layer('commands', COMMANDS, any(VERSIONING, REGISTRY, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE), REGISTRY),
+    layer('gnulib', GNULIB, any(VERSIONING, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
+    layer('contract', CONTRACT, any(VERSIONING, GNULIB, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
+    layer('vfs', VFS, any(VERSIONING, GNULIB, CONTRACT, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
     layer('base', '^src/(runtime|regex|parse)/|^src/(errors|config)\\.ts$',
-      any(VFS, GNULIB, CONTRACT, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
+      any(VERSIONING, VFS, GNULIB, CONTRACT, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
     {
       name: 'command-to-command',
       severity: 'error',

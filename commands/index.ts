@@ -41,6 +41,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'find': () => import('./find/index.js'),
   'fmt': () => import('./fmt/index.js'),
   'fold': () => import('./fold/index.js'),
+  'git': () => import('./git/index.js'),
   'grep': () => import('./grep/index.js'),
   'gunzip': () => import('./gzip/index.js'),
   'gzip': () => import('./gzip/index.js'),

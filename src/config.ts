@@ -53,6 +53,8 @@ export const PolicySchema = z.object({
   followSymlinks: z.boolean().optional(),
   maxFileSize: fileSize().optional(),
   pipes: z.boolean().optional(),
+  /** Every change is a git commit (default: true for documents and group zones, false elsewhere; not for uploads and output). */
+  versioned: z.boolean().optional(),
 }).strict();
 
 export const MountSchema = z.object({
@@ -67,6 +69,8 @@ export const MountSchema = z.object({
   replaceDefaultBlocked: z.boolean().optional(),
   followSymlinks: z.boolean().optional(),
   maxFileSize: fileSize().optional(),
+  /** Every change is a git commit (default false). */
+  versioned: z.boolean().optional(),
 }).strict();
 
 export const QuotasSchema = z.object({

@@ -28,6 +28,8 @@ export interface RunOptions {
   stdin?: string | Buffer;
   policy?: Partial<ZonePolicy>;
   maxOutputBytes?: number;
+  /** A versioned zone: its git directory and user (the git command). */
+  git?: { gitdir: string; user: string };
 }
 
 /** Run a command line in-process (no worker pool) against a host folder as zone root. */
@@ -50,7 +52,7 @@ export async function runArgv(root: string, argv: string[], opts: RunOptions = {
 
 async function runTask(root: string, stages: { words?: unknown[]; argv?: string[] }[], opts: RunOptions, policy: ZonePolicy): Promise<RunOutput> {
   const res = await executeTask({
-    root, policy, cwd: opts.cwd ?? '/', stages: stages as never,
+    root, policy, cwd: opts.cwd ?? '/', stages: stages as never, git: opts.git,
     stdin: opts.stdin === undefined ? undefined : Buffer.from(opts.stdin),
     limits: { maxOutputBytes: opts.maxOutputBytes ?? 5_000_000, maxResults: 1000, maxBufferBytes: 256 * 1024 * 1024 },
   });

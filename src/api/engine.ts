@@ -20,6 +20,9 @@ import type { ZoneToolOptions, ZoneToolResult } from './host.js';
 import type { Role } from '../zones/context.js';
 import { auditEvents, auditorFor, type AuditNote } from '../audit/event.js';
 import type { AuditCallback } from '../audit/log.js';
+import { Versioning, changedPaths, commitMessage, notVersioned, type VersionedZone } from '../versioning/commit.js';
+import type { Repo } from '../versioning/repo.js';
+import type { CommitNote } from './method.js';
 
 /** What a committed write reports to the host (the versioning hook for documents and groups). */
 export interface WriteEvent {
@@ -59,6 +62,8 @@ export class Engine implements MethodEngine {
   private closed = false;
   /** The order of the calls that change files, per zone (see WriteOrder). */
   readonly writes = new WriteOrder();
+  /** The commits of versioned zones (src/versioning). */
+  readonly versioning = new Versioning();
   /** The audit log's sinks (src/audit); undefined when it is off. */
   private readonly audit: ReturnType<typeof auditorFor>;
 
@@ -185,14 +190,18 @@ export class Engine implements MethodEngine {
   /** Run a worker tool in a zone (and a peer zone for transfers); failures throw as NoshError. */
   async runZoneTool(zone: Zone, name: string, args: unknown, o: ZoneToolOptions = {}): Promise<ZoneToolResult> {
     const { peer, context } = o;
+    if (o.commit) for (const z of [zone, peer]) if (z) await this.beginWrite(z, context);
     const res = await this.pool.run({
       root: zone.root, policy: zone.policy, quota: zone.quota, cwd: o.cwd ?? '/', stages: [], tool: { name, args }, limits: taskLimits(this.config.limits),
       peer: peer && { root: peer.root, policy: peer.policy, quota: peer.quota },
     }, o.timeoutMs ?? this.config.limits.timeoutMs, o.signal);
-    if (!res.ok) throw new NoshError(res.error.code, res.error.message, res.error.hint, res.error.details);
-    if (this.afterWrite) {
-      await this.written(zone, context, res.tool!.changes);
-      if (peer) await this.written(peer, context, res.tool!.peerChanges ?? []);
+    if (!res.ok) {
+      if (o.commit) for (const z of [zone, peer]) if (z) this.abandonWrite(z, res.error.code);
+      throw new NoshError(res.error.code, res.error.message, res.error.hint, res.error.details);
+    }
+    if (this.afterWrite || o.commit) {
+      await this.written(zone, context, res.tool!.changes, o.commit);
+      if (peer) await this.written(peer, context, res.tool!.peerChanges ?? [], o.commit);
     }
     // the changes go to the audit log (see dispatch), never into the envelope
     return { data: res.tool!.data, message: res.tool!.message, changes: res.tool!.changes, peerChanges: res.tool!.peerChanges };
@@ -207,12 +216,39 @@ export class Engine implements MethodEngine {
     return this.afterWrite !== undefined;
   }
 
+  async openRepo(zone: Zone, context: Context | undefined): Promise<Repo> {
+    if (!zone.gitdir) throw notVersioned(zone.name);
+    return this.versioning.open(versionedZone(zone), this.authorOf(zone, context));
+  }
+
+  /** A writing call is about to run: a versioned zone marks its repository (see Versioning.begin). */
+  async beginWrite(zone: Zone, context: Context | undefined): Promise<void> {
+    if (zone.gitdir) await this.versioning.begin(versionedZone(zone), this.authorOf(zone, context));
+  }
+
+  /** Who a commit in the zone is authored by: the context's user. */
+  authorOf(zone: Zone, context: Context | undefined): string {
+    return zone.kind === 'root' || zone.kind === 'mount' ? context?.user ?? this.config.defaultUser : this.workspace.userOf(context ?? {});
+  }
+
+  /** A writing call failed: what it changed is found by the next commit's comparison. */
+  abandonWrite(zone: Zone, code: string): void {
+    if (zone.gitdir) this.versioning.abandon(versionedZone(zone), code);
+  }
+
+  /** The commit of a call's changes in a versioned zone (one commit, the paths it changed). */
+  private async commitOf(zone: Zone, context: Context | undefined, changes: Change[], about: CommitNote | undefined): Promise<void> {
+    const paths = changedPaths(changes);
+    await this.versioning.commit(versionedZone(zone), { paths, user: this.authorOf(zone, context), message: commitMessage(about, paths), conversation: context?.conversation });
+  }
+
   /**
    * After-write work in the main thread: the hook where versioned zones will commit. It is
    * bounded by the call timeout: a hook that never ends would otherwise hold every later
    * writer of the zone (they wait for this call) and the caller forever.
    */
-  async written(zone: Zone, context: Context | undefined, changes: Change[]): Promise<void> {
+  async written(zone: Zone, context: Context | undefined, changes: Change[], about?: CommitNote): Promise<void> {
+    if (zone.gitdir && about) await this.commitOf(zone, context, changes, about);
     if (!this.afterWrite || changes.length === 0) return;
     const user = zone.kind === 'root' || zone.kind === 'mount' ? context?.user : this.workspace.userOf(context ?? {});
     const hook = Promise.resolve(this.afterWrite({ zone: zone.name, kind: zone.kind, versioned: zone.versioned, user, changes }));
@@ -235,6 +271,10 @@ export class Engine implements MethodEngine {
     this.audit?.file?.close();
     await this.pool.close();
   }
+}
+
+export function versionedZone(zone: Zone): VersionedZone {
+  return { root: zone.root, gitdir: zone.gitdir!, policy: zone.policy };
 }
 
 /** A main-thread method's answer, or TIMEOUT at the call's deadline (as the pool stops a worker's run). */

@@ -160,11 +160,17 @@ export const EXEC_METHOD: Method<ExecArgs> = {
     const zone = known instanceof Promise ? await known : known;
     const task = buildTask(p, call.stdin, zone.root, zone.policy, engine.config.limits, zone.quota);
     task.user = (zone.kind === 'root' || zone.kind === 'mount' ? p.context?.user : engine.workspace.userOf(p.context ?? {})) ?? undefined;
+    if (zone.gitdir) task.git = { gitdir: zone.gitdir, user: engine.authorOf(zone, p.context) };
     // A reading command line (most calls) goes straight to the pool: no wrapper on the hot path.
     const res = await (mayMutate(task)
       ? engine.writes.whole(orderKey(zone).root, async () => {
+        await engine.beginWrite(zone, p.context);
         const r = await engine.runTask(task, call.timeoutMs, call.signal);
-        if (engine.hasAfterWrite && r.ok && r.result) await engine.written(zone, p.context, r.result.changes);
+        if (!r.ok || !r.result) engine.abandonWrite(zone, r.ok ? 'INTERNAL_ERROR' : r.error.code);
+        else if (engine.hasAfterWrite || zone.versioned) {
+          const summary = p.command ?? [p.cmd!, ...(p.args ?? [])].join(' ');
+          await engine.written(zone, p.context, r.result.changes, { method: 'exec', summary, message: r.result.commitMessage ?? p.message });
+        }
         return r;
       })
       : engine.runTask(task, call.timeoutMs, call.signal));

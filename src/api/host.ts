@@ -156,7 +156,8 @@ export const HOST_METHODS: HostMethod[] = [
       const b64 = (args.content_base64 as string | undefined) ?? Buffer.from(String(args.content), 'utf8').toString('base64');
       const key = orderKey(zone);
       return engine.writes.file(key.root, `${key.prefix}/${name}`, () =>
-        engine.runZoneTool(writable, '_import', { name, content_base64: b64, overwrite: args.overwrite === true }, { context: args.context as Context, timeoutMs: call.timeoutMs }));
+        engine.runZoneTool(writable, '_import', { name, content_base64: b64, overwrite: args.overwrite === true }, { context: args.context as Context, timeoutMs: call.timeoutMs,
+          commit: { method: 'import', message: args.message as string | undefined } }));
     },
   },
   {
@@ -192,7 +193,8 @@ export const HOST_METHODS: HostMethod[] = [
       if (bridge.move && src.policy.readonly && !src.policy.allowDelete) throw new NoshError('ZONE_READONLY', `${src.name} is read-only for you`, '');
       const out = await engine.writes.whole([orderKey(src).root, orderKey(dst).root], () =>
         engine.runZoneTool(src, '_transfer', { path: args.path, dest: args.dest, move: bridge.move, overwrite: args.overwrite === true,
-          create_dirs: args.create_dirs === true }, { peer: dst, context: ctx, timeoutMs: call.timeoutMs }));
+          create_dirs: args.create_dirs === true }, { peer: dst, context: ctx, timeoutMs: call.timeoutMs,
+          commit: { method: 'transfer', message: args.message as string | undefined } }));
       if (dst.kind === 'group') recordOwnership(dst, out.data as { to: string }, engine.workspace.userOf(ctx), (args.mode as string) ?? 'owner');
       return out;
     },

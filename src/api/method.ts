@@ -53,6 +53,8 @@ export interface HostEngine {
   readonly workspace: import('../zones/workspace.js').Workspace;
   zoneOf(req: { root?: string; zone?: string; context?: Context }): Zone | Promise<Zone>;
   runZoneTool(zone: Zone, name: string, args: unknown, o?: ZoneToolOptions): Promise<ZoneToolResult>;
+  /** A versioned zone's repository, made ready (created, or what a stopped process left committed); NoshError for a zone not versioned. */
+  openRepo(zone: Zone, context: Context | undefined): Promise<import('../versioning/repo.js').Repo>;
   /** The order of the calls that change a zone: host methods that write take their place in it. */
   readonly writes: Pick<WriteOrder, 'whole' | 'file'>;
 }
@@ -65,7 +67,17 @@ export interface ZoneToolResult {
   peerChanges?: import('../vfs/index.js').Change[];
 }
 
+/** What names a writing call in its commit (versioned zones): the method, what it was given, the caller's `message`. */
+export interface CommitNote {
+  method: string;
+  /** The command line of an exec; absent for a tool (its changed paths name it). */
+  summary?: string;
+  message?: string;
+}
+
 export interface ZoneToolOptions {
+  /** The call may change files: in a versioned zone its changes are committed (see CommitNote). */
+  commit?: CommitNote;
   /** Second zone of a transfer. */
   peer?: Zone;
   context?: Context;
@@ -80,7 +92,12 @@ export interface MethodEngine extends HostEngine {
   /** Run a worker task (a command line or a tool) on the pool. */
   runTask(task: TaskRequest, timeoutMs: number, signal?: CancelSignal): Promise<TaskResponse>;
   /** The after-write hook of a call that changed files (nothing when none is set). */
-  written(zone: Zone, context: Context | undefined, changes: Change[]): Promise<void>;
+  written(zone: Zone, context: Context | undefined, changes: Change[], about?: CommitNote): Promise<void>;
+  /** Who commits in the zone are authored by, for this context. */
+  authorOf(zone: Zone, context: Context | undefined): string;
+  /** A writing call is about to run in the zone / failed without its changes (versioned zones). */
+  beginWrite(zone: Zone, context: Context | undefined): Promise<void>;
+  abandonWrite(zone: Zone, code: string): void;
   /** Whether an after-write hook is set. */
   readonly hasAfterWrite: boolean;
 }

@@ -8,8 +8,9 @@ import { TOOLS, type ToolDef } from '../tools/index.js';
 import { roleMayWrite, type Context, type Role } from '../zones/context.js';
 import { normalizeVirtual } from '../vfs/paths.js';
 import { HOST_METHODS, type HostMethod } from './host.js';
+import { VERSION_METHODS } from './versions.js';
 import { EXEC_METHOD } from './exec.js';
-import { RUNTIME_METHODS, TimeoutParam, ZoneParams, type Surface } from './params.js';
+import { MessageParam, RUNTIME_METHODS, TimeoutParam, ZoneParams, type Surface } from './params.js';
 import type { Method, MethodInfo } from './method.js';
 import { orderKey } from './write-order.js';
 
@@ -31,8 +32,8 @@ function toolMethod(t: ToolDef): Method {
   const shape = (t.input as unknown as z.ZodObject).shape;
   // A tool with a timeout_ms of its own (search: stop and return what was found) keeps it.
   const ownTimeout = Object.hasOwn(shape, 'timeout_ms');
-  const input = (t.input as unknown as z.ZodObject).extend(ZoneParams).extend(ownTimeout ? {} : TimeoutParam);
   const order = !t.mutates ? 'read' : ONE_FILE.has(t.name) ? 'file' : 'zone';
+  const input = (t.input as unknown as z.ZodObject).extend(ZoneParams).extend(ownTimeout ? {} : TimeoutParam).extend(t.mutates ? MessageParam : {});
   return {
     name: t.name,
     description: t.description,
@@ -43,14 +44,15 @@ function toolMethod(t: ToolDef): Method {
     runs: 'worker',
     order,
     async handler(engine, params, call) {
-      const { zone: name, cwd, context, ...args } = params as { zone?: string; cwd?: string; context?: Context; timeout_ms?: number };
+      const { zone: name, cwd, context, message, ...args } = params as { zone?: string; cwd?: string; context?: Context; timeout_ms?: number; message?: string };
       let timeoutMs = call.timeoutMs;
       if (ownTimeout) timeoutMs = args.timeout_ms === undefined ? engine.config.limits.timeoutMs
         : Math.max(engine.config.limits.timeoutMs, args.timeout_ms + OWN_DEADLINE_GRACE_MS);
       else delete args.timeout_ms;
       const known = engine.zoneOf({ zone: name, context });
       const zone = known instanceof Promise ? await known : known;
-      const run = () => engine.runZoneTool(zone, t.name, args, { context, cwd, signal: call.signal, timeoutMs });
+      const commit = order === 'read' ? undefined : { method: t.name, message };
+      const run = () => engine.runZoneTool(zone, t.name, args, { context, cwd, signal: call.signal, timeoutMs, commit });
       const key = orderKey(zone);
       const out = await (order === 'read' ? run()
         : order === 'file' ? engine.writes.file(key.root, key.prefix + normalizeVirtual((args as { path: string }).path, cwd ?? '/'), run)
@@ -66,7 +68,7 @@ function hostMethod(h: HostMethod): Method {
   const { run, runs, ...info } = h;
   return {
     ...info,
-    input: info.input.extend(TimeoutParam),
+    input: info.input.extend(TimeoutParam).extend(h.annotations.readOnlyHint || h.name === 'maintenance' ? {} : MessageParam),
     surfaces: RUNTIME_METHODS.has(h.name) ? ['runtime'] : ['model', 'runtime'],
     readOnlyRoles: h.annotations.readOnlyHint,
     runs,
@@ -82,7 +84,7 @@ function hostMethod(h: HostMethod): Method {
 
 /** Every method, by name, in registry order: exec, the typed tools, the host methods. */
 export const METHODS: ReadonlyMap<string, Method> = new Map(
-  [EXEC_METHOD as unknown as Method, ...[...TOOLS.values()].map(toolMethod), ...HOST_METHODS.map(hostMethod)].map((m) => [m.name, m]));
+  [EXEC_METHOD as unknown as Method, ...[...TOOLS.values()].map(toolMethod), ...[...HOST_METHODS, ...VERSION_METHODS].map(hostMethod)].map((m) => [m.name, m]));
 
 /**
  * The methods offered to a role on a surface. A read-only role sees only what it may use; the

@@ -33,6 +33,11 @@ export const TimeoutParam = {
     .describe(`Time limit of this call in ms (default ${LIMITS.timeoutMs.default}, max ${LIMITS.timeoutMs.max}); past it the call stops with TIMEOUT.`),
 };
 
+/** The commit message of a call that changes a versioned zone (documents, groups). */
+export const MessageParam = {
+  message: z.string().max(10_000).optional().describe('In a versioned zone (documents, group:<id>): the commit message of this change (default: one naming the call).'),
+};
+
 /** exec's parameters: the one schema of exec (the library's camelCase exec() is mapped onto it). */
 export const ExecParams = z.object({
   ...ZoneParams,
@@ -43,6 +48,7 @@ export const ExecParams = z.object({
   timeout_ms: z.number().int().positive().max(LIMITS.timeoutMs.max).optional().describe(`Time limit (default ${LIMITS.timeoutMs.default}).`),
   max_output_bytes: z.number().int().positive().max(LIMITS.maxOutputBytes.max).optional().describe(`Cap on returned stdout (default ${LIMITS.maxOutputBytes.default}).`),
   stdout_file: z.string().min(1).optional().describe('Write stdout to this file in the zone instead of returning it (the answer to >).'),
+  ...MessageParam,
 }).strict();
 
 /** Array items and object keys a call's params may hold in all. */

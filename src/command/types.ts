@@ -185,6 +185,39 @@ export interface CommandContext<V = Record<string, unknown>> {
    * reason on stderr as `NAME: CMD: reason`. Absent where no runner is provided.
    */
   run?(argv: string[], stdin?: Input): Promise<number>;
+  /** The zone's version history, in a versioned zone only (the git command): never a host path. */
+  repo?: RepoAccess;
+}
+
+export interface RepoPerson { name: string; email: string; timestamp: number; timezoneOffset: number }
+export interface RepoCommit { oid: string; message: string; tree: string; parent: string[]; author: RepoPerson; committer: RepoPerson }
+export interface RepoEntry { mode: string; path: string; oid: string; type: 'blob' | 'tree' | 'commit' }
+export interface RepoFileChange { status: 'A' | 'M' | 'D'; path: string; oldOid?: string; newOid?: string; oldMode?: string; newMode?: string }
+
+/**
+ * A narrow view of a versioned zone's repository, given to commands by src/exec: read
+ * commits, trees and blobs, and tags; the command changes files through the Vfs as ever,
+ * and the commit of its changes is made after it (setCommitMessage names it).
+ */
+export interface RepoAccess {
+  /** The user the call runs as (an annotated tag's tagger). */
+  readonly user: string;
+  head(): Promise<string | undefined>;
+  /** A revision (HEAD, HEAD~N, main, a tag, an id or prefix) to a commit id. */
+  resolve(rev: string): Promise<string | undefined>;
+  readCommit(oid: string): Promise<RepoCommit>;
+  readBlob(oid: string): Promise<Uint8Array>;
+  entryAt(tree: string, path: string): Promise<RepoEntry | undefined>;
+  /** Every file of a tree: path -> entry. */
+  files(tree: string): Promise<Map<string, RepoEntry>>;
+  diffTrees(a: string | undefined, b: string | undefined, under?: string[]): Promise<RepoFileChange[]>;
+  tags(): Promise<{ name: string; target: string; commit: string; annotated?: { message: string; tagger: RepoPerson } }[]>;
+  createTag(name: string, commit: string, annotated?: { message: string }): Promise<void>;
+  deleteTag(name: string): Promise<void>;
+  /** The git id of a blob with these bytes. */
+  hashBlob(data: Uint8Array): Promise<string>;
+  /** The message of the commit that this call's changes will make. */
+  setCommitMessage(message: string): void;
 }
 
 export interface CommandDef<F extends readonly FlagSpec[] = readonly FlagSpec[]> {

@@ -7,6 +7,7 @@ import { collectGarbage, setMemoryBudget } from '../runtime/memory.js';
 import { errorBody } from '../runtime/error-body.js';
 import { recordTemp } from '../runtime/temps.js';
 import type { QuotaHandle } from '../vfs/charge.js';
+import { repoAccess } from './repo-access.js';
 import type { Refusal, TaskRequest, TaskResponse, TaskTool } from './task.js';
 
 /** Refusals one command line reports to the audit log (distinct code and path). */
@@ -57,9 +58,11 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal,
       if (refusals.size < MAX_REFUSALS) refusals.set(`${e.code} ${e.path}`, { code: e.code, path: e.path });
     });
     try {
-      const r = await runPipeline(vfs, { stages, cwd, stdin: req.stdin, limits: req.limits, signal, stdoutSink: sink, user: req.user });
+      const repo = req.git && repoAccess(req.git.gitdir, req.git.user);
+      const r = await runPipeline(vfs, { stages, cwd, stdin: req.stdin, limits: req.limits, signal, stdoutSink: sink, user: req.user, repo });
       writer?.commit();
       return { ok: true, result: { ...r, stdoutBytes: sink ? sink.bytes : r.stdoutBytes, changes: vfs.changes,
+        ...(repo?.commitMessage !== undefined ? { commitMessage: repo.commitMessage } : {}),
         ...(refusals.size > 0 ? { refusals: [...refusals.values()] } : {}) } };
     } catch (e) {
       writer?.abort();

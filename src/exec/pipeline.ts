@@ -1,6 +1,6 @@
 import { NoshError, readonlyError } from '../errors.js';
 import { Vfs, VfsError, type Change } from '../vfs/index.js';
-import { BrokenPipe, CollectingOutput, OptionError, OutputLimitReached, Pipe, UsageError, bufferInput, infoAsked, parseArgs, type CommandContext, type CommandDef, type Input, type Limits, type Output } from '../command/index.js';
+import { BrokenPipe, CollectingOutput, OptionError, OutputLimitReached, Pipe, UsageError, bufferInput, infoAsked, parseArgs, type CommandContext, type CommandDef, type Input, type Limits, type Output, type RepoAccess } from '../command/index.js';
 import { hasCommand, loadCommand } from '../../commands/index.js';
 
 export interface PipelineResult {
@@ -24,6 +24,8 @@ export interface PipelineRequest {
   stdoutSink?: Output;
   /** The context user (whoami, id). */
   user?: string;
+  /** A versioned zone's history (the git command). */
+  repo?: RepoAccess;
 }
 
 const STDERR_CAP = 64 * 1024;
@@ -109,7 +111,7 @@ export async function runPipeline(vfs: Vfs, req: PipelineRequest): Promise<Pipel
     const stdin: Input = i === 0 ? bufferInput(req.stdin) : pipes[i - 1]!;
     const stdout: Output = i === req.stages.length - 1 ? (req.stdoutSink ?? finalOut) : pipes[i]!;
     try {
-      return await runStage(defs[i], argv, { vfs, cwd: req.cwd, stdin, stdout, stderr, limits: req.limits, signal, user: req.user });
+      return await runStage(defs[i], argv, { vfs, cwd: req.cwd, stdin, stdout, stderr, limits: req.limits, signal, user: req.user, repo: req.repo });
     } finally {
       if (i > 0) pipes[i - 1]!.closeReader();
       if (i < pipes.length) pipes[i]!.end();
@@ -144,6 +146,7 @@ interface StageIo {
   limits: Limits;
   signal: AbortSignal;
   user?: string;
+  repo?: RepoAccess;
 }
 
 /** Tools nosh does not build, named with what to do instead (exit 127 as command not found). */
@@ -178,7 +181,7 @@ async function runStage(def: CommandDef | undefined, argv: string[], io: StageIo
     ctx = { name, args, opts: parsed.opts, values: parsed.opts.values(), operands: parsed.operands, fs: io.vfs, cwd: io.cwd, stdin: io.stdin,
       stdout: io.stdout, stderr: io.stderr, signal: io.signal, limits: io.limits, warn, user: io.user ?? 'default',
       commandExists: (n: string) => hasCommand(n) && (!io.vfs.policy.allowedCommands || io.vfs.policy.allowedCommands.includes(n)),
-      run: (nested: string[], stdin?: Input) => runNested(def.name, nested, io, stdin) };
+      run: (nested: string[], stdin?: Input) => runNested(def.name, nested, io, stdin), repo: io.repo };
   } catch (e) {
     if (e instanceof UsageError) return usageFailure(def, e, io);
     throw e;

@@ -26,6 +26,8 @@ export interface TaskRequest {
   stdoutFile?: string;
   /** The context user (whoami, id); absent: 'default'. */
   user?: string;
+  /** A versioned zone: its git directory (host path, never shown) and the caller, for the git command. */
+  git?: { gitdir: string; user: string };
   /** Where the worker records its temp files (src/runtime/temps.ts): the lane's registry, set by the worker. */
   temps?: SharedArrayBuffer;
 }
@@ -39,6 +41,8 @@ export interface TaskResult {
   changes: Change[];
   /** Policy refusals the command met and reported on stderr (for the audit log): virtual paths. */
   refusals?: Refusal[];
+  /** The commit message a command asked for (git restore / revert), for a versioned zone's commit. */
+  commitMessage?: string;
 }
 
 /** A refused filesystem access inside a command (an error code of src/audit REFUSAL_CODES). */

@@ -151,7 +151,7 @@ function wireTask(t: TaskRequest, withSabs: boolean, policy: ZonePolicy | undefi
   const wire: { [K in keyof Omit<Required<TaskRequest>, 'stdin' | 'temps' | 'memoryMb'>]: unknown } & { policyNumber: number } = {
     root: t.root, policy, policyNumber, quota: wireQuota(t.quota, withSabs), cwd: t.cwd, stages: t.stages,
     peer: t.peer && { root: t.peer.root, policy: t.peer.policy, quota: wireQuota(t.peer.quota, withSabs) },
-    tool: t.tool, limits: t.limits, stdoutFile: t.stdoutFile, user: t.user,
+    tool: t.tool, limits: t.limits, stdoutFile: t.stdoutFile, user: t.user, git: t.git,
   };
   return wire;
 }
@@ -228,7 +228,7 @@ export function receiveTask(box: Mailbox, sent: Map<number, unknown>): TaskReque
  * "exitCode truncated stdoutBytes": JSON would cost more than the rest of the hand-off.
  * The mapped type makes a new TaskResult field a compile error here until it is sent too.
  */
-type Compact = Omit<TaskResult, 'stdout' | 'stderr' | 'changes' | 'refusals'>;
+type Compact = Omit<TaskResult, 'stdout' | 'stderr' | 'changes' | 'refusals' | 'commitMessage'>;
 const COMPACT_FIELDS: { [K in keyof Compact]-?: true } = { exitCode: true, truncated: true, stdoutBytes: true };
 void COMPACT_FIELDS;
 
@@ -257,9 +257,10 @@ export function sendReply(box: Mailbox, reply: TaskResponse): void {
     }
     if (!reply.ok || !reply.result) return [JSON.stringify(reply)];
     const r = reply.result;
-    if (r.changes.length === 0 && !r.refusals) return [`${r.exitCode} ${r.truncated ? 1 : 0} ${r.stdoutBytes}`, r.stdout, r.stderr];
+    if (r.changes.length === 0 && !r.refusals && r.commitMessage === undefined) return [`${r.exitCode} ${r.truncated ? 1 : 0} ${r.stdoutBytes}`, r.stdout, r.stderr];
     const rest: { [K in keyof Omit<typeof r, 'stdout' | 'stderr'>]-?: unknown } = {
       exitCode: r.exitCode, truncated: r.truncated, stdoutBytes: r.stdoutBytes, changes: r.changes, refusals: r.refusals,
+      commitMessage: r.commitMessage,
     };
     return [JSON.stringify({ ok: true, result: rest }), r.stdout, r.stderr];
   }, () => reply);

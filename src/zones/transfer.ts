@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { NoshError } from '../errors.js';
 import { baseName, VfsError, type Vfs } from '../vfs/index.js';
 import { defineTool, type ToolDef } from '../tools/types.js';
+import { applyTool } from './apply.js';
 import { walk } from '../vfs/walk.js';
 
 /**
@@ -173,7 +174,7 @@ export const importTool = defineTool({
   },
 });
 
-export const ZONE_TOOLS: ReadonlyMap<string, ToolDef> = new Map(([transferTool, importTool] as ToolDef[]).map((t) => [t.name, t]));
+export const ZONE_TOOLS: ReadonlyMap<string, ToolDef> = new Map(([transferTool, importTool, applyTool] as ToolDef[]).map((t) => [t.name, t]));
 
 /** A file name given to import: one path component, no NUL, not . or .., at most 255 bytes. */
 export function validateFileName(name: string): string {

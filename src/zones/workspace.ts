@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { createHash } from 'node:crypto';
 import { NoshError } from '../errors.js';
 import { maxFilesFor, type ResolvedConfig } from '../config.js';
 import { DEFAULT_BLOCKED_PATTERNS, defaultPolicy, type ZonePolicy } from '../vfs/policy.js'; // not the whole Vfs: the main thread needs policies only
@@ -17,8 +18,10 @@ export interface Zone {
   root: string;
   policy: ZonePolicy;
   quota?: QuotaHandle;
-  /** Versioned zones (documents, groups) commit each change: hook for the versioning issue. */
+  /** Versioned zones (documents, groups, and any zone whose policy says so) commit each change. */
   versioned: boolean;
+  /** A versioned zone's git directory: outside every zone's folder, never shown (src/versioning). */
+  gitdir?: string;
 }
 
 /** Resolves zone names for a context: ids validated, folders created on first use, policies and quotas applied. */
@@ -51,7 +54,43 @@ export class Workspace {
   resolve(zoneName: string | undefined, ctx: Context): Zone | Promise<Zone> {
     const name = zoneName ?? (this.cfg.root !== undefined ? 'root' : 'storage');
     const zone = this.locate(name, ctx);
-    return zone instanceof Promise ? zone.then((z) => withRole(z, ctx)) : withRole(zone, ctx);
+    return zone instanceof Promise ? zone.then((z) => withRole(this.versioning(z), ctx)) : withRole(this.versioning(zone), ctx);
+  }
+
+  /** Versioned or not, by the zone's policy (`versioned`: default true for documents and groups). */
+  private versioned(z: Zone): boolean {
+    switch (z.kind) {
+      case 'documents': case 'group': return this.cfg.zones[z.kind]?.versioned ?? true;
+      case 'storage': case 'share': case 'session': return this.cfg.zones[z.kind]?.versioned ?? false;
+      case 'root': return this.cfg.policy.versioned ?? false;
+      case 'mount': return !!this.cfg.mounts.find((m) => m.name === z.name)?.versioned;
+      default: return false; // uploads (filled by import), output (a folder of storage)
+    }
+  }
+
+  private readonly gitPolicies = new WeakMap<ZonePolicy, ZonePolicy>();
+
+  /** A versioned zone gets its git directory and '.git' as a blocked name. */
+  private versioning(z: Zone): Zone {
+    if (!this.versioned(z)) return z.versioned ? { ...z, versioned: false } : z;
+    let policy = this.gitPolicies.get(z.policy);
+    if (!policy) {
+      policy = freezePolicy({ ...z.policy, blockedPatterns: [...z.policy.blockedPatterns, '.git'] });
+      this.gitPolicies.set(z.policy, policy);
+    }
+    return { ...z, versioned: true, gitdir: this.gitdirOf(z), policy };
+  }
+
+  /**
+   * Where a zone's git directory is: versions/ in the base, beside the zones and never inside
+   * one (users/alice/Documents -> versions/users/alice/Documents.git). A root or mount folder
+   * outside the base gets versions/root-<hash>.git or versions/mount-<name>.git.
+   */
+  gitdirOf(z: Pick<Zone, 'kind' | 'name' | 'root'>): string {
+    const rel = path.relative(this.base, z.root);
+    if (z.kind !== 'root' && z.kind !== 'mount' && rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)) return this.dir('versions', rel + '.git');
+    if (z.kind === 'mount') return this.dir('versions', `mount-${z.name}.git`);
+    return this.dir('versions', `root-${createHash('sha256').update(path.resolve(z.root)).digest('hex').slice(0, 16)}.git`);
   }
 
   /**
@@ -313,7 +352,7 @@ function unknownZone(name: string, names: string[]): NoshError {
  * replaceDefaultBlocked says they replace them.
  */
 function overrides(p: ResolvedConfig['policy']): Partial<ZonePolicy> {
-  const { blockedPatterns, replaceDefaultBlocked, ...rest } = p;
+  const { blockedPatterns, replaceDefaultBlocked, versioned: _versioned, ...rest } = p;
   const out = clean(rest);
   if (blockedPatterns !== undefined || replaceDefaultBlocked) out.blockedPatterns = blockedList(blockedPatterns, replaceDefaultBlocked);
   return out;

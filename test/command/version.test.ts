@@ -24,7 +24,7 @@ const reference: Record<string, string> = {
   grep: 'GNU grep 3.8', egrep: 'GNU grep 3.8', fgrep: 'GNU grep 3.8', sed: 'GNU sed 4.9', find: 'GNU findutils 4.9.0', tree: 'tree 2.1.0',
   rev: 'util-linux 2.38.1', xxd: 'xxd 2022-01-14', strings: 'GNU strings (GNU Binutils for Debian) 2.40',
   hexdump: 'hexdump from util-linux 2.38.1', hd: 'hexdump from util-linux 2.38.1',
-  gzip: 'gzip 1.12', gunzip: 'gzip 1.12', zcat: 'gzip 1.12', tar: 'GNU tar 1.34', jq: 'jq 1.7.1', xargs: 'GNU findutils 4.9.0',
+  git: 'git 2.39', gzip: 'gzip 1.12', gunzip: 'gzip 1.12', zcat: 'gzip 1.12', tar: 'GNU tar 1.34', jq: 'jq 1.7.1', xargs: 'GNU findutils 4.9.0',
   zip: 'Zip 3.0 (July 5th 2008), by Info-ZIP.', unzip: 'UnZip 6.00 of 20 April 2009, by Debian. Original by Info-ZIP.', zipinfo: 'ZipInfo 3.00 of 20 April 2009, by Greg Roelofs and the Info-ZIP group.',
 };
 /** As bash's builtins, which the GNU cases run: they take --version as an operand or ignore it. */

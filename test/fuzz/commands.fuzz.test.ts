@@ -197,6 +197,8 @@ function checkStderr(prefixes: string[], stderr: string): string[] {
 const EXTRA_CODES: Record<string, number[]> = {
   // GNU sed: 4 = "an I/O error, or a serious processing problem during runtime" (read error on a directory, missing label).
   sed: [4],
+  // git: 128 for "fatal:" (unknown revision, bad tag name), 129 for a usage error.
+  git: [128, 129],
   // Info-ZIP: 3 damaged archive (or a bomb stopped), 9 not found / not a zip, 11 no matching member,
   // 12 zip "nothing to do", 14 write error, 16 bad arguments (usage statuses are 10 and 16).
   unzip: [3, 9, 11],

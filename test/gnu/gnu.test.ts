@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildTree, run, snapshotTree, tempDir } from '../helpers.js';
+import { noshHistory, type HistoryCommit } from './git-history-nosh.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const scratch = tempDir('nosh-gnu-');
@@ -33,7 +34,9 @@ interface Expected { cmd: string; exit: number; stdout?: string; stdout_base64?:
 let n = 0;
 for (const file of fs.readdirSync(path.join(here, 'cases')).filter((f) => f.endsWith('.json')).sort()) {
   const name = file.slice(0, -5);
-  const suite = JSON.parse(fs.readFileSync(path.join(here, 'cases', file), 'utf8')) as { tree?: Record<string, unknown>; cases: Case[]; ignore_stderr?: boolean };
+  const suite = JSON.parse(fs.readFileSync(path.join(here, 'cases', file), 'utf8')) as { tree?: Record<string, unknown>; cases: Case[]; ignore_stderr?: boolean;
+    /** A git suite: every case runs in a versioned zone with this history (made by git when recording). */
+    git?: { commits: HistoryCommit[]; tags?: { name: string; rev: string }[] } };
   const expectedFile = path.join(here, 'expected', file);
   if (!fs.existsSync(expectedFile)) continue;
   const expected = JSON.parse(fs.readFileSync(expectedFile, 'utf8')) as Expected[];
@@ -43,8 +46,11 @@ for (const file of fs.readdirSync(path.join(here, 'cases')).filter((f) => f.ends
       it(`${c.cmd}`, async () => {
         expect(exp.cmd).toBe(c.cmd);
         const root = path.join(scratch, `${name}-${i}-${n++}`);
+        const gitdir = `${root}.git`;
+        if (suite.git) await noshHistory(root, gitdir, suite.git.commits, suite.git.tags);
         buildTree(root, { ...(suite.tree ?? {}), ...(c.tree ?? {}) });
-        const out = await run(root, c.nosh ?? c.cmd, { cwd: '/' + (c.cwd ?? ''), stdin: c.stdin ?? '' });
+        const out = await run(root, c.nosh ?? c.cmd, { cwd: '/' + (c.cwd ?? ''), stdin: c.stdin ?? '', git: suite.git ? { gitdir, user: 'nosh' } : undefined,
+          policy: suite.git ? { blockedPatterns: ['.git'] } : undefined });
         expect(out.error).toBeUndefined();
         const want = exp.stdout_base64 !== undefined ? Buffer.from(exp.stdout_base64, 'base64') : Buffer.from(exp.stdout ?? '');
         expect(normalize(out.stdout.toString('latin1'), c)).toBe(normalize(want.toString('latin1'), c));

@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildTree, snapshotTree } from './tree.mjs';
+import { recordHistory } from './git-history.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
@@ -20,13 +21,17 @@ for (const file of fs.readdirSync(path.join(here, 'cases')).sort()) {
   for (const c of suite.cases) {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nosh-gnu-'));
     const root = path.join(tmp, 'root');
+    const env = { PATH: process.env.PATH, LC_ALL: 'C', TZ: 'UTC', HOME: tmp };
+    // a git suite: the history first (made by git), then the case's own files on top
+    if (suite.git) recordHistory(root, suite.git.commits, env);
+    if (suite.git) for (const t of suite.git.tags ?? []) spawnSync('git', ['tag', t.name, t.rev], { cwd: root, env });
     buildTree(root, { ...(suite.tree ?? {}), ...(c.tree ?? {}) });
     // disable_builtins: run the coreutils program, not bash's builtin of that name (printf, test, [).
     const prelude = suite.disable_builtins ? `enable -n ${suite.disable_builtins.join(' ')}; ` : '';
     const r = spawnSync('bash', ['-c', prelude + c.cmd], {
       cwd: path.join(root, c.cwd ?? ''),
       input: c.stdin !== undefined ? Buffer.from(c.stdin) : Buffer.alloc(0),
-      env: { PATH: process.env.PATH, LC_ALL: 'C', TZ: 'UTC', HOME: tmp },
+      env: suite.git ? { ...env, GIT_COMMITTER_NAME: 'nosh', GIT_COMMITTER_EMAIL: 'nosh@nosh', GIT_AUTHOR_NAME: 'nosh', GIT_AUTHOR_EMAIL: 'nosh@nosh', GIT_PAGER: 'cat', PAGER: 'cat' } : env,
       maxBuffer: 64 * 1024 * 1024,
     });
     const stdout = r.stdout;

@@ -1,0 +1,206 @@
+/**
+ * A versioned zone's repository: a git directory kept outside the zone's folder (see
+ * Workspace.gitdirOf), read and written with isomorphic-git (pure JavaScript, no git binary).
+ * History is one branch, `main`, and only ever grows: restore and revert add commits.
+ * Used by the main thread (commits: src/versioning/commit.ts) and by a worker's `git`
+ * command (reads, through the narrow RepoAccess of src/command).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import git from 'isomorphic-git';
+import { NoshError } from '../errors.js';
+
+export const BRANCH = 'main';
+const HEAD_REF = `refs/heads/${BRANCH}`;
+
+export interface Person {
+  name: string;
+  email: string;
+  /** Seconds since the epoch. */
+  timestamp: number;
+  /** Minutes, as isomorphic-git counts them (UTC: 0). */
+  timezoneOffset: number;
+}
+
+export interface CommitInfo {
+  oid: string;
+  message: string;
+  tree: string;
+  parent: string[];
+  author: Person;
+  committer: Person;
+}
+
+export interface TreeItem {
+  mode: string;
+  path: string;
+  oid: string;
+  type: 'blob' | 'tree' | 'commit';
+}
+
+/** The error of a repository that cannot be read: never a crash, the files are untouched. */
+export function corrupt(what: string): NoshError {
+  return new NoshError('INTERNAL_ERROR', `the zone's version history cannot be read (${what}); the files themselves are untouched`,
+    'Tell the operator: the repository of this zone needs repair. Files can still be read and written.');
+}
+
+export class Repo {
+  /** isomorphic-git's object cache, kept for the life of this Repo. */
+  private readonly cache = {};
+
+  constructor(readonly gitdir: string) {}
+
+  exists(): boolean {
+    return fs.existsSync(path.join(this.gitdir, 'HEAD'));
+  }
+
+  async init(): Promise<void> {
+    await fs.promises.mkdir(this.gitdir, { recursive: true });
+    await git.init({ fs, gitdir: this.gitdir, bare: true, defaultBranch: BRANCH });
+  }
+
+  /** The commit HEAD names, or undefined in a repository without commits. */
+  async head(): Promise<string | undefined> {
+    let text: string;
+    try {
+      text = (await fs.promises.readFile(path.join(this.gitdir, HEAD_REF), 'utf8')).trim();
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return this.packedHead();
+      throw corrupt('HEAD');
+    }
+    if (!/^[0-9a-f]{40}$/.test(text)) throw corrupt('HEAD');
+    return text;
+  }
+
+  private async packedHead(): Promise<string | undefined> {
+    try {
+      const oid = await git.resolveRef({ fs, gitdir: this.gitdir, ref: HEAD_REF });
+      return oid;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Point main at `oid`: written to a lock file, then renamed (a crash leaves the old or the new value). */
+  async setHead(oid: string): Promise<void> {
+    const ref = path.join(this.gitdir, HEAD_REF);
+    await fs.promises.mkdir(path.dirname(ref), { recursive: true });
+    const lock = ref + '.lock';
+    const fh = await fs.promises.open(lock, 'w');
+    try {
+      await fh.writeFile(oid + '\n');
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fs.promises.rename(lock, ref);
+  }
+
+  async readCommit(oid: string): Promise<CommitInfo> {
+    try {
+      const r = await git.readCommit({ fs, gitdir: this.gitdir, oid, cache: this.cache });
+      return { oid: r.oid, ...r.commit } as CommitInfo;
+    } catch (e) {
+      throw notFoundOr(e, `commit ${oid.slice(0, 7)}`);
+    }
+  }
+
+  async readTree(oid: string): Promise<TreeItem[]> {
+    try {
+      return (await git.readTree({ fs, gitdir: this.gitdir, oid, cache: this.cache })).tree as TreeItem[];
+    } catch (e) {
+      throw notFoundOr(e, `tree ${oid.slice(0, 7)}`);
+    }
+  }
+
+  async readBlob(oid: string): Promise<Uint8Array> {
+    try {
+      return (await git.readBlob({ fs, gitdir: this.gitdir, oid, cache: this.cache })).blob;
+    } catch (e) {
+      throw notFoundOr(e, `blob ${oid.slice(0, 7)}`);
+    }
+  }
+
+  writeBlob(blob: Uint8Array): Promise<string> {
+    return git.writeBlob({ fs, gitdir: this.gitdir, blob });
+  }
+
+  writeTree(tree: TreeItem[]): Promise<string> {
+    return git.writeTree({ fs, gitdir: this.gitdir, tree });
+  }
+
+  writeCommit(c: { message: string; tree: string; parent: string[]; author: Person; committer: Person }): Promise<string> {
+    return git.writeCommit({ fs, gitdir: this.gitdir, commit: c });
+  }
+
+  /** The entry at `filepath` (relative, '/'-separated) of a tree, or undefined. */
+  async entryAt(treeOid: string, filepath: string): Promise<TreeItem | undefined> {
+    const parts = filepath.split('/').filter((p) => p !== '');
+    let tree = treeOid;
+    let found: TreeItem | undefined = { mode: '040000', path: '', oid: treeOid, type: 'tree' };
+    for (const part of parts) {
+      if (found?.type !== 'tree') return undefined;
+      found = (await this.readTree(tree)).find((e) => e.path === part);
+      if (!found) return undefined;
+      tree = found.oid;
+    }
+    return found;
+  }
+
+  /** Every file below a tree: path (relative to it) -> entry, in git's order. */
+  async flatten(treeOid: string, prefix = '', out = new Map<string, TreeItem>()): Promise<Map<string, TreeItem>> {
+    for (const e of await this.readTree(treeOid)) {
+      const p = prefix + e.path;
+      if (e.type === 'tree') await this.flatten(e.oid, p + '/', out);
+      else out.set(p, { ...e, path: p });
+    }
+    return out;
+  }
+
+  /** Tags: name -> the object they name (an annotated tag's object id for annotated ones). */
+  async tags(): Promise<string[]> {
+    return (await git.listTags({ fs, gitdir: this.gitdir })).sort();
+  }
+
+  async resolveRef(ref: string): Promise<string | undefined> {
+    try {
+      return await git.resolveRef({ fs, gitdir: this.gitdir, ref });
+    } catch {
+      return undefined;
+    }
+  }
+
+  async expandOid(prefix: string): Promise<string | undefined> {
+    try {
+      return await git.expandOid({ fs, gitdir: this.gitdir, oid: prefix, cache: this.cache });
+    } catch {
+      return undefined;
+    }
+  }
+
+  async readTag(oid: string): Promise<{ object: string; type: string; tag: string; tagger: Person; message: string } | undefined> {
+    try {
+      return (await git.readTag({ fs, gitdir: this.gitdir, oid, cache: this.cache })).tag as never;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async writeLightTag(name: string, oid: string): Promise<void> {
+    await git.writeRef({ fs, gitdir: this.gitdir, ref: `refs/tags/${name}`, value: oid });
+  }
+
+  async writeAnnotatedTag(name: string, oid: string, tagger: Person, message: string): Promise<void> {
+    const tagOid = await git.writeTag({ fs, gitdir: this.gitdir, tag: { object: oid, type: 'commit', tag: name, tagger, message } });
+    await git.writeRef({ fs, gitdir: this.gitdir, ref: `refs/tags/${name}`, value: tagOid });
+  }
+
+  async deleteTag(name: string): Promise<void> {
+    await git.deleteRef({ fs, gitdir: this.gitdir, ref: `refs/tags/${name}` });
+  }
+}
+
+function notFoundOr(e: unknown, what: string): NoshError {
+  if ((e as { code?: string }).code === 'NotFoundError') return new NoshError('FILE_NOT_FOUND', `${what} is not in the zone's history`, 'List versions with history or git log.');
+  return corrupt(what);
+}
