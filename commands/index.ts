@@ -22,6 +22,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'comm': () => import('./comm/index.js'),
   'cp': () => import('./cp/index.js'),
   'cut': () => import('./cut/index.js'),
+  'diff': () => import('./diff/index.js'),
   'dirname': () => import('./dirname/index.js'),
   'du': () => import('./du/index.js'),
   'echo': () => import('./echo/index.js'),
