@@ -19,6 +19,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'basenc': () => import('./basenc/index.js'),
   'cat': () => import('./cat/index.js'),
   'cksum': () => import('./cksum/index.js'),
+  'cmp': () => import('./cmp/index.js'),
   'comm': () => import('./comm/index.js'),
   'cp': () => import('./cp/index.js'),
   'cut': () => import('./cut/index.js'),

@@ -29,6 +29,7 @@ export default defineCommand({
   usage: 'FILES',
   mutates: false,
   reference: 'GNU diffutils 3.8',
+  tryHelpNamed: true,
   flags: [
     { key: 'normal', long: 'normal', help: 'output a normal diff (the default)' },
     { key: 'q', short: 'q', long: 'brief', help: 'report only when files differ' },
