@@ -306,8 +306,8 @@ async function diffTwo(st: RunState, parent: [string, string] | null, n0: string
   const changes = hasChanges(script, f0, f1, o.diff);
   if (o.brief) {
     if (changes) st.out += `Files ${label0} and ${label1} differ\n`;
-  } else if (changes || o.style.kind === 'side') {
-    const head = parent && (changes || o.style.kind !== 'side') ? `diff${o.switches} ${label0} ${label1}\n` : '';
+  } else if (changes || (o.style.kind === 'side' && !o.style.suppressCommon)) {
+    const head = parent ? `diff${o.switches} ${label0} ${label1}\n` : '';
     let body: string;
     if (o.style.kind === 'normal') body = formatNormal(script, f0, f1, o.diff);
     else if (o.style.kind === 'side') body = formatSide(script, f0, f1, o.diff, o.style);

@@ -74,12 +74,16 @@ export interface HunkInfo {
 export function analyzeHunk(hunk: readonly Change[], f0: TextFile, f1: TextFile, o: DiffOptions): HunkInfo {
   let showFrom = 0;
   let showTo = 0;
+  let trivial = o.ignoreBlank;
   const first = hunk[0]!;
   const lastC = hunk[hunk.length - 1]!;
   for (const c of hunk) {
-    for (let i = c.line0; i < c.line0 + c.deleted; i++) if (!o.ignoreBlank || !blank(f0, i)) showFrom++;
-    for (let i = c.line1; i < c.line1 + c.inserted; i++) if (!o.ignoreBlank || !blank(f1, i)) showTo++;
+    showFrom += c.deleted;
+    showTo += c.inserted;
+    for (let i = c.line0; i < c.line0 + c.deleted && trivial; i++) if (!blank(f0, i, o)) trivial = false;
+    for (let i = c.line1; i < c.line1 + c.inserted && trivial; i++) if (!blank(f1, i, o)) trivial = false;
   }
+  if (trivial) showFrom = showTo = 0;
   return {
     first0: first.line0,
     last0: lastC.line0 + lastC.deleted - 1,
@@ -90,9 +94,10 @@ export function analyzeHunk(hunk: readonly Change[], f0: TextFile, f1: TextFile,
   };
 }
 
-/** A line GNU's -B counts as blank: nothing on it (an incomplete empty line cannot exist). */
-function blank(f: TextFile, i: number): boolean {
-  return f.lines[i] === '';
+/** A line GNU's -B counts as blank: nothing on it, or (with -Z -b -w) only white space. */
+function blank(f: TextFile, i: number, o: DiffOptions): boolean {
+  const l = f.lines[i]!;
+  return l === '' || (o.white !== '' && /^[ \t\v\f\r]*$/.test(l));
 }
 
 /** find_hunk: changes grouped into one hunk while the gap is under the threshold. */

@@ -130,102 +130,122 @@ export function formatContext(script: readonly Change[], f0: TextFile, f1: TextF
   return out;
 }
 
-/** Side by side (-y): GNU's column arithmetic with tabs of 8. */
+/** Side by side (-y): GNU's side.c, tabs of 8 kept as tabs. */
 export function formatSide(script: readonly Change[], f0: TextFile, f1: TextFile, o: DiffOptions, style: Style): string {
-  const tab = 8;
+  const ts = 8;
   const w = style.width;
-  const tPlusG = tab + 3;
+  const tPlusG = ts + 3;
   const unaligned = (w >> 1) + (tPlusG >> 1) + (w & tPlusG & 1);
-  const off = unaligned - (unaligned % tab);
-  const half = Math.max(0, Math.min(off - 3, w - off));
-  const col2 = half ? off : w;
+  const off = unaligned - (unaligned % ts);
+  const hw = Math.max(0, Math.min(off - 3, w - off));
+  const c2o = hw ? off : w;
   let out = '';
-  /** print_half_line: expand tabs to the column, cut at half width; returns the column reached. */
-  const half_ = (s: string, limit: number): [string, number] => {
-    let col = 0;
-    let r = '';
-    for (const ch of s) {
-      if (ch === '\t') {
-        const to = Math.min(limit, col + tab - (col % tab));
-        if (to <= col) break;
-        r += '\t';
-        col = col + tab - (col % tab);
-        if (col > limit) col = limit;
-        continue;
-      }
-      if (ch === '\r' || ch === '\b' || ch === '\v' || ch === '\f' || ch === '\0' || ch === '\x07') {
-        if (ch === '\b') {
-          if (col > 0) col--;
-        } else if (ch === '\r') col = 0;
-        r += ch;
-        continue;
-      }
-      const printable = ch.charCodeAt(0) >= 0x20 && ch.charCodeAt(0) < 0x7f;
-      if (printable) {
-        if (col + 1 > limit) break;
-        col++;
-      }
-      r += ch;
+  const tabFromTo = (from: number, to: number): number => {
+    for (let tab = from + ts - (from % ts); tab <= to; tab += ts) {
+      out += '\t';
+      from = tab;
     }
-    return [r, col];
+    while (from++ < to) out += ' ';
+    return to;
   };
-  const tabTo = (from: number, to: number): string => {
-    let s = '';
-    let c = from;
-    while (c < to) {
-      const next = c + tab - (c % tab);
-      if (next <= to) {
-        s += '\t';
-        c = next;
+  const halfLine = (text: string, indent: number, bound: number): number => {
+    let inPos = 0;
+    let outPos = 0;
+    for (const c of text) {
+      const code = c.charCodeAt(0);
+      if (c === '\t') {
+        const tabstop = inPos + ts - (inPos % ts);
+        if (inPos === outPos && tabstop < bound) {
+          outPos = tabstop;
+          out += c;
+        }
+        inPos = tabstop;
+      } else if (c === '\r') {
+        out += c;
+        tabFromTo(0, indent);
+        inPos = outPos = 0;
+      } else if (c === '\b') {
+        if (inPos !== 0 && --inPos < bound) {
+          if (outPos <= inPos) for (; outPos < inPos; outPos++) out += ' ';
+          else {
+            outPos = inPos;
+            out += c;
+          }
+        }
       } else {
-        s += ' ';
-        c++;
+        if ((code >= 0x20 && code < 0x7f) || code >= 0x80) inPos++;
+        if (inPos <= bound) {
+          if ((code >= 0x20 && code < 0x7f) || code >= 0x80) outPos = inPos;
+          out += c;
+        }
       }
     }
-    return s;
+    return outPos;
   };
-  const line = (left: string | undefined, sep: string, right: string | undefined): void => {
+  const hasNl = (f: TextFile, i: number) => !(f.missingNewline && i === f.lines.length - 1);
+  const line1 = (l: number | undefined, sep: string, r: number | undefined): void => {
     let col = 0;
-    let s = '';
-    if (left !== undefined) {
-      const [t, c] = half_(left, half);
-      s += t;
-      col = c;
+    let nl = false;
+    if (l !== undefined) {
+      nl ||= hasNl(f0, l);
+      col = halfLine(f0.lines[l]!, 0, hw);
     }
-    if (sep !== ' ' || right !== undefined) {
-      s += tabTo(col, (w - 3 >> 1) === -1 ? 0 : half) ;
-      col = half;
+    if (sep !== ' ') {
+      col = tabFromTo(col, (hw + c2o - 1) >> 1) + 1;
+      if (sep === '|' && nl !== hasNl(f1, r!)) sep = nl ? '/' : '\\';
+      out += sep;
     }
-    if (sep === ' ' && right === undefined) {
-      out += s + '\n';
-      return;
+    if (r !== undefined) {
+      nl ||= hasNl(f1, r);
+      if (f1.lines[r] !== '' || !hasNl(f1, r)) {
+        col = tabFromTo(col, c2o);
+        halfLine(f1.lines[r]!, col, hw);
+      }
     }
-    s += ' ' + sep;
-    col += 2;
-    if (right !== undefined && right !== '') {
-      s += tabTo(col, col2);
-      s += half_(right, w - col2)[0];
-    }
-    out += s + '\n';
+    if (nl) out += '\n';
   };
-  let i = 0;
-  let j = 0;
-  const common = (n: number) => {
-    for (let k = 0; k < n; k++, i++, j++) {
-      if (style.suppressCommon) continue;
-      if (style.leftColumn) line(f0.lines[i]!, '(', undefined);
-      else line(f0.lines[i]!, ' ', f1.lines[j]!);
+  let next0 = 0;
+  let next1 = 0;
+  const common = (limit0: number, limit1: number) => {
+    let i0 = next0;
+    let i1 = next1;
+    if (!style.suppressCommon && (i0 !== limit0 || i1 !== limit1)) {
+      if (!style.leftColumn) {
+        while (i0 !== limit0 && i1 !== limit1) line1(i0++, ' ', i1++);
+        while (i1 !== limit1) line1(undefined, ')', i1++);
+      }
+      while (i0 !== limit0) line1(i0++, '(', undefined);
     }
+    next0 = limit0;
+    next1 = limit1;
   };
   for (const c of script) {
-    common(c.line0 - i);
     const h = analyzeHunk([c], f0, f1, o);
-    const ignored = !h.old && !h.new;
-    const both = Math.min(c.deleted, c.inserted);
-    for (let k = 0; k < both; k++) line(f0.lines[i++]!, ignored ? ' ' : '|', f1.lines[j++]!);
-    for (let k = both; k < c.deleted; k++) line(f0.lines[i++]!, ignored ? ' ' : '<', undefined);
-    for (let k = both; k < c.inserted; k++) line(undefined, ignored ? ' ' : '>', f1.lines[j++]!);
+    if (!h.old && !h.new) continue;
+    let { first0, first1 } = h;
+    common(first0, first1);
+    let old = h.old;
+    let neu = h.new;
+    if (old && neu) {
+      let i = first0;
+      let j = first1;
+      for (; i <= h.last0 && j <= h.last1; i++, j++) line1(i, '|', j);
+      old = i <= h.last0;
+      neu = j <= h.last1;
+      next0 = first0 = i;
+      next1 = first1 = j;
+    }
+    if (neu) {
+      let j = first1;
+      for (; j <= h.last1; ++j) line1(undefined, '>', j);
+      next1 = j;
+    }
+    if (old) {
+      let i = first0;
+      for (; i <= h.last0; ++i) line1(i, '<', undefined);
+      next0 = i;
+    }
   }
-  common(f0.lines.length - i);
+  common(f0.lines.length, f1.lines.length);
   return out;
 }

@@ -31,7 +31,7 @@ export default function diffSpec({ rnd, pick, stampTimes }) {
   };
   let files = null;
   const make = () => {
-    const base = text(rnd(25));
+    const base = text(rnd(5) === 0 ? 60 + rnd(500) : rnd(25));
     const other = rnd(5) === 0 ? text(rnd(25)) : edit(base);
     const f = { a: join(base), b: join(other), e: '', 'd1/x': join(edit(base)), 'd1/y': 'y\n', 'd1/s/z': 'z\n', 'd2/x': join(base), 'd2/w': 'w\n', 'd2/s/z': 'Z\n', 'd1/q.o': 'o\n' };
     if (rnd(12) === 0) f.a = f.a.slice(0, 3) + '\0' + f.a.slice(3);
@@ -58,6 +58,7 @@ export default function diffSpec({ rnd, pick, stampTimes }) {
       const argv = ['diff'];
       const style = rnd(6);
       if (style === 1) argv.push('-u');
+      else if (style === 5 && rnd(2)) argv.push('-y', ...pick([[], ['-W', String(20 + rnd(60))], ['--suppress-common-lines'], ['--left-column']]));
       else if (style === 2) argv.push(`-U${rnd(5)}`);
       else if (style === 3) argv.push('-c');
       else if (style === 4) argv.push(`-C${rnd(4)}`);
