@@ -50,6 +50,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'nproc': () => import('./nproc/index.js'),
   'od': () => import('./od/index.js'),
   'paste': () => import('./paste/index.js'),
+  'patch': () => import('./patch/index.js'),
   'printenv': () => import('./printenv/index.js'),
   'printf': () => import('./printf/index.js'),
   'pwd': () => import('./pwd/index.js'),
