@@ -35,9 +35,11 @@ export default defineCommand({
     { key: 'q', short: 'q', long: 'brief', help: 'report only when files differ' },
     { key: 's', short: 's', long: 'report-identical-files', help: 'report when two files are the same' },
     { key: 'c', short: 'c', help: 'output 3 lines of copied context' },
-    { key: 'C', short: 'C', long: 'context', kind: 'optional', arg: 'NUM', help: 'output NUM (default 3) lines of copied context', parse: contextValue },
+    { key: 'C', short: 'C', kind: 'string', arg: 'NUM', help: 'output NUM lines of copied context', parse: contextValue },
+    { key: 'context', long: 'context', kind: 'optional', arg: 'NUM', help: 'output NUM (default 3) lines of copied context', parse: contextValue },
     { key: 'u', short: 'u', help: 'output 3 lines of unified context' },
-    { key: 'U', short: 'U', long: 'unified', kind: 'optional', arg: 'NUM', help: 'output NUM (default 3) lines of unified context', parse: contextValue },
+    { key: 'U', short: 'U', kind: 'string', arg: 'NUM', help: 'output NUM lines of unified context', parse: contextValue },
+    { key: 'unified', long: 'unified', kind: 'optional', arg: 'NUM', help: 'output NUM (default 3) lines of unified context', parse: contextValue },
     { key: 'y', short: 'y', long: 'side-by-side', help: 'output in two columns' },
     { key: 'W', short: 'W', long: 'width', kind: 'string', arg: 'NUM', help: 'output at most NUM (default 130) print columns' },
     { key: 'left-column', long: 'left-column', help: 'output only the left column of common lines' },
@@ -112,14 +114,14 @@ function parseOptions(ctx: CommandContext): Opts {
   let context = -1;
   for (const item of v.order) {
     let k: Style['kind'] | undefined;
-    if (item.key === 'c' || item.key === 'C') k = 'context';
-    else if (item.key === 'u' || item.key === 'U') k = 'unified';
+    if (item.key === 'c' || item.key === 'C' || item.key === 'context') k = 'context';
+    else if (item.key === 'u' || item.key === 'U' || item.key === 'unified') k = 'unified';
     else if (item.key === 'y') k = 'side';
     else if (item.key === 'normal') k = 'normal';
     if (!k) continue;
     if (kind !== undefined && kind !== k) throw new UsageError('conflicting output style options');
     kind = k;
-    if ((item.key === 'C' || item.key === 'U') && item.value !== 'true' && item.parsed !== undefined) context = Math.max(context, item.parsed as number);
+    if (['C', 'U', 'context', 'unified'].includes(item.key) && item.value !== 'true' && typeof item.parsed === 'number') context = Math.max(context, item.parsed as number);
     else if (k === 'context' || k === 'unified') context = Math.max(context, 3);
   }
   const color = v.get('color');
@@ -270,6 +272,20 @@ function stamp(ctx: CommandContext, name: string, missing: boolean, context: boo
   return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}.${frac} +0000`;
 }
 
+/** A file name in a -u / -c header: C-quoted when it holds white space, quotes, backslashes or unprintable bytes. */
+function headerName(n: string): string {
+  if (!/[\s"\\\x00-\x1f\x7f-\uffff]/.test(n)) return n;
+  const esc: Record<string, string> = { '\n': '\\n', '\t': '\\t', '"': '\\"', '\\': '\\\\', '\r': '\\r', '\v': '\\v', '\f': '\\f', '\b': '\\b', '\x07': '\\a' };
+  let out = '"';
+  for (const b of Buffer.from(n, 'utf8')) {
+    const c = String.fromCharCode(b);
+    if (esc[c]) out += esc[c];
+    else if (b < 0x20 || b >= 0x7f) out += '\\' + b.toString(8).padStart(3, '0');
+    else out += c;
+  }
+  return out + '"';
+}
+
 async function diffTwo(st: RunState, parent: [string, string] | null, n0: string, n1: string, missing0: boolean, missing1: boolean): Promise<number> {
   const { ctx, o } = st;
   let d0: Buffer;
@@ -312,8 +328,8 @@ async function diffTwo(st: RunState, parent: [string, string] | null, n0: string
     if (o.style.kind === 'normal') body = formatNormal(script, f0, f1, o.diff);
     else if (o.style.kind === 'side') body = formatSide(script, f0, f1, o.diff, o.style);
     else {
-      const h0 = o.labels[0] ?? `${n0}\t${stamp(ctx, n0, missing0, o.style.kind === 'context')}`;
-      const h1 = o.labels[1] ?? `${n1}\t${stamp(ctx, n1, missing1, o.style.kind === 'context')}`;
+      const h0 = o.labels[0] ?? `${headerName(n0)}\t${stamp(ctx, n0, missing0, o.style.kind === 'context')}`;
+      const h1 = o.labels[1] ?? `${headerName(n1)}\t${stamp(ctx, n1, missing1, o.style.kind === 'context')}`;
       body = formatContext(script, f0, f1, o.diff, o.style, [h0, h1]);
     }
     st.out += head + body;
