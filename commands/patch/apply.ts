@@ -50,6 +50,10 @@ export class Applier {
         if (atStart && pfz === 0 && prefixCtx < context && base !== 0) return false;
         if (atEnd && base + pat.length !== input.length) return false;
         for (let k = pfz; k < pat.length - sfz; k++) if (input[base + k] !== pat[k]) return false;
+        // a last line without newline matches only a pattern line marked so (and the reverse)
+        const end = base + pat.length === input.length;
+        if (pat.length && pat.length - sfz === pat.length && (end && this.file.missingNewline) !== (h.oldNoEol && end)) return false;
+        if (pat.length && h.oldNoEol && !end) return false;
         return true;
       };
       const maxPos = input.length - firstGuess - pat.length;
@@ -103,7 +107,7 @@ function uniRange(start: number, count: number): string {
 }
 
 /** A rejected hunk as GNU writes it in FILE.rej (unified input: unified; context: context). */
-export function rejectText(h: Hunk, format: 'unified' | 'context', offset: number): string {
+export function rejectText(h: Hunk, format: 'unified' | 'context', offset: number, reversed = false): string {
   const os = h.oldStart + (h.oldCount ? offset : offset);
   const ns = h.newStart + offset;
   if (format === 'unified') {
@@ -111,6 +115,11 @@ export function rejectText(h: Hunk, format: 'unified' | 'context', offset: numbe
     const lastOld = h.lines.reduce((a, l, i) => (l.t !== '+' ? i : a), -1);
     const lastNew = h.lines.reduce((a, l, i) => (l.t !== '-' ? i : a), -1);
     h.lines.forEach((l, i) => {
+      // GNU writes a reversed hunk's line without newline as it is: no newline, no marker
+      if (reversed && ((i === lastNew && h.newNoEol && l.t === '+') || (i === lastOld && h.oldNoEol && l.t === '-'))) {
+        s += l.t + l.text;
+        return;
+      }
       s += l.t + l.text + '\n';
       if ((i === lastOld && h.oldNoEol && l.t === '-') || (i === lastNew && h.newNoEol && l.t !== '-') || (i === lastOld && l.t === ' ' && h.oldNoEol && !h.newNoEol)) s += '\\ No newline at end of file\n';
     });

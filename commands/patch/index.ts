@@ -1,7 +1,6 @@
 import { defineCommand, UsageError, type CommandContext } from '../../src/command/index.js';
 import { OptionError } from '../../src/command/options/errors.js';
 import { VfsError } from '../../src/vfs/index.js';
-import { gnuQuote } from '../../src/gnulib/gnu-number.js';
 import { Applier, rejectText, splitText, type HunkResult } from './apply.js';
 import { parsePatch, PatchSyntaxError, reverseHunk, type FilePatch, type Hunk } from './parse.js';
 
@@ -19,6 +18,7 @@ export default defineCommand({
   usage: '[ORIGFILE [PATCHFILE]]',
   mutates: (args) => !args.includes('--dry-run'),
   reference: 'GNU patch 2.7.6',
+  tryHelpNamed: true,
   flags: [
     { key: 'p', short: 'p', long: 'strip', kind: 'string', arg: 'NUM', help: 'strip NUM leading components from file names' },
     { key: 'i', short: 'i', long: 'input', kind: 'string', arg: 'PATCHFILE', help: 'read patch from PATCHFILE instead of stdin' },
@@ -39,15 +39,15 @@ export default defineCommand({
   async run(ctx) {
     if (ctx.opts.has('merge')) throw new OptionError('--merge is not supported by nosh (apply without it; failed hunks go to FILE.rej)', false, 2);
     const pv = ctx.opts.get('p');
-    if (pv !== undefined && !/^\d+$/.test(pv)) throw new OptionError(`strip count ${pv} is not a number`, false, 2);
+    if (pv !== undefined && !/^\d+$/.test(pv)) throw new OptionError(`**** strip count ${pv} is not a number`, false, 2);
     const fv = ctx.opts.get('F');
-    if (fv !== undefined && !/^\d+$/.test(fv)) throw new OptionError(`fuzz factor ${fv} is not a number`, false, 2);
+    if (fv !== undefined && !/^\d+$/.test(fv)) throw new OptionError(`**** fuzz factor ${fv} is not a number`, false, 2);
     const ops = ctx.operands;
-    if (ops.length > 2) throw new UsageError(`extra operand ${gnuQuote(ops[2]!)}`);
+    if (ops.length > 2) throw new UsageError(`${ops[2]!}: extra operand`);
     const run: Run = {
       ctx, strip: pv === undefined ? undefined : Number(pv), reverse: ctx.opts.has('R'), forward: ctx.opts.has('N'), dry: ctx.opts.has('dry-run'),
       backup: ctx.opts.has('b'), mismatchBackup: !ctx.opts.has('no-backup-if-mismatch'), fuzz: fv === undefined ? 2 : Number(fv), output: ctx.opts.get('o'),
-      silent: ctx.opts.has('s'), force: ctx.opts.has('f'), batch: ctx.opts.has('t'), out: '', status: 0, origFile: ops[0],
+      silent: ctx.opts.has('s'), force: ctx.opts.has('f'), batch: ctx.opts.has('t'), out: '', status: 0, origFile: ops[0], stdoutData: [],
     };
     const input = ctx.opts.get('i') ?? ops[1];
     let text: Buffer;
@@ -77,7 +77,8 @@ export default defineCommand({
       return 2;
     }
     for (const p of plans) await applyFile(run, p);
-    if (run.out) await ctx.stdout.write(Buffer.from(run.out, 'latin1'));
+    if (run.out) await (run.output === '-' ? ctx.stderr : ctx.stdout).write(Buffer.from(run.out, 'latin1'));
+    if (run.stdoutData.length) await ctx.stdout.write(Buffer.concat(run.stdoutData));
     return run.status;
   },
 });
@@ -98,6 +99,8 @@ interface Run {
   out: string;
   status: number;
   origFile: string | undefined;
+  /** -o -: the patched text, printed after the messages (which go to stderr). */
+  stdoutData: Buffer[];
 }
 
 interface Plan {
@@ -170,6 +173,8 @@ function plan(run: Run, fp: FilePatch): Plan {
     p.source = p.target = existing[0]!;
   } else if (create && neu) {
     p.target = neu;
+  } else if (remove && old) {
+    p.target = old;
   } else if (cands.length && hunks.every((h) => h.oldCount === 0)) {
     p.target = neu ?? cands[0]!;
     p.create = true;
@@ -193,7 +198,8 @@ function checkTargets(run: Run, plans: Plan[]): string | null {
   }
   for (const path of paths) {
     try {
-      const r = ctx.fs.resolve(path, ctx.cwd);
+      if (path === '-') continue;
+      const r = resolveMissing(ctx, path);
       let sofar = path.startsWith('/') ? '' : ctx.cwd.replace(/\/$/, '');
       for (const part of r.parts) {
         sofar += '/' + part;
@@ -246,18 +252,18 @@ async function applyFile(run: Run, p: Plan): Promise<void> {
       }
     }
   } else existed = exists(ctx, p.target);
+  if (p.remove && !existed && n > 0 && !run.force) {
+    run.out += `The next patch${run.reverse ? ', when reversed,' : ''} would delete the file ${p.target},\nwhich does not exist!  ${run.forward ? 'Skipping patch.' : `${run.reverse ? 'Ignore' : 'Assume'} -R? [n] \nApply anyway? [n] \nSkipping patch.`}\n`;
+    run.out += `${n} out of ${n} ${plural} ignored\n`;
+    run.status = Math.max(run.status, 1);
+    return;
+  }
   const outName = run.output ?? p.target;
   const verb = run.dry ? 'checking' : 'patching';
   say(run, `${verb} file ${outName}${run.output !== undefined ? ` (read from ${p.source ?? p.target})` : p.renamedFrom ? ` (renamed from ${p.renamedFrom})` : ''}\n`);
   if (p.create && existed && data.length > 0 && !run.force) {
-    run.out += `The next patch would create the file ${p.target},\nwhich already exists!  ${run.forward ? 'Skipping patch.' : 'Assume -R? [n] \nApply anyway? [n] \nSkipping patch.'}\n`;
+    run.out += `The next patch${run.reverse ? ', when reversed,' : ''} would create the file ${p.target},\nwhich already exists!  ${run.forward ? 'Skipping patch.' : `${run.reverse ? 'Ignore' : 'Assume'} -R? [n] \nApply anyway? [n] \nSkipping patch.`}\n`;
     return reject(run, p, p.hunks, 'ignored', 0);
-  }
-  if (p.remove && !existed && n > 0 && !run.force) {
-    run.out += `The next patch would delete the file ${p.target},\nwhich does not exist!  ${run.forward ? 'Skipping patch.' : 'Assume -R? [n] \nApply anyway? [n] \nSkipping patch.'}\n`;
-    run.out += `${n} out of ${n} ${plural} ignored\n`;
-    run.status = Math.max(run.status, 1);
-    return;
   }
   const file = splitText(data);
   const ap = new Applier(file, run.fuzz);
@@ -294,8 +300,11 @@ async function applyFile(run: Run, p: Plan): Promise<void> {
       else if (run.backup && run.output === undefined && !existed) ctx.fs.writeFile(p.target + '.orig', Buffer.alloc(0), ctx.cwd);
       if (p.remove && result.length === 0 && run.output === undefined) {
         if (existed) ctx.fs.unlink(p.target, ctx.cwd);
+      } else if (run.output === '-') {
+        run.stdoutData.push(result);
       } else {
-        ctx.fs.writeFile(outName, result, ctx.cwd);
+        makeParents(ctx, outName);
+        ctx.fs.writeFile(outName, result, ctx.cwd, run.output !== undefined ? { mode: 0o600 } : existed ? {} : {});
         if (p.renamedFrom && p.renamedFrom !== outName) ctx.fs.unlink(p.renamedFrom, ctx.cwd);
       }
     } catch (e) {
@@ -326,7 +335,7 @@ async function reject(run: Run, p: Plan, hunks: Hunk[], what: 'FAILED' | 'ignore
   let [ho, hn] = [restOf(fp.headerOld), restOf(fp.headerNew)];
   if (run.reverse) [ho, hn] = [hn, ho];
   let text = format === 'unified' ? `--- ${ho}\n+++ ${hn}\n` : `*** ${ho}\n--- ${hn}\n`;
-  hunks.forEach((h, i) => { text += rejectText(h, format, offsets?.[i] ?? 0); });
+  hunks.forEach((h, i) => { text += rejectText(h, format, offsets?.[i] ?? 0, run.reverse); });
   try {
     run.ctx.fs.writeFile(rej, Buffer.from(text, 'latin1'), run.ctx.cwd);
   } catch (e) {
@@ -334,4 +343,34 @@ async function reject(run: Run, p: Plan, hunks: Hunk[], what: 'FAILED' | 'ignore
     await run.ctx.warn(`**** Can't create file ${rej} : ${e.reason}`);
     run.status = 2;
   }
+}
+
+/** mkdir -p of a new file's folders. */
+function makeParents(ctx: CommandContext, file: string): void {
+  const parts = file.split('/').slice(0, -1);
+  let p = file.startsWith('/') ? '' : '.';
+  for (const part of parts) {
+    if (part === '') continue;
+    p += '/' + part;
+    try {
+      ctx.fs.mkdir(p, ctx.cwd);
+    } catch (e) {
+      if (!(e instanceof VfsError) || e.errno !== 'EEXIST') throw e;
+    }
+  }
+}
+
+/** resolve() of a path whose folders may not exist yet: the longest existing prefix is resolved. */
+function resolveMissing(ctx: CommandContext, path: string): { parts: string[] } {
+  const parts = path.split('/');
+  for (let n = parts.length; n > 0; n--) {
+    const head = parts.slice(0, n).join('/') || '/';
+    try {
+      const r = ctx.fs.resolve(head, ctx.cwd);
+      return { parts: [...r.parts, ...parts.slice(n).filter((x) => x && x !== '.')] };
+    } catch (e) {
+      if (!(e instanceof VfsError) || e.errno !== 'ENOENT') throw e;
+    }
+  }
+  return { parts: [] };
 }
