@@ -113,11 +113,14 @@ interface Plan {
   remove: boolean;
   renamedFrom?: string;
   dangerous?: string;
+  /** Every name the patch could touch (checked for symlinks before anything changes). */
+  names: string[];
 }
 
 function stripName(name: string | undefined, strip: number | undefined): string | null {
   if (name === undefined || name === '/dev/null') return null;
   if (strip === undefined) return name.replace(/\/+$/, '').split('/').pop() || null;
+  if (strip === 0) return name;
   const parts = name.split('/');
   let k = 0;
   let i = 0;
@@ -153,7 +156,8 @@ function plan(run: Run, fp: FilePatch): Plan {
   const neu = stripName(newN, run.strip);
   const create = oldN === '/dev/null' || (fp.format === 'git' && !!fp.newFileMode !== run.reverse && !!(fp.newFileMode || fp.deletedFileMode));
   const remove = newN === '/dev/null' || (fp.format === 'git' && !!(run.reverse ? fp.newFileMode : fp.deletedFileMode));
-  const p: Plan = { fp, hunks, source: null, target: null, create, remove, dangerous: bad ?? undefined };
+  const names = [old, neu, stripName(fp.indexName, run.strip)].filter((n): n is string => n !== null);
+  const p: Plan = { fp, hunks, source: null, target: null, create, remove, dangerous: bad ?? undefined, names };
   if (run.origFile !== undefined) {
     p.source = p.target = run.origFile;
     return p;
@@ -188,10 +192,10 @@ function checkTargets(run: Run, plans: Plan[]): string | null {
   for (const p of plans) {
     if (p.dangerous) return `potentially dangerous file name ${p.dangerous}`;
   }
-  if (run.dry) return null;
   const paths = new Set<string>();
   for (const p of plans) {
-    if (!p.target) continue;
+    for (const n of p.names) paths.add(n);
+    if (!p.target || run.dry) continue;
     const out = run.output ?? p.target;
     paths.add(out).add(out + '.rej').add(out + '.orig');
     if (p.renamedFrom) paths.add(p.renamedFrom);
