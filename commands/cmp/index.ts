@@ -64,8 +64,7 @@ export default defineCommand({
       skip[1] = b;
     }
     let limit = Infinity;
-    const nv = v.get('n');
-    if (nv !== undefined) limit = byteCount(nv, '--bytes');
+    for (const nv of v.all('n')) limit = Math.min(limit, byteCount(nv, '--bytes'));
     const ops = ctx.operands;
     if (ops.length === 0) throw new UsageError(`missing operand after ${gnuQuote('cmp')}`);
     if (ops.length > 4) throw new UsageError(`extra operand ${gnuQuote(ops[4]!)}`);

@@ -24,11 +24,13 @@ export class Applier {
   /** Old lines consumed so far. */
   private frozen = 0;
   lastOffset = 0;
+  /** Lines added less lines removed by the hunks applied so far (GNU's out_offset). */
+  outOffset = 0;
   outMissingNewline = false;
   constructor(readonly file: FileText, readonly maxFuzz: number) {}
 
   /** Find where a hunk applies (does not apply it). */
-  locate(h: Hunk): HunkResult {
+  locate(h: Hunk, only?: number): HunkResult {
     const pat = h.lines.filter((l) => l.t !== '+').map((l) => l.text);
     let prefixCtx = 0;
     while (prefixCtx < h.lines.length && h.lines[prefixCtx]!.t === ' ') prefixCtx++;
@@ -38,7 +40,7 @@ export class Applier {
     const context = Math.max(prefixCtx, suffixCtx);
     const input = this.file.lines;
     const firstGuess = (h.oldCount === 0 ? h.oldStart : h.oldStart - 1) + this.lastOffset;
-    for (let fuzz = 0; fuzz <= this.maxFuzz && fuzz <= context; fuzz++) {
+    for (let fuzz = only ?? 0; fuzz <= (only ?? this.maxFuzz) && fuzz <= context; fuzz++) {
       let pfz = fuzz + prefixCtx - context;
       let sfz = fuzz + suffixCtx - context;
       const atStart = pfz < 0 && h.oldStart <= 1;
@@ -71,13 +73,20 @@ export class Applier {
   apply(h: Hunk, r: HunkResult): void {
     const input = this.file.lines;
     for (; this.frozen < r.where; this.frozen++) this.out.push(input[this.frozen]!);
+    let lastFromInput = false;
     for (const l of h.lines) {
-      if (l.t === ' ') this.out.push(input[this.frozen++]!);
-      else if (l.t === '-') this.frozen++;
-      else this.out.push(l.text);
+      if (l.t === ' ') {
+        this.out.push(input[this.frozen++]!);
+        lastFromInput = true;
+      } else if (l.t === '-') this.frozen++;
+      else {
+        this.out.push(l.text);
+        lastFromInput = false;
+      }
     }
     this.lastOffset = r.offset;
-    if (this.frozen === input.length) this.outMissingNewline = h.newNoEol;
+    this.outOffset += h.newCount - h.oldCount;
+    if (this.frozen === input.length) this.outMissingNewline = lastFromInput ? this.file.missingNewline : h.newNoEol;
   }
 
   /** The patched text: the rest of the file copied. */
@@ -107,7 +116,7 @@ function uniRange(start: number, count: number): string {
 }
 
 /** A rejected hunk as GNU writes it in FILE.rej (unified input: unified; context: context). */
-export function rejectText(h: Hunk, format: 'unified' | 'context', offset: number, reversed = false): string {
+export function rejectText(h: Hunk, format: 'unified' | 'context', offset: number): string {
   const os = h.oldStart + (h.oldCount ? offset : offset);
   const ns = h.newStart + offset;
   if (format === 'unified') {
@@ -115,13 +124,9 @@ export function rejectText(h: Hunk, format: 'unified' | 'context', offset: numbe
     const lastOld = h.lines.reduce((a, l, i) => (l.t !== '+' ? i : a), -1);
     const lastNew = h.lines.reduce((a, l, i) => (l.t !== '-' ? i : a), -1);
     h.lines.forEach((l, i) => {
-      // GNU writes a reversed hunk's line without newline as it is: no newline, no marker
-      if (reversed && ((i === lastNew && h.newNoEol && l.t === '+') || (i === lastOld && h.oldNoEol && l.t === '-'))) {
-        s += l.t + l.text;
-        return;
-      }
-      s += l.t + l.text + '\n';
-      if ((i === lastOld && h.oldNoEol && l.t === '-') || (i === lastNew && h.newNoEol && l.t !== '-') || (i === lastOld && l.t === ' ' && h.oldNoEol && !h.newNoEol)) s += '\\ No newline at end of file\n';
+      // GNU writes a line without newline as it is: no newline, no marker
+      const noEol = (i === lastOld && h.oldNoEol && l.t !== '+') || (i === lastNew && h.newNoEol && l.t !== '-');
+      s += l.t + l.text + (noEol ? '' : '\n');
     });
     return s;
   }
@@ -139,8 +144,12 @@ export function rejectText(h: Hunk, format: 'unified' | 'context', offset: numbe
     const both = h.lines.slice(a, b + 1).some((x) => x.t !== side);
     return both ? '!' : side;
   };
-  if (oldHas) h.lines.forEach((l, i) => { if (l.t !== '+') s += mark(i, '-') + ' ' + l.text + '\n'; });
+  void oldHas;
+  void newHas;
+  const lastO = h.lines.reduce((a, l, i) => (l.t !== '+' ? i : a), -1);
+  const lastN = h.lines.reduce((a, l, i) => (l.t !== '-' ? i : a), -1);
+  h.lines.forEach((l, i) => { if (l.t !== '+') s += mark(i, '-') + ' ' + l.text + (i === lastO && h.oldNoEol ? '' : '\n'); });
   s += `--- ${range(ns, h.newCount)} ----\n`;
-  if (newHas) h.lines.forEach((l, i) => { if (l.t !== '-') s += mark(i, '+') + ' ' + l.text + '\n'; });
+  h.lines.forEach((l, i) => { if (l.t !== '-') s += mark(i, '+') + ' ' + l.text + (i === lastN && h.newNoEol ? '' : '\n'); });
   return s;
 }

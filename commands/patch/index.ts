@@ -66,6 +66,19 @@ export default defineCommand({
       await ctx.warn(`**** ${e.message}`);
       return 2;
     }
+    if (!patches.length && run.origFile !== undefined && text.length === 0) {
+      // an empty patch for a named file: GNU "patches" it (a copy with -o)
+      say(run, `${run.dry ? 'checking' : 'patching'} file ${run.output ?? run.origFile}${run.output !== undefined ? ` (read from ${run.origFile})` : ''}\n`);
+      if (run.output !== undefined && run.output !== '-') {
+        try {
+          ctx.fs.writeFile(run.output, ctx.fs.readFile(run.origFile, ctx.cwd), ctx.cwd, { mode: 0o600 });
+        } catch (e) {
+          if (!(e instanceof VfsError)) throw e;
+        }
+      }
+      if (run.out) await ctx.stdout.write(run.out);
+      return 0;
+    }
     if (!patches.length) {
       await ctx.warn('**** Only garbage was found in the patch input.');
       return 2;
@@ -193,6 +206,7 @@ function checkTargets(run: Run, plans: Plan[]): string | null {
     if (p.dangerous) return `potentially dangerous file name ${p.dangerous}`;
   }
   const paths = new Set<string>();
+  if (run.output !== undefined && run.output !== '-') paths.add(run.output);
   for (const p of plans) {
     for (const n of p.names) paths.add(n);
     if (!p.target || run.dry) continue;
@@ -275,29 +289,46 @@ async function applyFile(run: Run, p: Plan): Promise<void> {
   let mismatch = false;
   for (let k = 0; k < n; k++) {
     const h = p.hunks[k]!;
-    const r: HunkResult = ap.locate(h);
-    if (r.where < 0 && k === 0 && !run.force) {
-      const rev = new Applier(file, run.fuzz).locate(reverseHunk(h));
-      if (rev.where >= 0 && !(h.oldCount === 0 && h.lines.every((l) => l.t === '+') && file.lines.length === 0)) {
+    let r: HunkResult = { where: -1, fuzz: 0, offset: ap.lastOffset };
+    let reversed = false;
+    for (let fuzz = 0; fuzz <= run.fuzz && r.where < 0 && !reversed; fuzz++) {
+      r = ap.locate(h, fuzz);
+      if (r.where < 0 && k === 0 && !run.force && !(h.oldCount === 0 && file.lines.length === 0)) reversed = new Applier(file, run.fuzz).locate(reverseHunk(h), fuzz).where >= 0;
+    }
+    if (r.where < 0) r = ap.locate(h);
+    {
+      if (reversed) {
         if (run.forward) run.out += 'Reversed (or previously applied) patch detected!  Skipping patch.\n';
-        else run.out += `${run.reverse ? 'Unreversed patch detected!  Ignore -R?' : 'Reversed (or previously applied) patch detected!  Assume -R?'} [n] \nApply anyway? [n] \nSkipping patch.\n`;
+        else {
+          run.out += `${run.reverse ? 'Unreversed patch detected!  Ignore -R?' : 'Reversed (or previously applied) patch detected!  Assume -R?'} [n] \nApply anyway? [n] \n`;
+          say(run, 'Skipping patch.\n');
+        }
         return reject(run, p, p.hunks, 'ignored', 0);
       }
     }
     if (r.where < 0) {
-      failed.push({ h, offset: ap.lastOffset });
+      failed.push({ h, offset: ap.outOffset });
       mismatch = true;
-      say(run, `Hunk #${k + 1} FAILED at ${h.oldStart + ap.lastOffset}.\n`);
+      say(run, `Hunk #${k + 1} FAILED at ${(h.oldCount === 0 ? h.oldStart + 1 : h.oldStart) + ap.outOffset}.\n`);
       continue;
     }
+    const at = r.where + 1 + ap.outOffset;
     ap.apply(h, r);
     if (r.fuzz || r.offset) {
       mismatch = true;
       const off = r.offset ? ` (offset ${r.offset} line${Math.abs(r.offset) === 1 ? '' : 's'})` : '';
-      say(run, `Hunk #${k + 1} succeeded at ${h.newStart + r.offset}${r.fuzz ? ` with fuzz ${r.fuzz}` : ''}${off}.\n`);
+      say(run, `Hunk #${k + 1} succeeded at ${at}${r.fuzz ? ` with fuzz ${r.fuzz}` : ''}${off}.\n`);
     }
   }
   const result = ap.finish();
+  if (run.dry && run.output !== undefined && run.output !== '-') {
+    try {
+      makeParents(ctx, run.output);
+      ctx.fs.writeFile(run.output, result, ctx.cwd, { mode: 0o600 });
+    } catch (e) {
+      if (!(e instanceof VfsError)) throw e;
+    }
+  }
   if (!run.dry) {
     try {
       if ((run.backup || (mismatch && run.mismatchBackup)) && run.output === undefined && existed && !exists(ctx, p.target + '.orig')) ctx.fs.writeFile(p.target + '.orig', data, ctx.cwd);
@@ -339,7 +370,7 @@ async function reject(run: Run, p: Plan, hunks: Hunk[], what: 'FAILED' | 'ignore
   let [ho, hn] = [restOf(fp.headerOld), restOf(fp.headerNew)];
   if (run.reverse) [ho, hn] = [hn, ho];
   let text = format === 'unified' ? `--- ${ho}\n+++ ${hn}\n` : `*** ${ho}\n--- ${hn}\n`;
-  hunks.forEach((h, i) => { text += rejectText(h, format, offsets?.[i] ?? 0, run.reverse); });
+  hunks.forEach((h, i) => { text += rejectText(h, format, offsets?.[i] ?? 0); });
   try {
     run.ctx.fs.writeFile(rej, Buffer.from(text, 'latin1'), run.ctx.cwd);
   } catch (e) {

@@ -5,6 +5,21 @@
 // edits, with blank lines, case and white-space variants, CRs, no final newline, a NUL
 // (binary), and a pair of directories. Options: output styles and context sizes, -i -w -b
 // -B -Z -a --strip-trailing-cr -q -s -r -N -x, --label; and cmp with -l -s -b -n -i.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** GNU diff of two texts (the patch the patch cases apply). */
+function gnuDiff(a, b, opts) {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'nosh-fuzz-patch-'));
+  fs.writeFileSync(path.join(d, 'A'), a, 'latin1');
+  fs.writeFileSync(path.join(d, 'B'), b, 'latin1');
+  const r = spawnSync('diff', [...opts, '--label', 't', '--label', 't', path.join(d, 'A'), path.join(d, 'B')], { env: { LC_ALL: 'C', PATH: process.env.PATH } });
+  fs.rmSync(d, { recursive: true, force: true });
+  return r.stdout.toString('latin1');
+}
+
 export default function diffSpec({ rnd, pick, stampTimes }) {
   const words = ['a', 'b', 'c', 'd', 'A', 'a ', ' a', 'a  b', 'a b', '', '', '\t', 'x\ty', '}', '{', 'int i;', 'return 0;', 'b\r'];
   const text = (n) => {
@@ -49,6 +64,17 @@ export default function diffSpec({ rnd, pick, stampTimes }) {
     },
     gen() {
       files = make();
+      if (rnd(4) === 0) {
+        // patch: a diff of base -> other applied to base, or to a text moved and edited around it
+        const base = text(5 + rnd(30));
+        const other = edit(base);
+        const target = rnd(3) === 0 ? base : rnd(2) ? [...text(rnd(6)), ...base] : edit(base);
+        const fmt = pick([['-u'], ['-c'], ['-U1'], ['-C1'], ['-U0'], ['-u'], ['-U5']]);
+        files = { ...files, t: join(target), 'p.diff': gnuDiff(join(base), join(other), fmt) };
+        const argv = ['patch'];
+        for (let i = rnd(3); i > 0; i--) argv.push(...pick([['-R'], ['-N'], ['--dry-run'], ['-b'], ['-F0'], ['-F1'], ['-F3'], ['-o', 'out'], ['-s'], ['--no-backup-if-mismatch']]));
+        return { argv: [...argv, 't', 'p.diff'], stdin: '' };
+      }
       if (rnd(6) === 0) {
         const argv = ['cmp'];
         for (let i = rnd(3); i > 0; i--) argv.push(...pick([['-l'], ['-s'], ['-b'], ['-n', String(rnd(20))], ['-i', String(rnd(5))], ['-bl'], ['--verbose']]));
