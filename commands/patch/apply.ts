@@ -17,6 +17,8 @@ export interface HunkResult {
   where: number;
   fuzz: number;
   offset: number;
+  /** Trailing context lines left unchecked (they stay unfrozen: the next hunk may use them). */
+  sfz?: number;
 }
 
 export class Applier {
@@ -60,10 +62,10 @@ export class Applier {
       };
       const maxPos = input.length - firstGuess - pat.length;
       const maxNeg = firstGuess - this.frozen;
-      if (match(firstGuess)) return { where: firstGuess, fuzz, offset: firstGuess - (firstGuess - this.lastOffset) };
+      if (match(firstGuess)) return { where: firstGuess, fuzz, offset: this.lastOffset, sfz };
       for (let off = 1; off <= maxPos || off <= maxNeg; off++) {
-        if (off <= maxPos && match(firstGuess + off)) return { where: firstGuess + off, fuzz, offset: this.lastOffset + off };
-        if (off <= maxNeg && match(firstGuess - off)) return { where: firstGuess - off, fuzz, offset: this.lastOffset - off };
+        if (off <= maxPos && match(firstGuess + off)) return { where: firstGuess + off, fuzz, offset: this.lastOffset + off, sfz };
+        if (off <= maxNeg && match(firstGuess - off)) return { where: firstGuess - off, fuzz, offset: this.lastOffset - off, sfz };
       }
     }
     return { where: -1, fuzz: 0, offset: this.lastOffset };
@@ -74,7 +76,9 @@ export class Applier {
     const input = this.file.lines;
     for (; this.frozen < r.where; this.frozen++) this.out.push(input[this.frozen]!);
     let lastFromInput = false;
-    for (const l of h.lines) {
+    const n = h.lines.length - (r.sfz ?? 0);
+    for (let k = 0; k < n; k++) {
+      const l = h.lines[k]!;
       if (l.t === ' ') {
         this.out.push(input[this.frozen++]!);
         lastFromInput = true;

@@ -68,7 +68,7 @@ export default defineCommand({
     }
     if (!patches.length && run.origFile !== undefined && text.length === 0) {
       // an empty patch for a named file: GNU "patches" it (a copy with -o)
-      say(run, `${run.dry ? 'checking' : 'patching'} file ${run.output ?? run.origFile}${run.output !== undefined ? ` (read from ${run.origFile})` : ''}\n`);
+      if (run.output !== undefined) say(run, `${run.dry ? 'checking' : 'patching'} file ${run.output} (read from ${run.origFile})\n`);
       if (run.output !== undefined && run.output !== '-') {
         try {
           ctx.fs.writeFile(run.output, ctx.fs.readFile(run.origFile, ctx.cwd), ctx.cwd, { mode: 0o600 });
@@ -298,7 +298,7 @@ async function applyFile(run: Run, p: Plan): Promise<void> {
     if (r.where < 0) r = ap.locate(h);
     {
       if (reversed) {
-        if (run.forward) run.out += 'Reversed (or previously applied) patch detected!  Skipping patch.\n';
+        if (run.forward) run.out += `${run.reverse ? 'Unreversed patch detected!' : 'Reversed (or previously applied) patch detected!'}  Skipping patch.\n`;
         else {
           run.out += `${run.reverse ? 'Unreversed patch detected!  Ignore -R?' : 'Reversed (or previously applied) patch detected!  Assume -R?'} [n] \nApply anyway? [n] \n`;
           say(run, 'Skipping patch.\n');
@@ -316,7 +316,7 @@ async function applyFile(run: Run, p: Plan): Promise<void> {
     ap.apply(h, r);
     if (r.fuzz || r.offset) {
       mismatch = true;
-      const off = r.offset ? ` (offset ${r.offset} line${Math.abs(r.offset) === 1 ? '' : 's'})` : '';
+      const off = r.offset ? ` (offset ${r.offset} line${r.offset === 1 ? '' : 's'})` : '';
       say(run, `Hunk #${k + 1} succeeded at ${at}${r.fuzz ? ` with fuzz ${r.fuzz}` : ''}${off}.\n`);
     }
   }
@@ -356,6 +356,14 @@ async function applyFile(run: Run, p: Plan): Promise<void> {
 
 async function reject(run: Run, p: Plan, hunks: Hunk[], what: 'FAILED' | 'ignored', _o: number, offsets?: number[]): Promise<void> {
   const n = p.hunks.length;
+  // a patch skipped whole still leaves -o's file (GNU opens it first), empty
+  if (what === 'ignored' && !run.dry && run.output !== undefined && run.output !== '-') {
+    try {
+      run.ctx.fs.writeFile(run.output, Buffer.alloc(0), run.ctx.cwd, { mode: 0o600 });
+    } catch (e) {
+      if (!(e instanceof VfsError)) throw e;
+    }
+  }
   const outName = run.output ?? p.target!;
   run.status = Math.max(run.status, 1);
   if (run.dry) {
