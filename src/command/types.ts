@@ -261,6 +261,8 @@ export interface CommandDef<F extends readonly FlagSpec[] = readonly FlagSpec[]>
   conflicts?: readonly ConflictSpec[];
   /** Exit status of a usage error (bad flag, bad value, missing operand): 2 by default; most coreutils use 1. */
   usageStatus?: number;
+  /** The "Try --help" line of a usage error starts with the command's name, as diffutils print it. */
+  tryHelpNamed?: boolean;
   /** Exit status when a file error escapes run() (GNU's EXIT_TROUBLE): 1 by default; grep and sed 2. */
   troubleStatus?: number;
   /** The tool nosh reproduces, named by --version (default: GNU coreutils 9.1). */

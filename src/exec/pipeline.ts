@@ -203,6 +203,7 @@ async function runStage(def: CommandDef | undefined, argv: string[], io: StageIo
 async function usageFailure(def: CommandDef, e: UsageError, io: StageIo): Promise<number> {
   const name = def.name;
   const tryHelp = !(e instanceof OptionError) || e.tryHelp;
-  await io.stderr.write(`${name}: ${e.message}\n${tryHelp ? `Try '${name} --help' for more information.\n` : ''}`);
+  const tryPrefix = def.tryHelpNamed ? `${name}: ` : '';
+  await io.stderr.write(`${name}: ${e.message}\n${tryHelp ? `${tryPrefix}Try '${name} --help' for more information.\n` : ''}`);
   return (e instanceof OptionError ? e.status : undefined) ?? def.usageStatus ?? 2;
 }
