@@ -56,7 +56,6 @@ function subRepl(repl: string): (m: string) => string {
     const c = repl[i];
     if (c === '\\' && repl[i + 1] === '&') { lit += '&'; i++; continue; }
     if (c === '\\' && repl[i + 1] === '\\' && repl[i + 2] === '&') { lit += '\\'; i++; continue; }
-    if (c === '\\' && repl[i + 1] === '\\') { lit += '\\'; i++; continue; }
     if (c === '&') { parts.push(lit, null); lit = ''; continue; }
     lit += c;
   }
@@ -117,12 +116,18 @@ function gensubRepl(repl: string): (m: RegExpExecArray) => string {
   };
 }
 
-let rng: Random | null = null;
-let seed = 0;
+const rngs = new WeakMap<object, { rng: Random; seed: number }>();
 
-function getRng(): Random {
-  if (!rng) { rng = new Random(); rng.seed(1); }
-  return rng;
+/** The generator of one run: gawk starts seeded with 1 (its first srand() returns 1). */
+function state(rt: object): { rng: Random; seed: number } {
+  let s = rngs.get(rt);
+  if (!s) {
+    const rng = new Random();
+    rng.seed(1);
+    s = { rng, seed: 1 };
+    rngs.set(rt, s);
+  }
+  return s;
 }
 
 export function compileBuiltin(c: Compiler, name: string, args: Expr[], _paren: boolean): E {
@@ -318,7 +323,7 @@ export function compileBuiltin(c: Compiler, name: string, args: Expr[], _paren: 
     case 'rand': {
       argc(0, 0);
       return () => {
-        const r = getRng();
+        const r = state(rt).rng;
         let v: number;
         do {
           const d1 = r.next(), d2 = r.next();
@@ -332,9 +337,10 @@ export function compileBuiltin(c: Compiler, name: string, args: Expr[], _paren: 
       argc(0, 1);
       const x = n === 1 ? N_(0) : () => Math.floor(Date.now() / 1000);
       return () => {
-        const prev = seed;
-        seed = Math.trunc(x());
-        getRng().seed(seed >>> 0);
+        const st = state(rt);
+        const prev = st.seed;
+        st.seed = Math.trunc(x());
+        st.rng.seed(st.seed >>> 0);
         return prev;
       };
     }

@@ -92,7 +92,7 @@ export class Compiler {
     if (subs.length === 1) {
       const e = subs[0]!;
       if (e.t === 'str') { const k = e.v; return () => k; }
-      if (e.t === 'num') { const k = subscript(e.v, '%.6g'); return () => k; }
+      if (e.t === 'num' && Number.isInteger(e.v)) { const k = subscript(e.v, '%.6g'); return () => k; }
       const f = this.expr(e);
       return () => subscript(f(), rt.convfmt);
     }
@@ -416,7 +416,7 @@ export class Compiler {
         if (r === -1) return -1;
         if (r === null) return 0;
         if (lv) lv.set(new SN(r));
-        else { rt.setRecord(r); rt.g[S.NR] = toNum(rt.g[S.NR] as V) + 1; }
+        else rt.setRecord(r);
         return 1;
       };
     }
@@ -434,8 +434,8 @@ export class Compiler {
     const rt = this.rt;
     const fn = this.fns.get(e.name);
     if (!fn) throw new AwkFatal(`function \`${e.name}' not defined`);
-    if (e.args.length > fn.nparams) throw new AwkFatal(`function \`${e.name}' called with more arguments than declared`);
-    const args = e.args.map((a) => this.argPasser(a));
+    if (e.args.length > fn.nparams) rt.warn(`warning: function \`${e.name}' called with more arguments than declared`);
+    const args = e.args.slice(0, fn.nparams).map((a) => this.argPasser(a));
     const n = fn.nparams;
     this.compileFn(fn);
     let depth = 0;

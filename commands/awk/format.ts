@@ -37,13 +37,55 @@ function intConv(conv: string, spec: Spec, n: number): string {
   return formatInt(conv, spec, b);
 }
 
+/** %a of a double as glibc prints it: 0x1.8p+1. */
+function hexFloat(v: number, spec: Spec, upper: boolean): string {
+  const neg = v < 0 || Object.is(v, -0);
+  let x = Math.abs(v);
+  let e = 0;
+  let lead = 1;
+  if (x === 0) lead = 0;
+  else {
+    e = Math.floor(Math.log2(x));
+    if (e < -1022) e = -1022;
+    x /= 2 ** e;
+    while (x >= 2) { x /= 2; e++; }
+    while (x < 1 && e > -1022) { x *= 2; e--; }
+    if (x < 1) lead = 0;
+  }
+  let frac = BigInt(Math.round((x - lead) * 2 ** 52));
+  let digits = 13;
+  if (spec.precision !== undefined && spec.precision < 13) {
+    const drop = BigInt(4 * (13 - spec.precision));
+    const half = 1n << (drop - 1n);
+    const rem = frac & ((1n << drop) - 1n);
+    frac >>= drop;
+    if (rem > half || (rem === half && (frac & 1n) === 1n)) frac++;
+    digits = spec.precision;
+    if (frac >= 1n << BigInt(4 * digits) && digits > 0) { frac -= 1n << BigInt(4 * digits); lead++; }
+    else if (digits === 0 && frac > 0n) { lead += Number(frac); frac = 0n; }
+  }
+  let hex = digits > 0 ? frac.toString(16).padStart(digits, '0') : '';
+  if (spec.precision === undefined) hex = hex.replace(/0+$/, '');
+  else if (spec.precision > 13) hex = hex.padEnd(spec.precision, '0');
+  const dot = hex !== '' || spec.flags.includes('#') ? '.' : '';
+  let body = `0x${lead}${dot}${hex}p${e < 0 ? '-' : '+'}${Math.abs(e)}`;
+  if (upper) body = body.toUpperCase();
+  const sign = neg ? '-' : spec.flags.includes('+') ? '+' : spec.flags.includes(' ') ? ' ' : '';
+  const w = spec.width ?? 0;
+  if (spec.flags.includes('0') && !spec.flags.includes('-') && sign.length + body.length < w) {
+    return sign + body.slice(0, 2) + '0'.repeat(w - sign.length - body.length) + body.slice(2);
+  }
+  return padStr(sign + body, spec);
+}
+
 export function sprintf(fmt: string, args: V[], convfmt: string, fname = 'sprintf'): string {
   let out = '';
   let ai = 0;
   const n = fmt.length;
   let i = 0;
   const need = (): V => {
-    if (ai >= args.length) throw new FormatError(`${fname}: not enough arguments to satisfy format string\n\t\`${fmt}'\n\t${' '.repeat(Math.max(0, i - 1))}^ ran out for this one`);
+    void fname;
+    if (ai >= args.length) throw new FormatError(`not enough arguments to satisfy format string\n\t\`${fmt}'\n\t${' '.repeat(Math.max(0, i - 1))}^ ran out for this one`);
     return args[ai++];
   };
   while (i < n) {
@@ -90,7 +132,7 @@ export function sprintf(fmt: string, args: V[], convfmt: string, fname = 'sprint
         const v = need();
         let ch: string;
         if (typeof v === 'number') ch = String.fromCharCode(Math.trunc(v) & 0xff);
-        else ch = toStr(v, convfmt).slice(0, 1);
+        else ch = toStr(v, convfmt).slice(0, 1) || '\0';
         out += padStr(ch, spec);
         break;
       }
@@ -106,6 +148,7 @@ export function sprintf(fmt: string, args: V[], convfmt: string, fname = 'sprint
       case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A': {
         const v = toNum(need());
         if (!Number.isFinite(v)) out += magic(v, spec, conv === conv.toUpperCase());
+        else if (conv === 'a' || conv === 'A') out += hexFloat(v, spec, conv === 'A');
         else out += formatFloat(conv, spec, v);
         break;
       }

@@ -8,6 +8,7 @@ import { Rt, S } from './runtime.js';
 import { AwkArr, SN } from './values.js';
 import { usage } from './usage.js';
 import { runProgram } from './run.js';
+import { vpath } from './io.js';
 
 interface Cli {
   sources: Source[];
@@ -161,12 +162,13 @@ async function runAwk(ctx: CommandContext): Promise<number> {
   const errors: string[] = [];
   let cli: Cli;
   try {
-    cli = parseCli(ctx.args, (f) => {
+    const args = ctx.args.map((a) => Buffer.from(a, 'utf8').toString('latin1'));
+    cli = parseCli(args, (f) => {
       try {
         if (f === '-' || f === '/dev/stdin') throw new Error('stdin');
-        return ctx.fs.readFile(f, ctx.cwd).toString('latin1');
+        return ctx.fs.readFile(vpath(f), ctx.cwd).toString('latin1');
       } catch (e) {
-        if (e instanceof VfsError) throw new AwkFatal(`can't open source file \`${f}' for reading: ${e.reason}`);
+        if (e instanceof VfsError) throw new AwkFatal(`cannot open source file \`${f}' for reading: ${e.reason}`);
         throw new AwkFatal(`can't open source file \`${f}' for reading: standard input is not a program file in nosh`);
       }
     });
@@ -186,9 +188,9 @@ async function runAwk(ctx: CommandContext): Promise<number> {
   }
   if (cli.refused) { await ctx.warn(`fatal: ${cli.refused}`); return 2; }
   if (cli.error !== undefined) {
-    if (cli.error) await ctx.warn(cli.error);
+    if (cli.error.startsWith('unrecognized')) await ctx.warn(cli.error);
     await ctx.stderr.write(usage(name));
-    return 2;
+    return 1;
   }
   const warn = (msg: string, line: number): void => { errors.push(`cmd. line:${line}: warning: ${msg}`); };
   let prog: Program;
@@ -196,9 +198,9 @@ async function runAwk(ctx: CommandContext): Promise<number> {
     prog = new Parser(warn, (inc) => {
       const f = inc.endsWith('.awk') || ctx.fs.exists(inc, ctx.cwd) ? inc : inc + '.awk';
       try {
-        return { text: ctx.fs.readFile(f, ctx.cwd).toString('latin1'), name: f };
+        return { text: ctx.fs.readFile(vpath(f), ctx.cwd).toString('latin1'), name: f };
       } catch (e) {
-        if (e instanceof VfsError) throw new AwkFatal(`can't open source file \`${inc}' for reading: ${e.reason}`);
+        if (e instanceof VfsError) throw new AwkFatal(`cannot open source file \`${inc}' for reading: ${e.reason}`);
         throw e;
       }
     }).parse(cli.sources);
@@ -207,6 +209,10 @@ async function runAwk(ctx: CommandContext): Promise<number> {
     return reportCompile(ctx, e, cli.sources);
   }
   for (const m of errors) await ctx.warn(m);
+  if (prog.errors.length) {
+    for (const m of prog.errors) await ctx.warn(m);
+    return 1;
+  }
   const readonlyZone = (): never => {
     throw new NoshError('ZONE_READONLY', `${name}: this zone is read-only`,
       'Write the output to a writable zone (e.g. storage), or print to standard output instead of redirecting.', { command: name });
@@ -223,7 +229,7 @@ async function runAwk(ctx: CommandContext): Promise<number> {
   procinfo.set('platform', 'posix');
   try {
     return await runProgram(ctx, prog, rt, {
-      fs: cli.fs === undefined ? undefined : cli.fs === 't' ? '\t' : processEscapes(cli.fs),
+      fs: cli.fs === undefined ? undefined : processEscapes(cli.fs),
       assigns: cli.assigns,
       processEscapes,
     });

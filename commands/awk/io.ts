@@ -4,6 +4,11 @@ import { VfsError, type AtomicWriter, type RandomReader } from '../../src/vfs/in
 import { awkRegexG, AwkFatal } from './regex.js';
 
 const CHUNK = 256 * 1024;
+
+/** awk works on byte strings (latin1); a file name goes to the Vfs as the text its bytes spell (UTF-8). */
+export function vpath(name: string): string {
+  return /[\x80-\xff]/.test(name) ? Buffer.from(name, 'latin1').toString('utf8') : name;
+}
 export const NEED = Symbol('need');
 
 export interface ByteSource {
@@ -202,9 +207,9 @@ export class Outputs {
     if (this.ctx.fs.policy.readonly) this.readonlyZone();
     let w: AtomicWriter;
     try {
-      w = this.ctx.fs.createWriter(name, this.ctx.cwd, { append });
+      w = this.ctx.fs.createWriter(vpath(name), this.ctx.cwd, { append });
     } catch (e) {
-      if (e instanceof VfsError) throw new AwkFatal(`can't redirect to \`${name}' (${e.reason})`);
+      if (e instanceof VfsError) throw new AwkFatal(`cannot redirect to \`${name}': ${e.reason}`);
       throw e;
     }
     const s = new OutStream((b) => w.write(b), w);

@@ -48,7 +48,7 @@ export class Lexer {
   constructor(readonly src: string, private readonly warn: Warn) {}
 
   private error(msg: string): never {
-    throw new AwkSyntaxError(msg, this.line, this.src, this.pos - this.lineStart);
+    throw new AwkSyntaxError(msg, this.line, this.lineText(this.line), this.pos - this.lineStart);
   }
 
   /** The text of the current source line (for gawk's caret messages). */
@@ -138,7 +138,7 @@ export class Lexer {
     let i = this.pos + 1;
     let out = '';
     for (;;) {
-      if (i >= s.length || s[i] === '\n') { this.pos = i; this.error('unterminated string'); }
+      if (i >= s.length || s[i] === '\n') { this.pos = start; this.error('unterminated string'); }
       const c = s[i]!;
       if (c === '"') { i++; break; }
       if (c === '\\') {

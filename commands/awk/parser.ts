@@ -55,6 +55,8 @@ export interface Program {
   mainGetline: boolean;
   /** Has an output redirection. */
   writes: boolean;
+  /** gawk's non-fatal parse errors (exit 1 after parsing). */
+  errors: string[];
 }
 
 export class Refused extends Error {}
@@ -71,7 +73,7 @@ export class Parser {
   private peeked: Tok[] = [];
   private noGt = 0;
   private noIn = 0;
-  readonly prog: Program = { items: [], funcs: new Map(), mainGetline: false, writes: false };
+  readonly prog: Program = { items: [], funcs: new Map(), mainGetline: false, writes: false, errors: [] };
   private inFunc: Set<string> | null = null;
   private loopDepth = 0;
   constructor(private readonly warn: Warn, private readonly include?: (name: string) => Source) {}
@@ -101,6 +103,10 @@ export class Parser {
     return this.peeked[0]!;
   }
   private error(msg = 'syntax error', t: Tok = this.tok): never {
+    if (msg === 'syntax error' && (t.kind === 'nl' || t.kind === 'eof')) {
+      const text = this.lx.lineText(t.line);
+      throw new AwkSyntaxError('unexpected newline or end of string', t.kind === 'nl' ? t.line + 1 : t.line, text, text.length);
+    }
     throw new AwkSyntaxError(msg, t.line, this.lx.lineText(t.line), t.col + (t.kind === 'eof' || t.kind === 'nl' ? 0 : Math.max(t.text.length, 1) - 1));
   }
   private is(kind: Tok['kind'], text?: string): boolean {
@@ -561,8 +567,11 @@ export class Parser {
     let a = this.unary();
     while (this.isOp('*') || this.isOp('/') || this.isOp('%')) {
       const op = this.tok.text;
+      const line = this.tok.line;
       this.advance();
-      a = { t: 'bin', op, a, b: this.unary() };
+      const b = this.unary();
+      if (op !== '*' && b.t === 'num' && b.v === 0) this.prog.errors.push(`cmd. line:${line}: error: division by zero attempted${op === '%' ? ' in `%\'' : ''}`);
+      a = { t: 'bin', op, a, b };
     }
     return a;
   }

@@ -2,6 +2,8 @@
 import { compileRegex, RegexSyntaxError } from '../../src/regex/index.js';
 
 export class AwkFatal extends Error {
+  /** A regex error: the regex module's message with the pattern (a constant one is a parse error in gawk). */
+  regex?: string;
   constructor(message: string, readonly status = 2) {
     super(message);
   }
@@ -57,7 +59,11 @@ function build(src: string, flags: string): RegExp {
   try {
     return compileRegex(awkRegexSource(src), { dialect: 'extended', flavor: 'sed', newline: 'any' }, flags);
   } catch (e) {
-    if (e instanceof RegexSyntaxError) throw new AwkFatal(`invalid regexp: ${e.message}: /${src}/`);
+    if (e instanceof RegexSyntaxError) {
+      const f = new AwkFatal(`invalid regexp: ${e.message}: /${src}/`);
+      f.regex = `${e.message}: /${src}/`;
+      throw f;
+    }
     throw e;
   }
 }

@@ -28,7 +28,7 @@ export async function runProgram(ctx: CommandContext, prog: Program, rt: Rt, opt
     const w = rt.warnings;
     rt.warnings = [];
     await out.stdout.flush();
-    for (const m of w) await ctx.warn(m.startsWith('warning: command line') || m.startsWith('fatal: cannot open') ? m : `cmd. line:1: ${m}`);
+    for (const m of w) await ctx.warn(m);
   };
   const fatal = async (e: unknown): Promise<number> => {
     if (e instanceof AwkFatal || e instanceof FormatError) {
@@ -93,8 +93,14 @@ export async function runProgram(ctx: CommandContext, prog: Program, rt: Rt, opt
     }
     for (const fn of c.fns.values()) c.compileFn(fn);
   } catch (e) {
+    if (e instanceof AwkFatal && e.regex) {
+      await flushWarnings();
+      await ctx.warn(`cmd. line:1: error: ${e.regex}`);
+      return 1;
+    }
     return fatal(e);
   }
+  await flushWarnings();
   setUserCompare((name) => {
     const fn = c.fns.get(name);
     if (!fn) return null;

@@ -1,7 +1,7 @@
 /** awk's run-time state: variables, the current record and its fields, input files, getline. */
 import type { CommandContext } from '../../src/command/index.js';
 import { VfsError } from '../../src/vfs/index.js';
-import { bufferSource, fileSource, NEED, Outputs, RecordReader, streamSource, type ByteSource } from './io.js';
+import { bufferSource, fileSource, vpath, NEED, Outputs, RecordReader, streamSource, type ByteSource } from './io.js';
 import { awkRegexG, AwkFatal } from './regex.js';
 import { AwkArr, SN, toNum, toStr, type V } from './values.js';
 
@@ -231,16 +231,16 @@ export class Rt {
       this.g[S.FILENAME] = arg;
       if (arg === '-' || arg === '/dev/stdin') return this.startFile(new RecordReader(this.stdinSource()), arg);
       try {
-        const r = this.ctx.fs.openRandom(arg, this.ctx.cwd);
+        const r = this.ctx.fs.openRandom(vpath(arg), this.ctx.cwd);
         if (!this.startFile(new RecordReader(fileSource(r)), arg)) continue;
         return true;
       } catch (e) {
         if (!(e instanceof VfsError)) throw e;
         if (e.errno === 'EISDIR') {
-          this.warn(`warning: command line argument \`${arg}' is a directory: skipped`);
+          this.warnings.push(`warning: command line argument \`${arg}' is a directory: skipped`);
           continue;
         }
-        this.warn(`fatal: cannot open file \`${arg}' for reading: ${e.reason}`);
+        this.warnings.push(`${toNum(this.g[S.NR] as V) > 0 ? 'cmd. line:1: ' : ''}fatal: cannot open file \`${arg}' for reading: ${e.reason}`);
         throw new AwkFatal('', 2);
       }
     }
@@ -266,8 +266,9 @@ export class Rt {
     }
   }
 
+  /** A diagnostic at the program's location ("cmd. line:1: warning: ..."). */
   warn(msg: string): void {
-    this.warnings.push(msg);
+    this.warnings.push(`cmd. line:1: ${msg}`);
   }
 
   /** Plain getline: the next record of the main input, read synchronously; null at its end. */
@@ -301,7 +302,7 @@ export class Rt {
       } else {
         if (name.startsWith('/inet')) throw new AwkFatal(`cannot open \`${name}': network files (/inet) are not supported in nosh`);
         try {
-          r = new RecordReader(fileSource(this.ctx.fs.openRandom(name, this.ctx.cwd)));
+          r = new RecordReader(fileSource(this.ctx.fs.openRandom(vpath(name), this.ctx.cwd)));
         } catch (e) {
           if (e instanceof VfsError) {
             this.g[S.ERRNO] = e.reason;
