@@ -8,7 +8,7 @@ import { Rt, S } from './runtime.js';
 import { AwkArr, SN } from './values.js';
 import { usage } from './usage.js';
 import { runProgram } from './run.js';
-import { vpath } from './io.js';
+import { say, vpath } from './io.js';
 
 interface Cli {
   sources: Source[];
@@ -173,9 +173,9 @@ async function runAwk(ctx: CommandContext): Promise<number> {
       }
     });
   } catch (e) {
-    if (e instanceof AwkFatal) { await ctx.warn(`fatal: ${e.message}`); return 2; }
+    if (e instanceof AwkFatal) { await say(ctx, `fatal: ${e.message}`); return 2; }
     if (e instanceof Error && e.message.startsWith('option requires')) {
-      await ctx.warn(e.message);
+      await say(ctx, e.message);
       await ctx.stderr.write(usage(name));
       return 2;
     }
@@ -186,9 +186,9 @@ async function runAwk(ctx: CommandContext): Promise<number> {
     await ctx.stdout.write('GNU Awk 5.2.1 (nosh: a TypeScript implementation of its language; no MPFR, no extensions)\n');
     return 0;
   }
-  if (cli.refused) { await ctx.warn(`fatal: ${cli.refused}`); return 2; }
+  if (cli.refused) { await say(ctx, `fatal: ${cli.refused}`); return 2; }
   if (cli.error !== undefined) {
-    if (cli.error.startsWith('unrecognized')) await ctx.warn(cli.error);
+    if (cli.error.startsWith('unrecognized')) await say(ctx, cli.error);
     await ctx.stderr.write(usage(name));
     return 1;
   }
@@ -205,12 +205,12 @@ async function runAwk(ctx: CommandContext): Promise<number> {
       }
     }).parse(cli.sources);
   } catch (e) {
-    for (const m of errors) await ctx.warn(m);
+    for (const m of errors) await say(ctx, m);
     return reportCompile(ctx, e, cli.sources);
   }
-  for (const m of errors) await ctx.warn(m);
+  for (const m of errors) await say(ctx, m);
   if (prog.errors.length) {
-    for (const m of prog.errors) await ctx.warn(m);
+    for (const m of prog.errors) await say(ctx, m);
     return 1;
   }
   const readonlyZone = (): never => {
@@ -234,26 +234,26 @@ async function runAwk(ctx: CommandContext): Promise<number> {
       processEscapes,
     });
   } catch (e) {
-    if (e instanceof Refused) { await ctx.warn(`fatal: ${e.message}`); return 2; }
+    if (e instanceof Refused) { await say(ctx, `fatal: ${e.message}`); return 2; }
     throw e;
   }
 }
 
 async function reportCompile(ctx: CommandContext, e: unknown, sources: Source[]): Promise<number> {
-  if (e instanceof Refused) { await ctx.warn(`cmd. line:1: fatal: ${e.message}`); return 2; }
+  if (e instanceof Refused) { await say(ctx, `cmd. line:1: fatal: ${e.message}`); return 2; }
   if (e instanceof AwkSyntaxError) {
     const src = sources.length === 1 ? sources[0]!.name : 'cmd. line';
     const where = `${src}:${e.line}:`;
     if (e.message === 'syntax error' || e.message.startsWith('unterminated')) {
-      await ctx.warn(`${where} ${e.src}`);
-      await ctx.warn(`${where} ${' '.repeat(Math.max(0, e.col))}^ ${e.message}`);
+      await say(ctx, `${where} ${e.src}`);
+      await say(ctx, `${where} ${' '.repeat(Math.max(0, e.col))}^ ${e.message}`);
     } else {
-      await ctx.warn(`${where} ${e.src}`);
-      await ctx.warn(`${where} ${' '.repeat(Math.max(0, e.col))}^ ${e.message}`);
+      await say(ctx, `${where} ${e.src}`);
+      await say(ctx, `${where} ${' '.repeat(Math.max(0, e.col))}^ ${e.message}`);
     }
     return 1;
   }
-  if (e instanceof AwkFatal) { await ctx.warn(`cmd. line:1: fatal: ${e.message}`); return 2; }
+  if (e instanceof AwkFatal) { await say(ctx, `cmd. line:1: fatal: ${e.message}`); return 2; }
   throw e;
 }
 

@@ -11,6 +11,11 @@ export function vpath(name: string): string {
 }
 export const NEED = Symbol('need');
 
+/** A diagnostic as gawk prints it: the name it was run as (awk or gawk), then the message. */
+export async function say(ctx: CommandContext, msg: string): Promise<void> {
+  await ctx.stderr.write(`${ctx.name}: ${msg}\n`);
+}
+
 export interface ByteSource {
   /** Sync read (files); undefined for a stream. */
   readSync?: () => Uint8Array | null;

@@ -1,5 +1,6 @@
 /** Runs a compiled awk program: BEGIN, the records of every input, END; errors as gawk reports them. */
 import type { CommandContext } from '../../src/command/index.js';
+import { say } from './io.js';
 import { Compiler, type St } from './compile.js';
 import { NEED } from './io.js';
 import type { Program } from './parser.js';
@@ -28,7 +29,7 @@ export async function runProgram(ctx: CommandContext, prog: Program, rt: Rt, opt
     const w = rt.warnings;
     rt.warnings = [];
     await out.stdout.flush();
-    for (const m of w) await ctx.warn(m);
+    for (const m of w) await say(ctx, m);
   };
   const fatal = async (e: unknown): Promise<number> => {
     if (e instanceof AwkFatal || e instanceof FormatError) {
@@ -36,7 +37,7 @@ export async function runProgram(ctx: CommandContext, prog: Program, rt: Rt, opt
       await out.stdout.flush().catch(() => undefined);
       if (e.message !== '') {
         const where = inMain ? ` (FILENAME=${rt.str(S.FILENAME) || '-'} FNR=${rt.str(S.FNR)})` : '';
-        await ctx.warn(`cmd. line:1:${where} fatal: ${e.message}`);
+        await say(ctx, `cmd. line:1:${where} fatal: ${e.message}`);
       }
       out.closeAll();
       return 2;
@@ -58,7 +59,7 @@ export async function runProgram(ctx: CommandContext, prog: Program, rt: Rt, opt
       const eq = a.indexOf('=');
       const name = eq > 0 ? a.slice(0, eq) : a;
       if (eq <= 0 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-        await ctx.warn(`fatal: \`${name}' is not a legal variable name`);
+        await say(ctx, `fatal: \`${name}' is not a legal variable name`);
         return 2;
       }
       assignVar(name, a.slice(eq + 1));
@@ -95,7 +96,7 @@ export async function runProgram(ctx: CommandContext, prog: Program, rt: Rt, opt
   } catch (e) {
     if (e instanceof AwkFatal && e.regex) {
       await flushWarnings();
-      await ctx.warn(`cmd. line:1: error: ${e.regex}`);
+      await say(ctx, `cmd. line:1: error: ${e.regex}`);
       return 1;
     }
     return fatal(e);
