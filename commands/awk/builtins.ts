@@ -257,7 +257,7 @@ export function compileBuiltin(c: Compiler, name: string, args: Expr[], _paren: 
     }
     case 'gensub': {
       argc(3, 4);
-      const re = c.regexSource(args[0]!), r = S_(1), how = c.expr(args[2]!), t = n === 4 ? S_(3) : () => rt.rec;
+      const re = c.regexSource(args[0]!), r = S_(1), how = c.expr(args[2]!), t: E = n === 4 ? c.expr(args[3]!) : () => new SN(rt.rec);
       return () => {
         const src = re();
         const rep = r();
@@ -269,7 +269,10 @@ export function compileBuiltin(c: Compiler, name: string, args: Expr[], _paren: 
           nth = Math.trunc(toNum(h));
           if (!(nth >= 1)) { rt.warn(`warning: gensub: third argument \`${hs}' treated as 1`); nth = 1; }
         }
-        return substitute(t(), src, gensubRepl(rep), all, nth)[0];
+        // nothing replaced: the target itself (a strnum stays one)
+        const tv = t();
+        const [res, cnt] = substitute(toStr(tv, rt.convfmt), src, gensubRepl(rep), all, nth);
+        return cnt === 0 ? tv : res;
       };
     }
     case 'match': {

@@ -48,7 +48,7 @@ export class Compiler {
       case 'str': case 'cat': return 'str';
       case 'assign': return e.op === '=' ? this.kind(e.e) : 'num';
       case 'builtin':
-        return ['substr', 'sprintf', 'tolower', 'toupper', 'gensub', 'strftime'].includes(e.name) ? 'str' : ['length', 'index', 'split', 'sub', 'gsub', 'match', 'int', 'sqrt', 'exp', 'log', 'sin', 'cos', 'atan2', 'rand', 'srand', 'asort', 'asorti', 'patsplit', 'systime', 'mktime', 'and', 'or', 'xor', 'compl', 'lshift', 'rshift', 'close', 'fflush'].includes(e.name) ? 'num' : 'any';
+        return ['substr', 'sprintf', 'tolower', 'toupper', 'strftime'].includes(e.name) ? 'str' : ['length', 'index', 'split', 'sub', 'gsub', 'match', 'int', 'sqrt', 'exp', 'log', 'sin', 'cos', 'atan2', 'rand', 'srand', 'asort', 'asorti', 'patsplit', 'systime', 'mktime', 'and', 'or', 'xor', 'compl', 'lshift', 'rshift', 'close', 'fflush'].includes(e.name) ? 'num' : 'any';
       default: return 'any';
     }
   }
@@ -145,7 +145,7 @@ export class Compiler {
       const idx = this.num(e.e);
       return {
         get: () => rt.field(rt.checkIndex(idx())),
-        set: (v) => rt.setField(rt.checkIndex(idx()), toStr(v, rt.convfmt)),
+        set: (v) => rt.setField(rt.checkIndex(idx()), toStr(v, rt.convfmt), v),
       };
     }
     if (e.t === 'idx') {

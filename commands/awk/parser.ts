@@ -159,6 +159,7 @@ export class Parser {
       }
     }
     if (this.isOp('{')) it.body = this.block();
+    else if (this.tok.kind !== 'nl' && this.tok.kind !== 'eof' && !this.isOp(';')) this.error();
     this.prog.items.push(it);
   }
 
@@ -538,7 +539,7 @@ export class Parser {
     switch (t.kind) {
       case 'num': case 'str': case 'name': case 'funcname': case 'builtin': return true;
       case 'kw': return t.text === 'getline';
-      case 'op': return t.text === '$' || t.text === '(' || t.text === '!' || t.text === '-' && false || t.text === '++' || t.text === '--';
+      case 'op': return t.text === '$' || t.text === '(' || t.text === '!' || t.text === '++' || t.text === '--';
       default: return false;
     }
   }
@@ -546,7 +547,7 @@ export class Parser {
   /** Concatenation; `noCmpIn` for a redirection target (no `in` either). */
   private concat(redirTarget: boolean): Expr {
     let a = this.additive();
-    while (this.startsConcat() && !(this.isOp('!') )) {
+    while (this.startsConcat() && !(this.isOp('!') && this.peekIs('~'))) {
       if (redirTarget && this.is('kw', 'in')) break;
       a = { t: 'cat', a, b: this.additive() };
     }

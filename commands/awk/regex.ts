@@ -13,6 +13,48 @@ const META = '\\^$.[]|()*+?{}';
 
 /** gawk's escapes in a regex (\n \t \/ \y \ooo \xhh ...) made plain for the ERE parser. */
 export function awkRegexSource(src: string): string {
+  return literalLeadingOps(escapes(src));
+}
+
+/** gawk reads `*`, `+` and `?` with nothing to repeat (at the start, after `(`, `|` or a leading `^`) as literal characters. */
+function literalLeadingOps(src: string): string {
+  let out = '';
+  let atStart = true;
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i]!;
+    if (c === '\\') {
+      out += c + (src[i + 1] ?? '');
+      i++;
+      atStart = false;
+      continue;
+    }
+    if (c === '[') {
+      let j = i + 1;
+      if (src[j] === '^') j++;
+      if (src[j] === ']') j++;
+      while (j < src.length && src[j] !== ']') {
+        if (src[j] === '[' && (src[j + 1] === ':' || src[j + 1] === '.' || src[j + 1] === '=')) {
+          const close = src.indexOf(src[j + 1] + ']', j + 2);
+          j = close < 0 ? j + 1 : close + 2;
+        } else j++;
+      }
+      out += src.slice(i, j + 1);
+      i = j;
+      atStart = false;
+      continue;
+    }
+    if ((c === '*' || c === '+' || c === '?') && atStart) {
+      out += '\\' + c;
+      atStart = false;
+      continue;
+    }
+    out += c;
+    atStart = c === '(' || c === '|' || (c === '^' && (atStart || out.length === 1));
+  }
+  return out;
+}
+
+function escapes(src: string): string {
   if (!src.includes('\\')) return src;
   let out = '';
   for (let i = 0; i < src.length; i++) {
@@ -57,7 +99,7 @@ const gcache = new Map<string, RegExp>();
 
 function build(src: string, flags: string): RegExp {
   try {
-    return compileRegex(awkRegexSource(src), { dialect: 'extended', flavor: 'sed', newline: 'any' }, flags);
+    return compileRegex(awkRegexSource(src), { dialect: 'extended', flavor: 'grep', newline: 'any' }, flags);
   } catch (e) {
     if (e instanceof RegexSyntaxError) {
       const f = new AwkFatal(`invalid regexp: ${e.message}: /${src}/`);

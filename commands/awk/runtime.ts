@@ -134,8 +134,12 @@ export class Rt {
     return this.g[slot] as AwkArr;
   }
 
+  /** Values assigned to fields keep their type (a string stays a string, not a strnum). */
+  assigned: Map<number, V> | null = null;
+
   setRecord(s: string): void {
     this.rec = s;
+    this.assigned = null;
     this.splitDone = false;
     this.recFs = this.str(S.FS);
     this.paragraph = this.str(S.RS) === '';
@@ -154,6 +158,7 @@ export class Rt {
   field(i: number): V {
     if (i === 0) return new SN(this.rec);
     if (!this.splitDone) this.split();
+    if (this.assigned !== null && this.assigned.has(i)) return this.assigned.get(i);
     if (i <= this.nf) return new SN(this.fields[i]!);
     return new SN('');
   }
@@ -161,7 +166,7 @@ export class Rt {
     if (n < 0 || n !== n) throw new AwkFatal(`attempt to access field ${Math.trunc(n)}`);
     return Math.trunc(n);
   }
-  setField(i: number, s: string): void {
+  setField(i: number, s: string, v?: V): void {
     if (i === 0) {
       this.setRecord(s);
       return;
@@ -169,6 +174,8 @@ export class Rt {
     this.split();
     while (this.nf < i) this.fields[++this.nf] = '';
     this.fields[i] = s;
+    if (v !== undefined && !(v instanceof SN)) (this.assigned ??= new Map()).set(i, v);
+    else this.assigned?.delete(i);
     this.rebuild();
   }
   getNF(): number {
@@ -182,6 +189,7 @@ export class Rt {
     while (this.nf < n) this.fields[++this.nf] = '';
     this.nf = n;
     this.fields.length = n + 1;
+    if (this.assigned) for (const k of [...this.assigned.keys()]) if (k > n) this.assigned.delete(k);
     this.rebuild();
   }
   rebuild(): void {

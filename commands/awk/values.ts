@@ -27,7 +27,7 @@ export class AwkArr extends Map<string, V> {}
 
 const NUM_RE = /^[ \t\n\r\f\v]*[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)/;
 const FULL_RE = /^[ \t\n\r\f\v]*[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)[ \t\n\r\f\v]*$/;
-const MAGIC_RE = /^[ \t\n\r\f\v]*([-+])(inf|nan)/i;
+const MAGIC_RE = /^[ \t\n\r\f\v]*([-+])(inf|nan)[ \t\n\r\f\v]*$/i;
 const MAGIC_FULL = /^[ \t\n\r\f\v]*[-+](?:inf|nan)[ \t\n\r\f\v]*$/i;
 
 /** strtod of the longest numeric prefix (0 if none), as awk converts a string to a number. */
