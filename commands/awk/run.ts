@@ -6,7 +6,6 @@ import { NEED } from './io.js';
 import type { Program } from './parser.js';
 import { AwkFatal } from './regex.js';
 import { EXIT, Jump, NEXT, NEXTFILE, Rt, S } from './runtime.js';
-import { setUserCompare } from './sort.js';
 import { FormatError } from './format.js';
 import { AwkArr, SN, toNum, type V } from './values.js';
 
@@ -102,7 +101,7 @@ export async function runProgram(ctx: CommandContext, prog: Program, rt: Rt, opt
     return fatal(e);
   }
   await flushWarnings();
-  setUserCompare((name) => {
+  rt.userCompare = (name) => {
     const fn = c.fns.get(name);
     if (!fn) return null;
     const call = c.expr({ t: 'call', name, args: [{ t: 'var', name: '\0i1' }, { t: 'var', name: '\0v1' }, { t: 'var', name: '\0i2' }, { t: 'var', name: '\0v2' }], line: 0 });
@@ -111,7 +110,7 @@ export async function runProgram(ctx: CommandContext, prog: Program, rt: Rt, opt
       rt.g[i1] = new SN(a[0]); rt.g[v1] = a[1]; rt.g[i2] = new SN(b[0]); rt.g[v2] = b[1];
       return toNum(call());
     };
-  });
+  };
 
   /** Run a list of blocks; true when one exits. */
   const runBlocks = (list: St[]): boolean => {

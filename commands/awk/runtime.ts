@@ -104,7 +104,8 @@ export class Rt {
   assignOperand: (name: string, value: string) => void = () => undefined;
   beginFile: () => number = () => 0;
   endFile: () => void = () => undefined;
-  rangeActive: boolean[] = [];
+  /** PROCINFO["sorted_in"] naming a user function: its comparison (set by the runner). */
+  userCompare: (name: string) => ((a: [string, V], b: [string, V]) => number) | null = () => null;
   warnings: string[] = [];
 
   constructor(readonly ctx: CommandContext, readonlyZone: () => never) {

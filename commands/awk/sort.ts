@@ -1,22 +1,75 @@
 /** for-in order (gawk's: string keys, then integer keys ascending), PROCINFO["sorted_in"], asort/asorti. */
 import type { Rt } from './runtime.js';
 import { S } from './runtime.js';
-import { AwkArr, compare, isNumeric, SN, toNum, toStr, type V } from './values.js';
+import { AwkArr, compare, isIntSubscript, isNumeric, SN, toNum, toStr, type V } from './values.js';
 
-const INT_KEY = /^(?:0|-?[1-9]\d{0,14})$/;
+const SIZES = [13, 127, 1021, 8191, 16381, 32749, 65497, 131101, 262147, 524309, 1048583, 2097169, 4194319, 8388617,
+  16777259, 33554467, 67108879, 134217757, 268435459, 536870923, 1073741827];
 
-/** User comparison functions for sorted_in, set by the runner: (i1, v1, i2, v2) => number. */
-export let userCompare: ((name: string) => ((a: [string, V], b: [string, V]) => number) | null) = () => null;
-export function setUserCompare(f: typeof userCompare): void {
-  userCompare = f;
+/** gawk's awk_hash of a subscript (sdbm, kept to 32 bits). */
+function hash(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 65599) + s.charCodeAt(i)) >>> 0;
+  return h;
 }
 
+/**
+ * The order gawk's str_array lists these keys in when they were inserted in this order: a
+ * chained hash table of prime size (13, then grown when entries / size > 2), new entries at
+ * the head of their chain, buckets listed from 0.
+ */
+function strOrder(keys: (string | [string])[]): string[] {
+  if (keys.length < 2) return keys as string[];
+  let size = 13;
+  let buckets: string[][] = Array.from({ length: size }, () => []);
+  const codes = new Map<string, number>();
+  let count = 0;
+  for (const ev of keys) {
+    if (typeof ev !== 'string') {
+      const k = ev[0];
+      const b = buckets[codes.get(k)! % size]!;
+      const at = b.indexOf(k);
+      if (at >= 0) b.splice(at, 1);
+      count--;
+      continue;
+    }
+    const k = ev;
+    const code = hash(k);
+    codes.set(k, code);
+    count++;
+    if (Math.floor(count / size) > 2) {
+      const ns = SIZES.find((s) => s > size) ?? size;
+      if (ns !== size) {
+        const nb: string[][] = Array.from({ length: ns }, () => []);
+        for (const b of buckets) for (const kk of b) nb[codes.get(kk)! % ns]!.unshift(kk);
+        buckets = nb;
+        size = ns;
+      }
+    }
+    buckets[code % size]!.unshift(k);
+  }
+  const out: string[] = [];
+  for (const b of buckets) for (const k of b) out.push(k);
+  return out;
+}
+
+/** gawk's unsorted for-in order (see strOrder; an array whose first subscript was an integer lists its other keys first, then its integers ascending). */
 function defaultOrder(m: AwkArr): string[] {
+  if (!m.intFirst) return strOrder(m.events ?? [...m.keys()]);
+  const keys = [...m.keys()];
   const strs: string[] = [];
+  const neg: string[] = [];
   const ints: string[] = [];
-  for (const k of m.keys()) (INT_KEY.test(k) ? ints : strs).push(k);
-  if (ints.length > 1) ints.sort((a, b) => Number(a) - Number(b));
-  return strs.length === 0 ? ints : ints.length === 0 ? strs : strs.concat(ints);
+  for (const k of keys) {
+    if (!isIntSubscript(k)) strs.push(k);
+    else if (k[0] === '-') neg.push(k);
+    else ints.push(k);
+  }
+  let sorted = true;
+  for (let i = 1; i < ints.length && sorted; i++) if (ints[i - 1]!.length > ints[i]!.length || (ints[i - 1]!.length === ints[i]!.length && ints[i - 1]! > ints[i]!)) sorted = false;
+  if (!sorted) ints.sort((a, b) => Number(a) - Number(b));
+  if (strs.length === 0 && neg.length === 0) return ints;
+  return strOrder(strs).concat(neg, ints);
 }
 
 const strCmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -49,7 +102,7 @@ export function orderKeys(m: AwkArr, how: string, rt: Rt): string[] | null {
     case '@val_type_desc': return keys.sort((a, b) => valCmp(val(b), val(a), convfmt) || strCmp(b, a));
     case '@unsorted': return defaultOrder(m);
   }
-  const f = userCompare(how);
+  const f = rt.userCompare(how);
   if (f) return keys.sort((a, b) => f([a, val(a)], [b, val(b)]));
   return null;
 }

@@ -22,8 +22,45 @@ export class SN {
 
 export type V = number | string | SN | undefined;
 
-/** An awk array: subscripts are strings. */
-export class AwkArr extends Map<string, V> {}
+const INT_SUB = /^(?:0|-?[1-9]\d{0,17})$/;
+
+/**
+ * An awk array: subscripts are strings. `intFirst` records what gawk decides from the first
+ * subscript stored into an empty array (an integer: its cint_array, else its str_array), which
+ * fixes the order of `for (k in a)`.
+ */
+export class AwkArr extends Map<string, V> {
+  intFirst = false;
+  /** Once an element was deleted: every insertion and deletion in order (a deletion as [key]), for gawk's hash order. */
+  events: (string | [string])[] | null = null;
+  override set(k: string, v: V): this {
+    if (this.size === 0) {
+      this.intFirst = INT_SUB.test(k);
+      this.events = null;
+    }
+    if (this.events !== null && !this.has(k)) this.events.push(k);
+    return super.set(k, v);
+  }
+  override delete(k: string): boolean {
+    if (!this.has(k)) return false;
+    if (this.size === 1) this.events = null;
+    else {
+      this.events ??= [...this.keys()];
+      this.events.push([k]);
+      // a long history of churn: keep only the live keys (the order may then differ from gawk's)
+      if (this.events.length > 4 * this.size + 64) this.events = null;
+    }
+    return super.delete(k);
+  }
+  override clear(): void {
+    super.clear();
+    this.events = null;
+  }
+}
+
+export function isIntSubscript(k: string): boolean {
+  return INT_SUB.test(k);
+}
 
 const NUM_RE = /^[ \t\n\r\f\v]*[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)/;
 const FULL_RE = /^[ \t\n\r\f\v]*[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)[ \t\n\r\f\v]*$/;
