@@ -21,7 +21,6 @@ export class Compiler {
   locals: Map<string, number> | null = null;
   readonly fns = new Map<string, Fn>();
   exitCode = 0;
-  loc = 'cmd. line:1';
   constructor(readonly rt: Rt, readonly prog: Program) {
     SPECIALS.forEach((n, i) => this.globals.set(n, i));
     for (const [name, def] of prog.funcs) {
@@ -514,6 +513,14 @@ export class Compiler {
   }
 
   stmt(s: Stmt): St {
+    const f = this.stmt1(s);
+    const loc = (s as { loc?: string }).loc;
+    if (loc === undefined || s.t === 'block' || s.t === 'if' || s.t === 'while' || s.t === 'do' || s.t === 'for' || s.t === 'forin') return f;
+    const rt = this.rt;
+    return () => { rt.loc = loc; return f(); };
+  }
+
+  private stmt1(s: Stmt): St {
     const rt = this.rt;
     switch (s.t) {
       case 'expr': {

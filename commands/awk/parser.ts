@@ -41,6 +41,7 @@ export type Stmt =
 
 export interface Item {
   kind: 'BEGIN' | 'END' | 'BEGINFILE' | 'ENDFILE' | 'main';
+  loc?: string;
   pattern?: Expr;
   pattern2?: Expr;
   body?: Stmt[];
@@ -83,7 +84,10 @@ export class Parser {
     return this.prog;
   }
 
+  private srcName = 'cmd. line';
   private parseSource(s: Source): void {
+    const savedName = this.srcName;
+    this.srcName = s.name;
     this.lx = new Lexer(s.text, this.warn);
     this.peeked = [];
     this.advance();
@@ -92,6 +96,7 @@ export class Parser {
       this.item();
       this.skipTerms();
     }
+    this.srcName = savedName;
   }
 
   private advance(): Tok {
@@ -149,7 +154,7 @@ export class Parser {
       this.prog.items.push({ kind: t.text, body: this.block() });
       return;
     }
-    const it: Item = { kind: 'main' };
+    const it: Item = { kind: 'main', loc: `${this.srcName}:${this.tok.line}` };
     if (!this.isOp('{')) {
       it.pattern = this.expr();
       if (this.isOp(',')) {
@@ -213,7 +218,15 @@ export class Parser {
     return this.stmt();
   }
 
+  /** Where a statement is, as gawk names it in messages ("cmd. line:2", "prog.awk:5"). */
   private stmt(): Stmt {
+    const loc = `${this.srcName}:${this.tok.line}`;
+    const s = this.stmt1();
+    (s as { loc?: string }).loc = loc;
+    return s;
+  }
+
+  private stmt1(): Stmt {
     const t = this.tok;
     if (this.isOp('{')) return { t: 'block', body: this.block() };
     if (t.kind === 'kw') {

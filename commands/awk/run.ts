@@ -36,7 +36,7 @@ export async function runProgram(ctx: CommandContext, prog: Program, rt: Rt, opt
       await out.stdout.flush().catch(() => undefined);
       if (e.message !== '') {
         const where = inMain ? ` (FILENAME=${rt.str(S.FILENAME) || '-'} FNR=${rt.str(S.FNR)})` : '';
-        await say(ctx, `cmd. line:1:${where} fatal: ${e.message}`);
+        await say(ctx, `${rt.loc}:${where} fatal: ${e.message}`);
       }
       out.closeAll();
       return 2;
@@ -87,6 +87,10 @@ export async function runProgram(ctx: CommandContext, prog: Program, rt: Rt, opt
               return true;
             };
           } else if (it.pattern) test = c.bool(it.pattern);
+          if (test && it.loc) {
+            const t0 = test, loc = it.loc;
+            test = () => { rt.loc = loc; return t0(); };
+          }
           rules.push({ test, action });
         }
       }

@@ -107,6 +107,8 @@ export class Rt {
   /** PROCINFO["sorted_in"] naming a user function: its comparison (set by the runner). */
   userCompare: (name: string) => ((a: [string, V], b: [string, V]) => number) | null = () => null;
   warnings: string[] = [];
+  /** The statement running, for messages. */
+  loc = 'cmd. line:1';
 
   constructor(readonly ctx: CommandContext, readonlyZone: () => never) {
     for (let i = 0; i < SPECIALS.length; i++) this.g.push(undefined);
@@ -249,7 +251,7 @@ export class Rt {
           this.warnings.push(`warning: command line argument \`${arg}' is a directory: skipped`);
           continue;
         }
-        this.warnings.push(`${toNum(this.g[S.NR] as V) > 0 ? 'cmd. line:1: ' : ''}fatal: cannot open file \`${arg}' for reading: ${e.reason}`);
+        this.warnings.push(`${toNum(this.g[S.NR] as V) > 0 ? this.loc + ': ' : ''}fatal: cannot open file \`${arg}' for reading: ${e.reason}`);
         throw new AwkFatal('', 2);
       }
     }
@@ -277,7 +279,7 @@ export class Rt {
 
   /** A diagnostic at the program's location ("cmd. line:1: warning: ..."). */
   warn(msg: string): void {
-    this.warnings.push(`cmd. line:1: ${msg}`);
+    this.warnings.push(`${this.loc}: ${msg}`);
   }
 
   /** Plain getline: the next record of the main input, read synchronously; null at its end. */
