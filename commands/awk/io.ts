@@ -176,10 +176,13 @@ export class RecordReader {
 /** One output: text waits in a string, written as bytes. */
 export class OutStream {
   buf = '';
-  constructor(private readonly sink: (b: Buffer) => void | Promise<void>, readonly writer?: AtomicWriter) {}
+  constructor(private readonly sink: (b: Buffer) => void | Promise<void>, readonly writer?: AtomicWriter,
+    /** What the destination still takes before it cuts the output (the returned stdout's cap). */
+    private readonly room: () => number = () => Infinity) {}
   write(s: string): void {
     this.buf += s;
-    if (this.buf.length > 4 * 1024 * 1024) void this.flushNow();
+    // inside one action (a BEGIN loop) nothing awaits: write past 4 MB, or past what the output still takes
+    if (this.buf.length > 65536 && (this.buf.length > 4 * 1024 * 1024 || this.buf.length > this.room())) void this.flushNow();
   }
   /** Write what waits (not awaited: for a file, or when the buffer grows inside one action). */
   flushNow(): void | Promise<void> {
@@ -198,7 +201,7 @@ export class Outputs {
   readonly stderr: OutStream;
   readonly files = new Map<string, OutStream>();
   constructor(private readonly ctx: CommandContext, private readonly readonlyZone: () => never) {
-    this.stdout = new OutStream((b) => ctx.stdout.write(b));
+    this.stdout = new OutStream((b) => ctx.stdout.write(b), undefined, () => ctx.stdout.room?.() ?? Infinity);
     this.stderr = new OutStream((b) => ctx.stderr.write(b));
   }
 

@@ -1,6 +1,7 @@
 /** Runs a compiled awk program: BEGIN, the records of every input, END; errors as gawk reports them. */
 import type { CommandContext } from '../../src/command/index.js';
 import { say } from './io.js';
+import { NoshError } from '../../src/errors.js';
 import { Compiler, type St } from './compile.js';
 import { NEED } from './io.js';
 import type { Program } from './parser.js';
@@ -31,9 +32,15 @@ export async function runProgram(ctx: CommandContext, prog: Program, rt: Rt, opt
     for (const m of w) await say(ctx, m);
   };
   const fatal = async (e: unknown): Promise<number> => {
+    if (e instanceof RangeError && /Map maximum size|Invalid string length|Invalid array length/.test(e.message)) {
+      out.closeAll();
+      throw new NoshError('MEMORY_LIMIT', `${ctx.name}: the program's data grew past what one command may hold (${e.message})`,
+        'Keep less in arrays and strings at once: aggregate as you go, or split the input and process it in parts.');
+    }
     if (e instanceof AwkFatal || e instanceof FormatError) {
       await flushWarnings();
       await out.stdout.flush().catch(() => undefined);
+      await out.stderr.flush().catch(() => undefined);
       if (e.message !== '') {
         const where = inMain ? ` (FILENAME=${rt.str(S.FILENAME) || '-'} FNR=${rt.str(S.FNR)})` : '';
         await say(ctx, `${rt.loc}:${where} fatal: ${e.message}`);
