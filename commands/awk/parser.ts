@@ -62,8 +62,8 @@ export interface Program {
 
 export class Refused extends Error {}
 
-export function refuse(what: string): never {
-  throw new Refused(`${what} is not supported in nosh: nosh runs no other program (no shell, no network). Read and write files in the zone with getline < "file" and print > "file" instead`);
+export function refuse(what: string, hint = 'Read and write files in the zone with getline < "file" and print > "file" instead'): never {
+  throw new Refused(`${what} is not supported in nosh: nosh runs no other program (no shell, no network). ${hint}`);
 }
 
 export interface Source { text: string; name: string }
@@ -415,7 +415,7 @@ export class Parser {
       this.advance();
       this.prog.writes = true;
       redir = { op, e: this.concat(true) };
-    } else if (this.isOp('|')) refuse('print | "command" (output to a command)');
+    } else if (this.isOp('|')) refuse('print | "command" (output to a command)', 'Print to standard output and pipe the command line instead (awk \'...\' file | sort), or print > "file" in the zone');
     else if (this.isOp('|&')) refuse('|& (a coprocess)');
     this.endSimple();
     return redir ? { t: kind, args, redir } : { t: kind, args };
