@@ -112,12 +112,14 @@ function parseCli(args: string[], readFile: (name: string) => string): Cli {
   }
 }
 
+/** Escapes in -v values, -F and var=value operands; gawk warns about unknown ones (without a location). */
+let escapeWarnings: string[] = [];
 function processEscapes(s: string): string {
   if (!s.includes('\\')) return s;
   let out = '';
   for (let i = 0; i < s.length;) {
     if (s[i] === '\\') {
-      const r = unescape(s, i, null, 0, false);
+      const r = unescape(s, i, (m) => { escapeWarnings.push(`warning: ${m}`); }, 0, false);
       out += r.text;
       i = r.end;
     } else out += s[i++];
@@ -227,9 +229,13 @@ async function runAwk(ctx: CommandContext): Promise<number> {
   procinfo.set('strftime', '%a %b %e %H:%M:%S %Z %Y');
   procinfo.set('FS', 'FS');
   procinfo.set('platform', 'posix');
+  escapeWarnings = [];
+  const fs = cli.fs === undefined ? undefined : processEscapes(cli.fs);
+  for (const m of escapeWarnings) await say(ctx, m);
+  escapeWarnings = [];
   try {
     return await runProgram(ctx, prog, rt, {
-      fs: cli.fs === undefined ? undefined : processEscapes(cli.fs),
+      fs,
       assigns: cli.assigns,
       processEscapes,
     });

@@ -69,6 +69,8 @@ function defaultOrder(m: AwkArr): string[] {
   for (let i = 1; i < ints.length && sorted; i++) if (ints[i - 1]!.length > ints[i]!.length || (ints[i - 1]!.length === ints[i]!.length && ints[i - 1]! > ints[i]!)) sorted = false;
   if (!sorted) ints.sort((a, b) => Number(a) - Number(b));
   if (strs.length === 0 && neg.length === 0) return ints;
+  // gawk keeps negative integers in an int_array listed before the others: closest to zero first
+  if (neg.length > 1) neg.sort((a, b) => Number(b) - Number(a));
   return strOrder(strs).concat(neg, ints);
 }
 
