@@ -12,6 +12,7 @@ type Loader = () => Promise<{ default: CommandDef }>;
 
 const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   '[': () => import('./test/index.js'),
+  'awk': () => import('./awk/index.js'),
   'b2sum': () => import('./b2sum/index.js'),
   'base32': () => import('./base32/index.js'),
   'base64': () => import('./base64/index.js'),
@@ -43,6 +44,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'find': () => import('./find/index.js'),
   'fmt': () => import('./fmt/index.js'),
   'fold': () => import('./fold/index.js'),
+  'gawk': () => import('./awk/index.js'),
   'git': () => import('./git/index.js'),
   'grep': () => import('./grep/index.js'),
   'gunzip': () => import('./gzip/index.js'),
