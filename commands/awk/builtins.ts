@@ -1,11 +1,28 @@
 /** awk's built-in functions, compiled to closures. */
-import type { Compiler, E } from './compile.js';
 import type { Expr } from './parser.js';
 import { sprintf } from './format.js';
 import { awkRegex, awkRegexG, AwkFatal } from './regex.js';
 import { LazyArr, S, splitBy } from './runtime.js';
 import { asort } from './sort.js';
 import { AwkArr, numToStr, SN, toNum, toStr, type V } from './values.js';
+import type { Rt } from './runtime.js';
+
+/** A compiled expression: a closure giving its value. */
+export type E = () => V;
+
+/** What a builtin needs of the compiler (src: compile.ts's Compiler), so this file does not import it back. */
+export interface Compiler {
+  readonly rt: Rt;
+  locals: Map<string, number> | null;
+  slot(name: string): number;
+  arr(name: string): () => AwkArr;
+  lvalue(e: Expr): { get: E; set: (v: V) => void };
+  expr(e: Expr): E;
+  num(e: Expr): () => number;
+  str(e: Expr): () => string;
+  regex(e: Expr): () => RegExp;
+  regexSource(e: Expr): () => string;
+}
 import { strftime } from '../../src/gnulib/strftime.js';
 
 // ---- glibc random() with gawk's 256-byte state (TYPE_4: degree 63, separation 1) ----

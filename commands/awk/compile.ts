@@ -1,13 +1,13 @@
 /** The AST compiled to closures: expressions to () => value (or number/string), statements to () => status. */
 import type { Expr, FuncDef, Program, Stmt } from './parser.js';
-import { compileBuiltin } from './builtins.js';
+import { compileBuiltin, type E } from './builtins.js';
+export type { E } from './builtins.js';
 import { sprintf } from './format.js';
 import { awkRegex, AwkFatal } from './regex.js';
 import { BREAK, CONTINUE, EXIT, Jump, LazyArr, NEXT, NEXTFILE, RETURN, Rt, S, SPECIALS, type Cell } from './runtime.js';
 import { AwkArr, compare, numToStr, SN, strToNum, subscript, toBool, toNum, toStr, type V } from './values.js';
 import { sortedKeys } from './sort.js';
 
-export type E = () => V;
 export type EN = () => number;
 export type ES = () => string;
 export type St = () => number;
