@@ -1,7 +1,8 @@
 /**
- * The toolbox and archive commands against spawning the real tools (issues #22 and #25):
- * checksums, base64 and gzip of the big file, tar and zip of the 1000-file tree, and their
- * extraction. Outputs to files are compared by digest; archives by what they hold (their bytes
+ * The toolbox, archive, language and SQLite commands against spawning the real tools (issues
+ * #22-#25): checksums, base64 and gunzip of the big file, tar and zip of the 1000-file tree and
+ * their extraction, awk, diff, jq and sqlite3 on the CSV. Inputs the rows need beyond the data
+ * set are made once by the real tools. Outputs to files are compared by digest; archives by what they hold (their bytes
  * carry times and host ids that differ between tools).
  */
 import { P } from '../data.js';
@@ -52,4 +53,18 @@ export const toolboxScenarios: Scenario[] = [
   row('archive/zip-r', 'archive', () => 'zip -q -r of the 1000-file tree', { argv: ['zip', '-q', '-r', `${out}/z.zip`, tree], cwd: '/' }),
   row('archive/unzip', 'archive', () => 'unzip -q -o of the 1000-file tree', { argv: ['unzip', '-q', '-o', `${out}/gnu.zip`, '-d', `${out}/ux`], cwd: '/' },
     byGnu(['zip', '-q', '-r', `${out}/gnu.zip`, tree])),
+  row('lang/awk-sum', 'languages', (c) => `awk '{s+=$3} END{print s}' (${mb(c.data.sizes.bigFileBytes)})`, { argv: ['awk', '{s+=$3} END{print s}', bigName], cwd: '/' }),
+  row('lang/awk-field', 'languages', (c) => `awk -F, '{print $1}' CSV (${mb(c.data.sizes.csvBytes)}) > file`, { argv: ['awk', '-F,', '{print $1}', csvName], cwd: '/', outFile: `${P.out}/awk.txt` }),
+  row('lang/awk-group', 'languages', (c) => `awk -F, sum by city CSV (${mb(c.data.sizes.csvBytes)})`, { argv: ['awk', '-F,', 'NR>1{s[$3]+=$4} END{for (k in s) printf "%s %.2f\\n", k, s[k]}', csvName], cwd: '/' }),
+  row('lang/diff-u', 'languages', (c) => `diff -u CSV and a copy with scattered changes (${mb(c.data.sizes.csvBytes)}) > file`,
+    { argv: ['diff', '-u', '--label', 'a', '--label', 'b', csvName, `${out}/data2.csv`], cwd: '/', outFile: `${P.out}/diff.txt` },
+    byGnu(['sh', '-c', `gawk -F, -v OFS=, 'NR%500==0{$2="changed"} NR%777==0{next} 1' ${csvName} > ${out}/data2.csv`])),
+  row('lang/jq', 'languages', (c) => `jq over the CSV as JSON (${mb(c.data.sizes.csvBytes)} CSV)`,
+    { argv: ['jq', '-c', 'map(select(.[2] == "Riga")) | length', `${out}/data.json`], cwd: '/' },
+    byGnu(['sh', '-c', `jq -R -s -c 'split("\\n") | map(select(length > 0) | split(","))' ${csvName} > ${out}/data.json`])),
+  row('sqlite/group-by', 'sqlite', (c) => `sqlite3 COUNT/GROUP BY on the CSV's table (${mb(c.data.sizes.csvBytes)} CSV)`,
+    { argv: ['sqlite3', `${out}/bench.db`, 'select city, count(*) from t group by city order by city'], cwd: '/' },
+    byGnu(['sh', '-c', `rm -f ${out}/bench.db && sqlite3 ${out}/bench.db '.import --csv ${csvName} t'`])),
+  row('sqlite/import', 'sqlite', (c) => `sqlite3 .import of the CSV (${mb(c.data.sizes.csvBytes)}) into :memory:`,
+    { argv: ['sqlite3', ':memory:', `.import --csv ${csvName} t`, 'select count(*) from t'], cwd: '/' }),
 ];

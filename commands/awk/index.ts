@@ -1,4 +1,4 @@
-import { defineCommand, type CommandContext, type CommandDef } from '../../src/command/index.js';
+import { defineCommand, versionText, type CommandContext, type CommandDef } from '../../src/command/index.js';
 import { NoshError } from '../../src/errors.js';
 import { VfsError } from '../../src/vfs/index.js';
 import { AwkSyntaxError, unescape } from './lexer.js';
@@ -185,7 +185,7 @@ async function runAwk(ctx: CommandContext): Promise<number> {
   }
   if (cli.help) { await ctx.stdout.write(usage(name)); return 0; }
   if (cli.version) {
-    await ctx.stdout.write('GNU Awk 5.2.1 (nosh: a TypeScript implementation of its language; no MPFR, no extensions)\n');
+    await ctx.stdout.write(versionText(def));
     return 0;
   }
   if (cli.refused) { await say(ctx, `fatal: ${cli.refused}`); return 2; }

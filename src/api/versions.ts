@@ -72,7 +72,7 @@ export const VERSION_METHODS: HostMethod[] = [
       ...Common,
       zone: z.string().optional().describe('A versioned zone (default documents).'),
       path: z.string().optional().describe('Only versions that changed this file or folder.'),
-      limit: z.number().int().min(1).max(200).default(20).describe('Versions per page (default 20).'),
+      limit: z.number().int().min(1).max(200).optional().describe('Versions per page (default 20).'),
       cursor: z.string().regex(/^[0-9a-f]{40}$/).optional().describe('next_cursor of the previous page.'),
     }).strict(),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
@@ -81,7 +81,7 @@ export const VERSION_METHODS: HostMethod[] = [
       const { repo } = await zoneAndRepo(engine, args);
       const start = (args.cursor as string | undefined) ?? await repo.head();
       const under = args.path === undefined ? [] : pathParts(String(args.path));
-      const r = await walkHistory(repo, start, { under, limit: args.limit as number, maxScan: 10_000 });
+      const r = await walkHistory(repo, start, { under, limit: (args.limit as number | undefined) ?? 20, maxScan: 10_000 });
       const commits = r.commits.map((x) => commitData(x.commit, x.changes));
       return { data: { commits, ...(r.next ? { next_cursor: r.next } : {}) }, message: `${commits.length} version${commits.length === 1 ? '' : 's'}` };
     },
@@ -94,7 +94,7 @@ export const VERSION_METHODS: HostMethod[] = [
       zone: z.string().optional().describe('A versioned zone (default documents).'),
       path: z.string().min(1).describe('The file.'),
       from: z.string().min(1).describe('The older version.'),
-      to: z.string().min(1).default('HEAD').describe('The newer version (default HEAD).'),
+      to: z.string().min(1).optional().describe('The newer version (default HEAD).'),
     }).strict(),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     runs: 'main',
@@ -102,7 +102,7 @@ export const VERSION_METHODS: HostMethod[] = [
       const { repo } = await zoneAndRepo(engine, args);
       const file = filePath(args.path);
       const from = await mustResolve(repo, refOf(args.from));
-      const to = await mustResolve(repo, refOf(args.to));
+      const to = await mustResolve(repo, refOf(args.to ?? 'HEAD'));
       const a = await blobAt(repo, from, file);
       const b = await blobAt(repo, to, file);
       if (!a && !b) throw new NoshError('FILE_NOT_FOUND', `${file} is in neither version`, 'List the versions that changed it with history {path}.', { path: '/' + file });
