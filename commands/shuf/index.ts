@@ -105,6 +105,21 @@ export default defineCommand({
     const parts: Buffer[] = [];
     const term = Buffer.from([eol]);
     const line = (i: number) => (lines ? lines[i]! : Buffer.from(String(lo + BigInt(i))));
+    // Lines go to standard output as they are drawn (stopping at the output cap), or are kept
+    // for -o FILE, up to the buffer limit: false when no more should be drawn.
+    const room = () => (ctx.stdout.room ? ctx.stdout.room() : Infinity);
+    let size = 0;
+    let tooBig = false;
+    const emit = async (chunk: Buffer[]): Promise<boolean> => {
+      if (outFile === undefined) {
+        await ctx.stdout.write(Buffer.concat(chunk));
+        return room() > 0;
+      }
+      parts.push(...chunk);
+      for (const c of chunk) size += c.length;
+      tooBig = size > ctx.limits.maxBufferBytes;
+      return !tooBig;
+    };
     try {
       if (reservoirFrom) {
         lines = reservoir(reservoirFrom, eol, head, r);
@@ -117,26 +132,35 @@ export default defineCommand({
           await ctx.warn('no lines to repeat');
           return 1;
         }
-        const room = () => (ctx.stdout.room ? ctx.stdout.room() : Infinity);
-        let size = 0;
+        if (head === Infinity && outFile !== undefined) {
+          // GNU writes without end; standard output at least stops at the output cap
+          await ctx.warn(`${outFile}: --repeat without -n would write without end: give -n COUNT`);
+          return 1;
+        }
         for (let i = 0; i < head;) {
           const chunk: Buffer[] = [];
           for (let k = 0; k < 1024 && i < head; k++, i++) chunk.push(line(r.choose(nLines)), term);
-          if (outFile !== undefined) {
-            parts.push(...chunk);
-            for (const c of chunk) size += c.length;
-            if (size > ctx.limits.maxBufferBytes) {
-              await ctx.warn(`${outFile}: refusing to write more than ${ctx.limits.maxBufferBytes} bytes (give -n COUNT)`);
-              return 1;
-            }
-          } else {
-            await ctx.stdout.write(Buffer.concat(chunk));
-            if (room() <= 0) break;
-          }
+          if (!(await emit(chunk))) break;
         }
       } else {
-        const h = Math.min(head, nLines);
-        for (const i of randperm(r, h, nLines)) parts.push(line(i), term);
+        // Without --random-source the permutation is drawn as it is written, so `shuf -i
+        // 1-99999999` stops at the output cap; with one, it is drawn whole first (GNU fails with
+        // nothing written when the file runs out).
+        const perm = randperm(r, Math.min(head, nLines), nLines);
+        let chunk: Buffer[] = [];
+        let more = true;
+        for (const i of rs === undefined ? perm : [...perm]) {
+          chunk.push(line(i), term);
+          if (chunk.length < 2048) continue;
+          more = await emit(chunk);
+          chunk = [];
+          if (!more) break;
+        }
+        if (more && chunk.length) await emit(chunk);
+      }
+      if (tooBig) {
+        await ctx.warn(`${outFile}: refusing to write more than ${ctx.limits.maxBufferBytes} bytes (give -n COUNT)`);
+        return 1;
       }
     } catch (e) {
       if (e instanceof RandomSourceError) {

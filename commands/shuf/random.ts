@@ -74,20 +74,21 @@ export class RandInt {
   }
 }
 
-/** randperm_new: the first h of a random permutation of 0..n-1 (a virtual array when n is large). */
-export function randperm(r: RandInt, h: number, n: number): number[] {
-  if (h === 0) return [];
-  if (h === 1) return [r.choose(n)];
+/** randperm_new: the first h of a random permutation of 0..n-1, drawn one by one (a sparse virtual array). */
+export function* randperm(r: RandInt, h: number, n: number): Generator<number> {
+  if (h === 0) return;
+  if (h === 1) {
+    yield r.choose(n);
+    return;
+  }
   const v = new Map<number, number>();
   const get = (i: number) => v.get(i) ?? i;
-  const out: number[] = [];
   for (let i = 0; i < h; i++) {
     const j = i + r.choose(n - i);
     const vi = get(i);
     const vj = get(j);
-    v.set(i, vj);
+    v.delete(i); // never read again
     v.set(j, vi);
-    out.push(vj);
+    yield vj;
   }
-  return out;
 }

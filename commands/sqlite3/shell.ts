@@ -248,12 +248,14 @@ export class Shell {
         sql = line.replace(/^\s+/, '');
         startline = lineno;
       } else sql += '\n' + line;
-      if (endsWithSemicolon(sql) && isComplete(sql)) {
+      // As the shell: the statement is looked at again only when the new line has a ';' (else a
+      // long statement read line by line would be tokenized once per line: quadratic).
+      if (line.includes(';') && endsWithSemicolon(sql) && isComplete(sql)) {
         await this.echoLine(sql);
         errCnt += await this.runChunk(sql, startline);
         await this.afterCommand();
         sql = '';
-      } else if (sql.trim() === '' ) {
+      } else if (startline === lineno && sql.trim() === '') {
         sql = '';
       }
     }
