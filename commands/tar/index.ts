@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import * as tarStream from 'tar-stream';
 import { defineCommand, helpText, parseArgs, UsageError, versionText, type CommandContext } from '../../src/command/index.js';
-import { VfsError } from '../../src/vfs/index.js';
+import { isLimitError, VfsError } from '../../src/vfs/index.js';
 import { walk } from '../../src/vfs/walk.js';
 import { gunzip, gzip, GzipError, type DecodeInfo, type EncodeInfo } from '../../src/gnulib/gzip.js';
 import { excluder, hasDotDot, leadingPrefix, Lister, MAX_NAME_BYTES, stripComponents } from './names.js';
@@ -32,8 +32,6 @@ interface Stage {
   made: string[];
 }
 
-/** A write that stops the whole extraction (nothing is left): quota, size limits, no space. */
-const STOPS = new Set(['EDQUOT', 'EFBIG', 'ENOSPC', 'EFSQUOT']);
 
 class Fatal extends Error {}
 
@@ -261,21 +259,29 @@ function stop(member: string, e: VfsError): Fatal {
 
 /** A stop: the staged files, the staging folder and every folder the extraction made go. */
 function undo(r: Run, st: Stage): void {
-  const fs = r.ctx.fs;
-  for (const f of st.files) try { fs.unlink(f.staged, r.ctx.cwd); } catch { /* already gone */ }
-  try { fs.rmdir(st.folder, r.ctx.cwd); } catch { /* not empty: left for the temp sweep */ }
-  for (const d of [...st.made].reverse()) try { fs.rmdir(d, r.ctx.cwd); } catch { /* holds something of its own */ }
+  closeStage(r, st, 0);
+  for (const d of [...st.made].reverse()) try { r.ctx.fs.rmdir(d, r.ctx.cwd); } catch { /* holds something of its own */ }
+}
+
+/** The staged files from `from` on (those not moved into place) and the staging folder removed. */
+function closeStage(r: Run, st: Stage, from: number): void {
+  const { fs, cwd } = r.ctx;
+  for (const f of st.files.slice(from)) try { fs.unlink(f.staged, cwd); } catch { /* already gone */ }
+  try { fs.rmdir(st.folder, cwd); } catch { /* not empty: left for the temp sweep */ }
   r.stage = undefined;
 }
 
 /** The end: every staged file moved into place in archive order (a later member replaces an earlier one). */
 async function place(r: Run, st: Stage): Promise<void> {
   const { ctx } = r;
+  let next = 0;
   try {
     for (const f of st.files) {
+      next++;
       try {
         ctx.fs.rename(f.staged, f.dest, ctx.cwd);
       } catch (e) {
+        try { ctx.fs.unlink(f.staged, ctx.cwd); } catch { /* the folder goes below */ }
         await error(r, `${f.rest}: Cannot open: ${reasonOf(e)}`);
         continue;
       }
@@ -285,9 +291,7 @@ async function place(r: Run, st: Stage): Promise<void> {
       } catch { /* GNU warns; the file is there */ }
     }
   } finally {
-    for (const f of st.files) try { ctx.fs.unlink(f.staged, ctx.cwd); } catch { /* moved */ }
-    try { ctx.fs.rmdir(st.folder, ctx.cwd); } catch { /* left for the temp sweep */ }
-    r.stage = undefined;
+    closeStage(r, st, next); // files not reached (an exception went through), then the folder
   }
 }
 
@@ -346,7 +350,7 @@ async function extractEntry(r: Run, entry: TarEntry, name: string, prefix: strin
     w = ctx.fs.createWriter(staged, ctx.cwd, { mode: 0o600 });
   } catch (e) {
     await drain(entry);
-    if (e instanceof VfsError && STOPS.has(e.errno)) throw stop(rest, e);
+    if (isLimitError(e)) throw stop(rest, e);
     return error(r, `${rest}: Cannot open: ${reasonOf(e)}`);
   }
   // A write over the quota or a size limit stops the whole extraction (read() undoes it).
@@ -355,7 +359,7 @@ async function extractEntry(r: Run, entry: TarEntry, name: string, prefix: strin
     w.commit();
   } catch (e) {
     w.abort();
-    throw e instanceof VfsError && STOPS.has(e.errno) ? stop(rest, e) : e;
+    throw isLimitError(e) ? stop(rest, e) : e;
   }
   st.files.push({ staged, dest, rest, mode: (h.mode ?? 0o644) & 0o777, mtime: h.mtime });
 }

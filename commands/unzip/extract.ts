@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CommandContext } from '../../src/command/index.js';
 import { walk } from '../../src/vfs/walk.js';
-import { VfsError } from '../../src/vfs/index.js';
+import { isLimitError, VfsError } from '../../src/vfs/index.js';
 import { ZipArchive, ZipError, safeEntryPath, specialKind, type ZipEntry } from '../../src/gnulib/zipread.js';
 
 export interface ExtractOptions {
@@ -14,9 +14,6 @@ export interface ExtractOptions {
   junk: boolean;
   quiet: number;
 }
-
-/** Write errors that stop the whole extraction: quota, size limits, no space. */
-const STOPS = new Set(['EDQUOT', 'EFBIG', 'ENOSPC', 'EFSQUOT']);
 
 /** Thrown to stop the whole extraction (nothing is moved into place). */
 export class StopAll extends Error {}
@@ -148,7 +145,8 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
         w = ctx.fs.createWriter(staged, ctx.cwd, { mode: 0o600 });
       } catch (err) {
         // a name the zone refuses (extension, blocked pattern) is skipped; a limit stops everything
-        if (!(err instanceof VfsError) || STOPS.has(err.errno)) throw err instanceof VfsError ? new StopAll(`${p.e.name}: ${err.reason}`) : err;
+        if (isLimitError(err)) throw new StopAll(`${p.e.name}: ${err.reason}`);
+        if (!(err instanceof VfsError)) throw err;
         await warn(`    skipping: ${p.e.name}  ${err.reason}`);
         status = Math.max(status, 1);
         continue;

@@ -81,6 +81,11 @@ export class VfsError extends Error implements PathFailure {
   }
 }
 
+/** A write stopped by a limit (nosh's quota, a size limit, the disk's space or quota), not by its name. */
+export function isLimitError(e: unknown): e is VfsError {
+  return e instanceof VfsError && (e.errno === 'EDQUOT' || e.errno === 'EFBIG' || e.errno === 'ENOSPC' || e.errno === 'EFSQUOT');
+}
+
 /** errnos that mean the zone's policy (or quota) refused the access: the audit log's refusals. */
 const REFUSING = new Set(['EBLOCKED', 'EEXT', 'EESCAPE', 'ESYMLINK', 'ESPECIAL', 'EHARDLINK', 'EROFS', 'EDQUOT']);
 

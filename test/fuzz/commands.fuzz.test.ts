@@ -177,21 +177,23 @@ const JS_LEAK = /^\s+at |\b(TypeError|RangeError|SyntaxError|ReferenceError|Inva
  * "Two strings must be given when translating.", the "Try 'prog --help'" tail), so later
  * lines are only checked for leaked JS error text.
  */
-/** Info-ZIP's tools do not print GNU's `prog: message`: their first lines as they print them. */
-const INFO_ZIP = new Set(['zip', 'unzip', 'zipinfo']);
+/** Tools whose diagnostics are not GNU's `prog: message`: the first lines they print instead. */
 const INFO_ZIP_FIRST = /^(\s*(zip|unzip|zipinfo)( error| warning| I\/O error)?: |\s*(caution|warning|error|skipping): |  End-of-central-directory signature not found|$)/;
+const OWN_FIRST_LINE: Readonly<Record<string, RegExp>> = {
+  zip: INFO_ZIP_FIRST, unzip: INFO_ZIP_FIRST, zipinfo: INFO_ZIP_FIRST,
+  // the sqlite3 shell: "Error: ...", "Parse error near line N: ...", "Runtime error ..."
+  sqlite3: /^(Error: |Parse error( near line \d+)?: |Runtime error)/,
+  // bash's builtin says "bash: type: NAME: not found"
+  type: /^nosh: type: /,
+};
 
 function checkStderr(prefixes: string[], stderr: string): string[] {
   if (stderr === '') return [];
   // gzip 1.12 starts "stdin: not in gzip format" on a line of its own, as the real one does.
   const lines = stderr.split('\n').slice(prefixes.includes('gzip') && stderr.startsWith('\n') ? 1 : 0);
   const problems: string[] = [];
-  const infoZip = prefixes.some((p) => INFO_ZIP.has(p)) && INFO_ZIP_FIRST.test(lines[0]!);
-  // the sqlite3 shell prints "Error: ...", "Parse error near line N: ..." or "Runtime error ..."
-  const sqliteShell = prefixes.includes('sqlite3') && /^(Error: |Parse error( near line \d+)?: |Runtime error)/.test(lines[0]!);
-  // type is bash's builtin there: "bash: type: NAME: not found", here "nosh: type: ..."
-  const shellBuiltin = prefixes.includes('type') && /^nosh: type: /.test(lines[0]!);
-  if (!infoZip && !sqliteShell && !shellBuiltin && !prefixes.some((p) => lines[0]!.startsWith(`${p}: `)) && !/^Usage:( |\n|$)/.test(lines.join('\n'))) {
+  const own = prefixes.some((p) => Object.hasOwn(OWN_FIRST_LINE, p) && OWN_FIRST_LINE[p]!.test(lines[0]!));
+  if (!own && !prefixes.some((p) => lines[0]!.startsWith(`${p}: `)) && !/^Usage:( |\n|$)/.test(lines.join('\n'))) {
     problems.push(`stderr does not start with \`${prefixes.join('|')}: \`: ${JSON.stringify(stderr.slice(0, 400))}`);
   }
   // util-linux column's own message: "undefined column name 'X'"
