@@ -119,6 +119,12 @@ export const ConfigSchema = z.object({
   quotas: QuotasSchema.default(QuotasSchema.parse({})),
   /** Group id -> member user ids (the default membership provider). */
   groups: z.record(z.string(), z.array(z.string())).default({}),
+  /** Where ownership and locks are kept: the embedded store in the base (default), or PostgreSQL at `url` (several servers). */
+  metadata: z.object({ url: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL').optional() }).strict().default({}),
+  /** The write_access a new file of a group zone gets when the call names none (Fileshed's modes). */
+  groupDefaultMode: z.enum(['owner', 'group', 'owner_ro']).default('group'),
+  /** Hours a locked edit holds its file before maintenance may remove it. */
+  lockMaxAgeHours: z.number().positive().max(24 * 365).default(24),
   /** Seconds after its last use when maintenance removes a session zone. */
   sessionTtlSeconds: count(10 * 365 * 24 * 3600).default(24 * 3600),
   /** User for calls without a context (single-user setups and the CLI). */

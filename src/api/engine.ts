@@ -15,6 +15,7 @@ import { EXEC_METHOD, execParamsOf, taskLimits, envelopeOfError, type ExecData, 
 import { checkParamsSize, type Surface } from './params.js';
 import { nullsAsAbsent } from './strict.js';
 import type { Invocation, Method, MethodEngine, MethodInfo } from './method.js';
+import { createMetaStore, type MetaStore } from '../meta/index.js';
 import { WriteOrder } from './write-order.js';
 import type { ZoneToolOptions, ZoneToolResult } from './host.js';
 import type { Role } from '../zones/context.js';
@@ -64,6 +65,9 @@ export class Engine implements MethodEngine {
   readonly writes = new WriteOrder();
   /** The commits of versioned zones (src/versioning). */
   readonly versioning = new Versioning();
+  /** Ownership of group files and locked edits, shared with the other processes serving the base (src/meta). */
+  readonly meta: MetaStore;
+  private readonly metaOpened: Promise<void>;
   /** The audit log's sinks (src/audit); undefined when it is off. */
   private readonly audit: ReturnType<typeof auditorFor>;
 
@@ -71,6 +75,9 @@ export class Engine implements MethodEngine {
   constructor(readonly config: ResolvedConfig, groupProvider?: GroupProvider, private readonly afterWrite?: AfterWrite, pool?: WorkerPool,
     audit?: AuditCallback) {
     this.workspace = new Workspace(config, groupProvider);
+    this.meta = createMetaStore(config, this.workspace.base);
+    this.metaOpened = this.meta.open();
+    this.metaOpened.catch(() => {}); // ready() reports it
     this.pool = pool ?? new WorkerPool({ threads: config.threads, memoryMb: config.limits.memoryMb, rssMb: config.limits.rssMb });
     if (pool && config.limits.rssMb !== undefined) pool.setRssLimit(config.limits.rssMb);
     this.audit = auditorFor(config, this.workspace.base, audit);
@@ -184,7 +191,7 @@ export class Engine implements MethodEngine {
 
   /** Load the method registry (the typed tools, the host methods): what methods() needs. */
   async ready(): Promise<void> {
-    await Promise.all([loadRegistry(), this.swept]);
+    await Promise.all([loadRegistry(), this.swept, this.metaOpened]);
   }
 
   /** Run a worker tool in a zone (and a peer zone for transfers); failures throw as NoshError. */
@@ -270,6 +277,7 @@ export class Engine implements MethodEngine {
     this.closed = true;
     this.audit?.file?.close();
     await this.pool.close();
+    await this.meta.close();
   }
 }
 

@@ -1,0 +1,28 @@
+import * as path from 'node:path';
+import type { ResolvedConfig } from '../config.js';
+import type { Zone } from '../zones/workspace.js';
+import { MemoryMetaStore } from './memory.js';
+import type { MetaStore } from './store.js';
+
+export type { MetaStore, Ownership, FileLock, WriteAccess } from './store.js';
+export { WRITE_ACCESS, isUnder } from './store.js';
+
+/**
+ * The store the config names: PostgreSQL when `metadata.url` is set, else the embedded one in
+ * the base. (Until the embedded store lands, a memory store: issue #20.)
+ */
+export function createMetaStore(_cfg: ResolvedConfig, _base: string): MetaStore {
+  return new MemoryMetaStore();
+}
+
+/**
+ * The key that names a zone in the store, the same in every process serving the base: the
+ * zone's folder relative to the base ('groups/eng', 'users/alice/Storage'), or 'mount:NAME' /
+ * 'root' for folders outside it.
+ */
+export function zoneKey(base: string, zone: Pick<Zone, 'kind' | 'name' | 'root'>): string {
+  if (zone.kind === 'mount') return `mount:${zone.name}`;
+  const rel = path.relative(base, zone.root);
+  if (zone.kind === 'root' || rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return zone.kind === 'root' ? 'root' : `abs:${path.resolve(zone.root)}`;
+  return rel.split(path.sep).join('/');
+}
