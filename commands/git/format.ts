@@ -59,6 +59,8 @@ export interface FileDiff {
   path: string;
   old?: { oid: string; mode: string; data: Uint8Array };
   new?: { oid: string; mode: string; data: Uint8Array };
+  /** A rename (log --follow): the old name and git's similarity score. */
+  from?: { path: string; score: number };
 }
 
 /** The lines of a text as diff takes them. */
@@ -78,12 +80,16 @@ function hunks(f: FileDiff, context: number) {
 
 /** git's patch of one file: `diff --git` header, mode lines, index line, hunks with headings. */
 export function patch(f: FileDiff, context = 3): string {
-  const out: string[] = [`diff --git a/${f.path} b/${f.path}`];
+  const out: string[] = [`diff --git a/${f.from?.path ?? f.path} b/${f.path}`];
+  if (f.from) {
+    out.push(`similarity index ${f.from.score}%`, `rename from ${f.from.path}`, `rename to ${f.path}`);
+    if (f.old!.oid === f.new!.oid) return out.join('\n') + '\n';
+  }
   if (!f.old) out.push(`new file mode ${f.new!.mode}`, `index ${ZERO}..${abbrev(f.new!.oid)}`);
   else if (!f.new) out.push(`deleted file mode ${f.old.mode}`, `index ${abbrev(f.old.oid)}..${ZERO}`);
   else if (f.old.mode !== f.new.mode) out.push(`old mode ${f.old.mode}`, `new mode ${f.new.mode}`, `index ${abbrev(f.old.oid)}..${abbrev(f.new.oid)}`);
   else out.push(`index ${abbrev(f.old.oid)}..${abbrev(f.new.oid)} ${f.old.mode}`);
-  const a = f.old ? `a/${f.path}` : '/dev/null';
+  const a = f.old ? `a/${f.from?.path ?? f.path}` : '/dev/null';
   const b = f.new ? `b/${f.path}` : '/dev/null';
   if ((f.old && isBinary(f.old.data)) || (f.new && isBinary(f.new.data))) {
     out.push(`Binary files ${a} and ${b} differ`);

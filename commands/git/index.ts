@@ -2,6 +2,7 @@ import { defineCommand, versionText, type CommandContext, type CommandDef, type 
 import { NoshError } from '../../src/errors.js';
 import { walk } from '../../src/vfs/walk.js';
 import { patch, stat, type FileDiff } from './format.js';
+import { blame } from './blame.js';
 import { log, parseLogArgs, parts, showCommit } from './log.js';
 import { GitError, L, REFUSED, REFUSED_GLOBAL, refuseDashRef, refused } from './util.js';
 
@@ -18,7 +19,7 @@ function mutates(args: string[]): boolean {
 
 const def: CommandDef = defineCommand({
   name: 'git',
-  summary: 'The version history of a versioned zone (documents, group:<id>): log, show, diff, status, restore, revert, tag.',
+  summary: 'The version history of a versioned zone (documents, group:<id>): log, show, diff, status, blame, restore, revert, tag.',
   usage: '<command> [<args>]',
   mutates,
   parse: 'raw',
@@ -49,7 +50,7 @@ async function dispatch(ctx: CommandContext, out: Out): Promise<number> {
   }
   const at = args.findIndex((a) => !a.startsWith('-'));
   if (at > 0 || args.length === 0) {
-    await out('usage: git <command> [<args>]\n\nnosh offers: log, show, diff, status, ls-files, rev-parse, tag, restore, checkout, revert.\n');
+    await out('usage: git <command> [<args>]\n\nnosh offers: log, show, diff, status, blame, ls-files, rev-parse, tag, restore, checkout, revert.\n');
     return args.length === 0 || args[0] === '--help' ? (args.length === 0 ? 1 : 0) : 129;
   }
   const sub = args[0]!;
@@ -63,6 +64,7 @@ async function dispatch(ctx: CommandContext, out: Out): Promise<number> {
   }
   switch (sub) {
     case 'log': return log(repo, rest, out);
+    case 'blame': return blame(repo, rest, ctx.cwd, out);
     case 'show': return show(repo, rest, out);
     case 'diff': return diff(ctx, repo, rest, out);
     case 'status': return status(ctx, repo, rest, out);

@@ -1,6 +1,7 @@
 /** git log and git show. */
 import type { RepoAccess, RepoCommit, RepoFileChange } from '../../src/command/index.js';
 import { formatDate, loadDiffs, patch, stat, type DateMode } from './format.js';
+import { renameSource } from './rename.js';
 import { GitError, L, refuseDashRef } from './util.js';
 
 export interface LogOptions {
@@ -19,6 +20,8 @@ export interface LogOptions {
   since?: number;
   paths: string[][];
   context: number;
+  /** --follow: one file's history across renames. */
+  follow?: boolean;
 }
 
 /** Parse log/show options; returns the options and the revisions named. */
@@ -50,7 +53,7 @@ export function parseLogArgs(args: string[], show: boolean): { o: LogOptions; re
     else if (a.startsWith('--author')) o.author = new RegExp(value(a, '--author'));
     else if (a.startsWith('--grep')) o.grep = new RegExp(value(a, '--grep'));
     else if (a.startsWith('--since') || a.startsWith('--after')) o.since = Date.parse(value(a, '--since')) / 1000;
-    else if (a === '--follow') { /* one file's history: the rename is not followed (nosh records no renames) */ }
+    else if (a === '--follow') o.follow = true;
     else if (a.startsWith('-')) throw new GitError(`unrecognized argument: ${a}`, 128);
     else revs.push(a);
   }
@@ -123,8 +126,11 @@ function medium(c: RepoCommit, date: DateMode): string {
   return `commit ${c.oid}\nAuthor: ${L(c.author.name)} <${L(c.author.email)}>\nDate:   ${formatDate(c.author, date)}\n\n${msg}\n`;
 }
 
+/** A change of a commit as log lists it; `from` when --follow found the file's old name. */
+export type LoggedChange = RepoFileChange & { from?: { path: string; score: number } };
+
 /** The text of one commit as log prints it (header, then the change listing asked for). */
-export async function showCommit(repo: RepoAccess, c: RepoCommit, o: LogOptions, changes: RepoFileChange[]): Promise<string> {
+export async function showCommit(repo: RepoAccess, c: RepoCommit, o: LogOptions, changes: LoggedChange[]): Promise<string> {
   let head: string;
   const listing = o.stat || o.nameOnly || o.nameStatus || o.patch;
   if (o.format !== undefined && o.format.startsWith('\x01')) head = expand(o.format.slice(1), c, o.date);
@@ -134,23 +140,59 @@ export async function showCommit(repo: RepoAccess, c: RepoCommit, o: LogOptions,
   if (!listing) return head;
   let text = o.oneline && o.format === undefined ? head : head + '\n';
   if (o.nameOnly) return text + changes.map((x) => L(x.path) + '\n').join('');
-  if (o.nameStatus) return text + changes.map((x) => `${x.status}\t${L(x.path)}\n`).join('');
+  if (o.nameStatus) {
+    return text + changes.map((x) => (x.from ? `R${String(x.from.score).padStart(3, '0')}\t${L(x.from.path)}\t${L(x.path)}\n` : `${x.status}\t${L(x.path)}\n`)).join('');
+  }
   const diffs = await loadDiffs(repo, changes);
   if (o.stat) text += stat(diffs.map((d) => ({ ...d, path: L(d.path) })));
   if (o.patch) {
     if (o.stat && diffs.length > 0) text += '\n';
-    text += diffs.map((d) => patch({ ...d, path: L(d.path) }, o.context)).join('');
+    text += diffs.map((d, i) => patch({ ...d, path: L(d.path), from: changes[i]!.from && { path: L(changes[i]!.from!.path), score: changes[i]!.from!.score } }, o.context)).join('');
   }
   return text;
+}
+
+/** Index of the first operand that names a file or folder of HEAD and no revision (-1: none). */
+async function firstPathOperand(repo: RepoAccess, head: string, revs: string[]): Promise<number> {
+  const tree = (await repo.readCommit(head)).tree;
+  for (let i = 0; i < revs.length; i++) {
+    if (await repo.resolve(revs[i]!) !== undefined) continue;
+    if (await repo.entryAt(tree, parts(revs[i]!).join('/'))) return i;
+  }
+  return -1;
+}
+
+/** The changes of one followed file in a commit: an added file whose rename source is found becomes a rename. */
+async function followed(repo: RepoAccess, parentTree: string | undefined, tree: string, path: string[]): Promise<LoggedChange[]> {
+  const changes: LoggedChange[] = await repo.diffTrees(parentTree, tree, path);
+  if (parentTree === undefined) return changes;
+  const name = path.join('/');
+  const added = changes.find((x) => x.status === 'A' && x.path === name);
+  if (!added) return changes;
+  const src = await renameSource(repo, parentTree, tree, added.newOid!);
+  if (!src) return changes;
+  return changes.map((x) => (x === added ? { ...x, status: 'M', oldOid: src.oid, oldMode: src.mode, from: { path: src.path, score: src.score } } : x));
 }
 
 /** git log: commits from the revision (HEAD) along first parents, filtered, newest first. */
 export async function log(repo: RepoAccess, args: string[], write: (s: string) => Promise<void>): Promise<number> {
   const { o, revs } = parseLogArgs(args, false);
   for (const r of revs) refuseDashRef(r);
-  const startRev = revs[0] ?? 'HEAD';
   const head = await repo.head();
   if (head === undefined) throw new GitError("your current branch 'main' does not have any commits yet", 128);
+  // As git: operands before '--' that are not revisions but files of HEAD are paths.
+  const firstPath = await firstPathOperand(repo, head, revs);
+  if (firstPath >= 0) {
+    const tree = (await repo.readCommit(head)).tree;
+    for (const p of revs.slice(firstPath + 1)) {
+      if (!await repo.entryAt(tree, parts(p).join('/'))) {
+        throw new GitError(`${L(p)}: no such path in the working tree.\nUse 'git <command> -- <path>...' to specify paths that do not exist locally.`, 128);
+      }
+    }
+    o.paths = [...revs.splice(firstPath).map(parts), ...o.paths];
+  }
+  if (o.follow && o.paths.length !== 1) throw new GitError('--follow requires exactly one pathspec', 128);
+  const startRev = revs[0] ?? 'HEAD';
   const start = await repo.resolve(startRev);
   if (start === undefined) throw new GitError(`ambiguous argument '${startRev}': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'`, 128);
   let oid: string | undefined = start;
@@ -164,8 +206,13 @@ export async function log(repo: RepoAccess, args: string[], write: (s: string) =
     if (o.author && !o.author.test(`${c.author.name} <${c.author.email}>`)) continue;
     if (o.grep && !o.grep.test(c.message)) continue;
     const parentTree = c.parent[0] ? (await repo.readCommit(c.parent[0])).tree : undefined;
-    let changes: RepoFileChange[] = [];
-    if (o.paths.length > 0) {
+    let changes: LoggedChange[] = [];
+    if (o.follow) {
+      changes = await followed(repo, parentTree, c.tree, o.paths[0]!);
+      if (changes.length === 0) continue;
+      const r = changes.find((x) => x.from);
+      if (r) o.paths = [parts(r.from!.path)];
+    } else if (o.paths.length > 0) {
       for (const p of o.paths) changes.push(...await repo.diffTrees(parentTree, c.tree, p));
       if (changes.length === 0) continue;
       changes.sort((x, y) => (x.path < y.path ? -1 : 1));

@@ -1,10 +1,12 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { z } from 'zod';
 import { NoshError } from '../errors.js';
 import { commandNames, loadCommand } from '../../commands/index.js';
 import { ContextSchema, roleMayWrite, type Context } from '../zones/context.js';
 import { countFiles } from '../zones/quota.js';
 import { STALE_TEMP_SECONDS, expireSessions, removeStaleTemps } from '../zones/maintenance.js';
+import { gitdirsUnder, packLoose } from '../versioning/pack.js';
 import { validateFileName } from '../zones/transfer.js';
 import type { Zone } from '../zones/workspace.js';
 import type { HostEngine, MethodInfo } from './method.js';
@@ -114,7 +116,7 @@ export const HOST_METHODS: HostMethod[] = [
   },
   {
     name: 'maintenance',
-    description: 'Operator task: remove expired session zones and stale temporary files; optionally recount quota usage from disk.',
+    description: 'Operator task: remove expired session zones and stale temporary files, pack the loose objects of versioned zones; optionally recount quota usage from disk.',
     input: z.object({ ...Ctx, rescan: z.boolean().optional().describe('Recount quota usage from disk (repairs drift).') }).strict(),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     runs: 'main',
@@ -123,8 +125,10 @@ export const HOST_METHODS: HostMethod[] = [
       const sessions = await expireSessions(base, engine.config.sessionTtlSeconds);
       for (const id of sessions) engine.workspace.quotas.forget(`session:${id}`);
       const temps = await removeStaleTemps(engine.workspace.writableFolders(), STALE_TEMP_SECONDS);
+      let packed = 0;
+      for (const gitdir of await gitdirsUnder(path.join(base, 'versions'))) packed += await packLoose(gitdir);
       const rescan = args.rescan ? await engine.workspace.quotas.rescan() : undefined;
-      return { data: { expired_sessions: sessions, stale_temp_files: temps, ...(rescan ? { rescan } : {}) } };
+      return { data: { expired_sessions: sessions, stale_temp_files: temps, packed_objects: packed, ...(rescan ? { rescan } : {}) } };
     },
   },
   {
