@@ -3,9 +3,27 @@ import type { RepoAccess } from '../command/index.js';
 import { Repo } from '../versioning/repo.js';
 import { diffTrees, resolveRevision } from '../versioning/history.js';
 
+/**
+ * The Repos of the worker's last few git directories, kept across tasks: a Repo's cache holds
+ * the parsed index of each pack, and parsing it again for every `git log` of a packed
+ * 10 000-commit history cost a second per call. Objects never change once written; packs
+ * written later are found by the next read (isomorphic-git lists the pack folder).
+ */
+const recent = new Map<string, Repo>();
+const RECENT_MAX = 8;
+
+function repoOf(gitdir: string): Repo {
+  let repo = recent.get(gitdir);
+  if (repo) recent.delete(gitdir);
+  else repo = new Repo(gitdir);
+  recent.set(gitdir, repo);
+  if (recent.size > RECENT_MAX) recent.delete(recent.keys().next().value!);
+  return repo;
+}
+
 /** The RepoAccess of a versioned zone's task (src/command's capability), over its git directory. */
 export function repoAccess(gitdir: string, user: string): RepoAccess & { commitMessage?: string } {
-  const repo = new Repo(gitdir);
+  const repo = repoOf(gitdir);
   const access: RepoAccess & { commitMessage?: string } = {
     user,
     head: () => repo.exists() ? repo.head() : Promise.resolve(undefined),
