@@ -1,6 +1,5 @@
-import git from 'isomorphic-git';
 import type { RepoAccess } from '../command/index.js';
-import { Repo } from '../versioning/repo.js';
+import { Repo, loadGit } from '../versioning/repo.js';
 import { diffTrees, resolveRevision } from '../versioning/history.js';
 
 /** The RepoAccess of a versioned zone's task (src/command's capability), over its git directory. */
@@ -32,7 +31,7 @@ export function repoAccess(gitdir: string, user: string): RepoAccess & { commitM
     },
     deleteTag: (name) => repo.deleteTag(name),
     async hashBlob(data) {
-      return (await git.hashBlob({ object: data })).oid;
+      return (await (await loadGit()).hashBlob({ object: data })).oid;
     },
     setCommitMessage(message) {
       access.commitMessage = message;
