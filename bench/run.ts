@@ -46,6 +46,7 @@ const COLUMNS: { title: string; ids: string[] }[] = [
   { title: 'just-bash mem', ids: ['jb-mem'] },
   { title: 'just-bash disk', ids: ['jb-disk'] },
   { title: 'MCP fs server', ids: ['mcp-fs'] },
+  { title: 'node -e 0', ids: ['node0'] },
 ];
 
 function progress(s: string): void {

@@ -73,7 +73,10 @@ function textOf(res: any): string {
   return t;
 }
 
-interface Call { tool: string; args: Record<string, unknown>; check: (text: string) => boolean }
+/** args: fixed, or made for each call (an edit that undoes the previous one, so that every call changes the file). */
+interface Call { tool: string; args: Record<string, unknown> | (() => Record<string, unknown>); check: (text: string) => boolean }
+
+const argsOf = (call: Call) => (typeof call.args === 'function' ? call.args() : call.args);
 
 /** One system of a scenario, ready to be measured (or its cell saying why not). */
 type Prepared = { cell: Cell } | { key: string; label: string; invoke: () => Promise<unknown> };
@@ -83,7 +86,7 @@ async function prepareRpc(serve: NoshServe, call: Call): Promise<Prepared> {
   const label = 'nosh serve (JSON-RPC)';
   if ((await serve.start()) === null) return { cell: { system: 'nosh-rpc', label, status: 'skipped', note: serve.unavailable ?? 'skipped' } };
   const invoke = async () => {
-    const msg = await serve.call(call.tool, call.args);
+    const msg = await serve.call(call.tool, argsOf(call));
     const env = msg.result as { success: boolean; data?: { content?: string } } | undefined;
     return env?.success ? (env.data?.content ?? JSON.stringify(env.data)) : `error: ${JSON.stringify(msg.error ?? env)}`;
   };
@@ -98,7 +101,7 @@ async function prepareMcp(key: 'nosh-mcp' | 'mcp-fs', label: string, root: strin
     return { cell: { system: key, label, status: conn.startsWith('absent') ? 'absent' : conn.startsWith('skipped') ? 'skipped' : 'error', note: conn } };
   }
   if (!conn.tools.has(call.tool)) return { cell: { system: key, label, status: 'skipped', note: `skipped: tool ${call.tool} missing` } };
-  const invoke = () => conn.client.callTool({ name: call.tool, arguments: call.args });
+  const invoke = () => conn.client.callTool({ name: call.tool, arguments: argsOf(call) });
   try {
     const first = await invoke();
     if (first.isError || !call.check(textOf(first))) return { cell: { system: key, label, status: 'wrong', note: `WRONG: ${textOf(first).slice(0, 100)}` } };
@@ -113,17 +116,18 @@ async function prepareMcp(key: 'nosh-mcp' | 'mcp-fs', label: string, root: strin
  * on a shared machine a burst of load then falls on all three, not on whichever ran then, so
  * the ratio between them holds better than their absolute figures.
  */
-function scenario(id: string, title: string, calls: (root: string) => { fs: Call; nosh: Call }): Scenario {
+function scenario(id: string, title: string, calls: (root: string, system: 'nosh-rpc' | 'nosh-mcp') => { fs: Call; nosh: Call }): Scenario {
   return {
     id, group: 'mcp', title,
     async run(ctx: Ctx): Promise<ScenarioResult> {
       const root = ctx.data.root;
-      const c = calls(root);
+      const c = calls(root, 'nosh-rpc');
+      const m = calls(root, 'nosh-mcp');
       const serve = new NoshServe(root);
       try {
         const prepared = [
           await prepareRpc(serve, c.nosh),
-          await prepareMcp('nosh-mcp', 'nosh mcp', root, c.nosh),
+          await prepareMcp('nosh-mcp', 'nosh mcp', root, m.nosh),
           await prepareMcp('mcp-fs', 'MCP server-filesystem', root, c.fs),
         ];
         const ready = prepared.filter((p): p is Exclude<Prepared, { cell: Cell }> => !('cell' in p));
@@ -154,6 +158,59 @@ export const mcpScenarios: Scenario[] = [
     return {
       fs: { tool: 'list_directory', args: { path: join(root, P.lat, P.dir) }, check },
       nosh: { tool: 'list', args: { path: `${P.lat}/${P.dir}` }, check },
+    };
+  }),
+  scenario('mcp/tree', 'MCP tree of lat/ (2 levels, 43 entries)', (root) => {
+    const names = fs.readdirSync(join(root, P.lat, P.dir));
+    const check = (t: string) => names.every((n) => t.includes(n));
+    return {
+      fs: { tool: 'directory_tree', args: { path: join(root, P.lat) }, check },
+      nosh: { tool: 'tree', args: { path: P.lat }, check },
+    };
+  }),
+  scenario('mcp/find', "MCP find '*.txt' below lat/ (42 files)", (root) => {
+    const names = fs.readdirSync(join(root, P.lat, P.dir));
+    const check = (t: string) => names.every((n) => t.includes(n)) && t.includes(P.small);
+    return {
+      fs: { tool: 'search_files', args: { path: join(root, P.lat), pattern: '**/*.txt' }, check },
+      nosh: { tool: 'find', args: { path: P.lat, pattern: '*.txt', type: 'file' }, check },
+    };
+  }),
+  scenario('mcp/stat', 'MCP stat small.txt', (root) => {
+    const size = String(fs.statSync(join(root, P.lat, P.small)).size);
+    const check = (t: string) => t.includes(size);
+    return {
+      fs: { tool: 'get_file_info', args: { path: join(root, P.lat, P.small) }, check },
+      nosh: { tool: 'stat', args: { path: `${P.lat}/${P.small}` }, check },
+    };
+  }),
+  scenario('mcp/write', 'MCP write a 1 KiB file', (root, system) => {
+    const content = fs.readFileSync(join(root, P.lat, P.small), 'utf8');
+    const check = (t: string) => t.length > 0;
+    return {
+      fs: { tool: 'write_file', args: { path: join(root, P.out, 'mcp-fs-write.txt'), content }, check },
+      nosh: { tool: 'write', args: { path: `${P.out}/${system}-write.txt`, content }, check },
+    };
+  }),
+  scenario('mcp/edit', 'MCP edit one line of a 1 KiB file', (root, system) => {
+    const text = fs.readFileSync(join(root, P.lat, P.small), 'utf8');
+    const lines = text.split('\n');
+    const line = lines[3]!;
+    // each call swaps the line for its marked form and back: every call finds its text once
+    const toggle = (file: string, args: (from: string, to: string) => Record<string, unknown>) => {
+      fs.mkdirSync(join(root, P.out), { recursive: true });
+      fs.writeFileSync(join(root, P.out, file), text);
+      let marked = false;
+      return () => {
+        const [from, to] = marked ? [`${line} EDITED`, line] : [line, `${line} EDITED`];
+        marked = !marked;
+        return args(from, to);
+      };
+    };
+    const check = (t: string) => t.includes('EDITED');
+    return {
+      fs: { tool: 'edit_file', args: toggle('mcp-fs-edit.txt', (from, to) => ({ path: join(root, P.out, 'mcp-fs-edit.txt'), edits: [{ oldText: from, newText: to }] })), check },
+      nosh: { tool: 'edit', args: toggle(`${system}-edit.txt`, (from, to) => ({ path: `${P.out}/${system}-edit.txt`, edits: [{ old_text: from, new_text: to }] })), check },
     };
   }),
 ];

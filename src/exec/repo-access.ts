@@ -1,6 +1,5 @@
-import git from 'isomorphic-git';
 import type { RepoAccess } from '../command/index.js';
-import { Repo } from '../versioning/repo.js';
+import { Repo, loadGit } from '../versioning/repo.js';
 import { diffTrees, resolveRevision } from '../versioning/history.js';
 
 /**
@@ -50,7 +49,7 @@ export function repoAccess(gitdir: string, user: string): RepoAccess & { commitM
     },
     deleteTag: (name) => repo.deleteTag(name),
     async hashBlob(data) {
-      return (await git.hashBlob({ object: data })).oid;
+      return (await (await loadGit()).hashBlob({ object: data })).oid;
     },
     setCommitMessage(message) {
       access.commitMessage = message;

@@ -20,20 +20,37 @@ const MAX_LINE_BYTES = 16 * 1024 * 1024;
  */
 export function createMcpServer(nosh: Nosh, version: string, gate?: CallGate): Server {
   const server = new Server({ name: 'nosh', version }, { capabilities: { tools: {} } });
-  const methods = nosh.methods(undefined, 'model');
-
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: methods.map((m) => ({
-      name: m.name,
-      description: m.description,
-      inputSchema: z.toJSONSchema(m.input) as { type: 'object'; properties?: Record<string, unknown> },
-      annotations: m.annotations,
-    })),
+  const call = toolCaller(nosh, gate);
+  const listTools = () => call.methods.map((m) => ({
+    name: m.name,
+    description: m.description,
+    inputSchema: z.toJSONSchema(m.input) as { type: 'object'; properties?: Record<string, unknown> },
+    annotations: m.annotations,
   }));
+  let tools: ReturnType<typeof listTools> | undefined;
+
+  // The tool list is the same for the life of the server: its JSON Schemas are made once.
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools ??= listTools() }));
 
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-    const { name, arguments: args } = req.params;
-    if (!methods.some((m) => m.name === name)) {
+    const token = req.params._meta?.progressToken;
+    const progress = token === undefined ? undefined : (ticks: number) => {
+      void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ticks, message: `${req.params.name} running` } }).catch(() => {});
+    };
+    return call(req.params.name, req.params.arguments, extra.signal, progress);
+  });
+  return server;
+}
+
+type ToolCaller = ((name: string, args: Record<string, unknown> | undefined, signal: AbortSignal, progress?: (ticks: number) => void) => Promise<ReturnType<typeof result>>)
+  & { methods: ReturnType<Nosh['methods']> };
+
+/** tools/call, as the SDK's handler and the stdio fast path (serveMcpStdio) both answer it. */
+function toolCaller(nosh: Nosh, gate?: CallGate): ToolCaller {
+  const methods = nosh.methods(undefined, 'model');
+  const names = new Set(methods.map((m) => m.name));
+  const call = async (name: string, args: Record<string, unknown> | undefined, signal: AbortSignal, progress?: (ticks: number) => void) => {
+    if (!names.has(name)) {
       return result(fail('INVALID_ARGUMENT', `unknown tool '${name}'`, `Tools: ${methods.map((m) => m.name).join(', ')}.`, { tool: name }));
     }
     if (args !== undefined && Object.hasOwn(args, 'context')) {
@@ -44,21 +61,17 @@ export function createMcpServer(nosh: Nosh, version: string, gate?: CallGate): S
       return result(env);
     }
     // Long calls send progress notifications when the client asked for them.
-    const token = req.params._meta?.progressToken;
     let ticks = 0;
-    const timer = token === undefined ? undefined : setInterval(() => {
-      ticks++;
-      void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ticks, message: `${name} running` } }).catch(() => {});
-    }, PROGRESS_EVERY_MS);
+    const timer = progress === undefined ? undefined : setInterval(() => progress(++ticks), PROGRESS_EVERY_MS);
     gate?.enter();
     try {
-      return result(await nosh.call(name, args ?? {}, { signal: extra.signal }));
+      return result(await nosh.call(name, args ?? {}, { signal }));
     } finally {
       gate?.leave();
       if (timer) clearInterval(timer);
     }
-  });
-  return server;
+  };
+  return Object.assign(call, { methods });
 }
 
 /** A tool result carrying the envelope, as text and as structured content. */
@@ -77,8 +90,9 @@ function result(env: Envelope<unknown>) {
  * and concatenates its buffer on every chunk of a long line. A line that is not a JSON-RPC
  * message, which the SDK drops without a word, is answered here as `nosh serve` does: -32700
  * (not JSON) or -32600 (nested too deep, or not a request, notification or response).
+ * `intercept` sees each parsed message first; a message it takes (true) goes no further.
  */
-export function boundedLines(input: Readable, output: Writable, maxLineBytes = MAX_LINE_BYTES): PassThrough {
+export function boundedLines(input: Readable, output: Writable, maxLineBytes = MAX_LINE_BYTES, intercept?: (msg: unknown) => boolean): PassThrough {
   const lines = new PassThrough();
   const refuse = (code: number, message: string, data?: unknown, id: unknown = null, rawId?: string) => {
     const error = data === undefined ? { code, message } : { code, message, data };
@@ -93,6 +107,7 @@ export function boundedLines(input: Readable, output: Writable, maxLineBytes = M
     } catch {
       return refuse(-32700, 'Parse error');
     }
+    if (intercept?.(msg)) return;
     if (!JSONRPCMessageSchema.safeParse(msg).success) {
       const id = (msg as { id?: unknown } | null)?.id;
       const known = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
@@ -132,11 +147,94 @@ const MAX_CALLS = 32;
 
 /** Serve MCP over stdio until the client disconnects. */
 export async function serveMcpStdio(nosh: Nosh, version: string): Promise<void> {
-  const server = createMcpServer(nosh, version, new CallGate(MAX_CALLS, (full) => { if (full) process.stdin.pause(); else process.stdin.resume(); }));
+  const gate = new CallGate(MAX_CALLS, (full) => { if (full) process.stdin.pause(); else process.stdin.resume(); });
+  const server = createMcpServer(nosh, version, gate);
+  const fast = new FastCalls(toolCaller(nosh, gate), (msg) => process.stdout.write(JSON.stringify(msg) + '\n'));
   // the transport's own cap only has to pass any line boundedLines lets through
-  const transport = new StdioServerTransport(boundedLines(process.stdin, process.stdout), process.stdout, { maxBufferSize: MAX_LINE_BYTES + 2 });
+  const transport = new StdioServerTransport(boundedLines(process.stdin, process.stdout, MAX_LINE_BYTES, (msg) => fast.take(msg)), process.stdout, { maxBufferSize: MAX_LINE_BYTES + 2 });
   const closed = new Promise<void>((resolve) => { server.onclose = () => resolve(); });
   await server.connect(transport);
-  process.stdin.once('end', () => void server.close());
+  process.stdin.once('end', () => {
+    fast.abortAll();
+    void server.close();
+  });
   await closed;
+}
+
+type Id = string | number;
+
+/**
+ * tools/call answered without the SDK (issue #27: `nosh mcp` took 190 µs more per call than
+ * `nosh serve`, most of it the SDK validating each message with zod three times: the
+ * message, the request, the result). Only a call of the plain shape is taken: `jsonrpc`,
+ * an id (a string or a safe integer), `method`, and params of `name`, `arguments` (an object)
+ * and `_meta` with at most a `progressToken`; any other message, a malformed call included,
+ * goes on to the SDK and is answered as before. A `notifications/cancelled` naming a call
+ * taken here aborts it (and goes on to the SDK too); a cancelled call is not answered, as the
+ * SDK does not answer one.
+ */
+export class FastCalls {
+  private readonly running = new Map<Id, AbortController>();
+
+  constructor(private readonly call: ToolCaller, private readonly send: (msg: object) => void) {}
+
+  /** Take `msg` if it is a plain tools/call (true), else leave it (false). */
+  take(msg: unknown): boolean {
+    if (!isPlainObject(msg) || msg.jsonrpc !== '2.0') return false;
+    if (msg.method === 'notifications/cancelled' && !Object.hasOwn(msg, 'id')) {
+      const id = isPlainObject(msg.params) ? msg.params.requestId : undefined;
+      if ((typeof id === 'string' || typeof id === 'number')) this.running.get(id)?.abort();
+      return false;
+    }
+    const call = plainToolCall(msg);
+    if (call === undefined || this.running.has(call.id)) return false;
+    const controller = new AbortController();
+    this.running.set(call.id, controller);
+    const { id, name, args, token } = call;
+    const progress = token === undefined ? undefined : (ticks: number) => {
+      if (!controller.signal.aborted) this.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: ticks, message: `${name} running` } });
+    };
+    this.call(name, args, controller.signal, progress).then(
+      (res) => ({ jsonrpc: '2.0', id, result: res }),
+      (e: unknown) => ({ jsonrpc: '2.0', id, error: { code: -32603, message: e instanceof Error ? e.message : 'Internal error' } }),
+    ).then((answer) => {
+      if (this.running.get(id) === controller) this.running.delete(id);
+      if (!controller.signal.aborted) this.send(answer);
+    });
+    return true;
+  }
+
+  /** The client went away: stop every call (as the SDK does on close). */
+  abortAll(): void {
+    for (const c of this.running.values()) c.abort();
+    this.running.clear();
+  }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function hasOnlyKeys(o: Record<string, unknown>, keys: readonly string[]): boolean {
+  for (const k in o) if (!keys.includes(k)) return false;
+  return true;
+}
+
+/** A tools/call of the plain shape FastCalls takes, or undefined. */
+function plainToolCall(msg: Record<string, unknown>): { id: Id; name: string; args?: Record<string, unknown>; token?: Id } | undefined {
+  const { id, params } = msg;
+  if (msg.method !== 'tools/call' || !hasOnlyKeys(msg, ['jsonrpc', 'id', 'method', 'params'])) return undefined;
+  if (!(typeof id === 'string' || Number.isSafeInteger(id))) return undefined;
+  if (!isPlainObject(params) || !hasOnlyKeys(params, ['name', 'arguments', '_meta']) || typeof params.name !== 'string') return undefined;
+  const args = params.arguments;
+  if (args !== undefined && !isPlainObject(args)) return undefined;
+  const meta = params._meta;
+  let token: Id | undefined;
+  if (meta !== undefined) {
+    if (!isPlainObject(meta) || !hasOnlyKeys(meta, ['progressToken'])) return undefined;
+    const t = meta.progressToken;
+    if (t !== undefined && typeof t !== 'string' && !Number.isSafeInteger(t)) return undefined;
+    token = t as Id | undefined;
+  }
+  return { id: id as Id, name: params.name, args: args as Record<string, unknown> | undefined, token };
 }

@@ -36,6 +36,11 @@ export default defineTool({
       offset = Number(m[1]);
     }
     const glob = new Glob(args.pattern ? [args.pattern] : [], 'pattern');
+    const sort = args.sort ?? 'name';
+    const limit = args.limit ?? 500;
+    // Not recursive and sorted by name: the walk yields the rows in their final order (its
+    // name order is cmp's), so only the page's rows are stat'ed; the others are not returned.
+    const pageOnly = sort === 'name' && !args.recursive && !args.reverse;
     // mtime stays a number until the page is cut: formatting it costs more than the lstat.
     const rows: { name: string; type: WalkEntry['type']; size: number | null; mtime: number | null }[] = [];
     let scanned = 0;
@@ -48,20 +53,21 @@ export default defineTool({
         if (++scanned > SCAN_CAP) { incomplete = true; return false; }
         if (!glob.empty && !glob.matches(e.rel)) return;
         let st: { size: number; mtimeMs: number } | null = null;
-        try {
-          st = ctx.fs.lstatAt(e.dir, e.name);
-        } catch { /* vanished or swapped meanwhile */ }
+        const row = rows.length;
+        if (!pageOnly || (row >= offset && row < offset + limit)) {
+          try {
+            st = ctx.fs.lstatAt(e.dir, e.name);
+          } catch { /* vanished or swapped meanwhile */ }
+        }
         rows.push({ name: e.rel, type: e.type, size: st ? st.size : null, mtime: st ? st.mtimeMs : null });
       },
     });
-    const sort = args.sort ?? 'name';
     rows.sort((a, b) => {
       if (sort === 'size') return (b.size ?? 0) - (a.size ?? 0) || cmp(a.name, b.name);
       if (sort === 'mtime') return (b.mtime ?? -Infinity) - (a.mtime ?? -Infinity) || cmp(a.name, b.name);
       return cmp(a.name, b.name);
     });
     if (args.reverse) rows.reverse();
-    const limit = args.limit ?? 500;
     const page = rows.slice(offset, offset + limit).map((r) => ({ ...r, mtime: r.mtime === null ? null : isoTime(r.mtime) }));
     const next = offset + limit < rows.length ? `o:${offset + limit}` : null;
     return {

@@ -7,7 +7,19 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import git from 'isomorphic-git';
+import type IsoGit from 'isomorphic-git';
+
+type Git = typeof IsoGit;
+let gitModule: Promise<Git> | undefined;
+
+/**
+ * isomorphic-git, loaded on first use: it is the largest module of the exec path (a CommonJS
+ * bundle, ~190 ms of CPU to parse and link under load), and a call in a zone that is not
+ * versioned never needs it (start-up of the one-shot CLI and of every worker).
+ */
+export function loadGit(): Promise<Git> {
+  return gitModule ??= import('isomorphic-git').then((m) => m.default);
+}
 import { NoshError } from '../errors.js';
 
 export const BRANCH = 'main';
@@ -56,7 +68,7 @@ export class Repo {
 
   async init(): Promise<void> {
     await fs.promises.mkdir(this.gitdir, { recursive: true });
-    await git.init({ fs, gitdir: this.gitdir, bare: true, defaultBranch: BRANCH });
+    await (await loadGit()).init({ fs, gitdir: this.gitdir, bare: true, defaultBranch: BRANCH });
   }
 
   /** The commit HEAD names, or undefined in a repository without commits. */
@@ -74,7 +86,7 @@ export class Repo {
 
   private async packedHead(): Promise<string | undefined> {
     try {
-      const oid = await git.resolveRef({ fs, gitdir: this.gitdir, ref: HEAD_REF });
+      const oid = await (await loadGit()).resolveRef({ fs, gitdir: this.gitdir, ref: HEAD_REF });
       return oid;
     } catch {
       return undefined;
@@ -98,7 +110,7 @@ export class Repo {
 
   async readCommit(oid: string): Promise<CommitInfo> {
     try {
-      const r = await git.readCommit({ fs, gitdir: this.gitdir, oid, cache: this.cache });
+      const r = await (await loadGit()).readCommit({ fs, gitdir: this.gitdir, oid, cache: this.cache });
       return { oid: r.oid, ...r.commit } as CommitInfo;
     } catch (e) {
       throw notFoundOr(e, `commit ${oid.slice(0, 7)}`);
@@ -107,7 +119,7 @@ export class Repo {
 
   async readTree(oid: string): Promise<TreeItem[]> {
     try {
-      return (await git.readTree({ fs, gitdir: this.gitdir, oid, cache: this.cache })).tree as TreeItem[];
+      return (await (await loadGit()).readTree({ fs, gitdir: this.gitdir, oid, cache: this.cache })).tree as TreeItem[];
     } catch (e) {
       throw notFoundOr(e, `tree ${oid.slice(0, 7)}`);
     }
@@ -115,22 +127,22 @@ export class Repo {
 
   async readBlob(oid: string): Promise<Uint8Array> {
     try {
-      return (await git.readBlob({ fs, gitdir: this.gitdir, oid, cache: this.cache })).blob;
+      return (await (await loadGit()).readBlob({ fs, gitdir: this.gitdir, oid, cache: this.cache })).blob;
     } catch (e) {
       throw notFoundOr(e, `blob ${oid.slice(0, 7)}`);
     }
   }
 
-  writeBlob(blob: Uint8Array): Promise<string> {
-    return git.writeBlob({ fs, gitdir: this.gitdir, blob });
+  async writeBlob(blob: Uint8Array): Promise<string> {
+    return (await loadGit()).writeBlob({ fs, gitdir: this.gitdir, blob });
   }
 
-  writeTree(tree: TreeItem[]): Promise<string> {
-    return git.writeTree({ fs, gitdir: this.gitdir, tree });
+  async writeTree(tree: TreeItem[]): Promise<string> {
+    return (await loadGit()).writeTree({ fs, gitdir: this.gitdir, tree });
   }
 
-  writeCommit(c: { message: string; tree: string; parent: string[]; author: Person; committer: Person }): Promise<string> {
-    return git.writeCommit({ fs, gitdir: this.gitdir, commit: c });
+  async writeCommit(c: { message: string; tree: string; parent: string[]; author: Person; committer: Person }): Promise<string> {
+    return (await loadGit()).writeCommit({ fs, gitdir: this.gitdir, commit: c });
   }
 
   /** The entry at `filepath` (relative, '/'-separated) of a tree, or undefined. */
@@ -159,12 +171,12 @@ export class Repo {
 
   /** Tags: name -> the object they name (an annotated tag's object id for annotated ones). */
   async tags(): Promise<string[]> {
-    return (await git.listTags({ fs, gitdir: this.gitdir })).sort();
+    return (await (await loadGit()).listTags({ fs, gitdir: this.gitdir })).sort();
   }
 
   async resolveRef(ref: string): Promise<string | undefined> {
     try {
-      return await git.resolveRef({ fs, gitdir: this.gitdir, ref });
+      return await (await loadGit()).resolveRef({ fs, gitdir: this.gitdir, ref });
     } catch {
       return undefined;
     }
@@ -172,7 +184,7 @@ export class Repo {
 
   async expandOid(prefix: string): Promise<string | undefined> {
     try {
-      return await git.expandOid({ fs, gitdir: this.gitdir, oid: prefix, cache: this.cache });
+      return await (await loadGit()).expandOid({ fs, gitdir: this.gitdir, oid: prefix, cache: this.cache });
     } catch {
       return undefined;
     }
@@ -180,23 +192,23 @@ export class Repo {
 
   async readTag(oid: string): Promise<{ object: string; type: string; tag: string; tagger: Person; message: string } | undefined> {
     try {
-      return (await git.readTag({ fs, gitdir: this.gitdir, oid, cache: this.cache })).tag as never;
+      return (await (await loadGit()).readTag({ fs, gitdir: this.gitdir, oid, cache: this.cache })).tag as never;
     } catch {
       return undefined;
     }
   }
 
   async writeLightTag(name: string, oid: string): Promise<void> {
-    await git.writeRef({ fs, gitdir: this.gitdir, ref: `refs/tags/${name}`, value: oid });
+    await (await loadGit()).writeRef({ fs, gitdir: this.gitdir, ref: `refs/tags/${name}`, value: oid });
   }
 
   async writeAnnotatedTag(name: string, oid: string, tagger: Person, message: string): Promise<void> {
-    const tagOid = await git.writeTag({ fs, gitdir: this.gitdir, tag: { object: oid, type: 'commit', tag: name, tagger, message } });
-    await git.writeRef({ fs, gitdir: this.gitdir, ref: `refs/tags/${name}`, value: tagOid });
+    const tagOid = await (await loadGit()).writeTag({ fs, gitdir: this.gitdir, tag: { object: oid, type: 'commit', tag: name, tagger, message } });
+    await (await loadGit()).writeRef({ fs, gitdir: this.gitdir, ref: `refs/tags/${name}`, value: tagOid });
   }
 
   async deleteTag(name: string): Promise<void> {
-    await git.deleteRef({ fs, gitdir: this.gitdir, ref: `refs/tags/${name}` });
+    await (await loadGit()).deleteRef({ fs, gitdir: this.gitdir, ref: `refs/tags/${name}` });
   }
 }
 
