@@ -8,7 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import git from 'isomorphic-git';
+import { loadGit } from './repo.js';
 
 /** Loose objects a git directory may hold before maintenance packs them. */
 export const PACK_LOOSE_MIN = 1000;
@@ -46,6 +46,7 @@ async function looseObjects(gitdir: string): Promise<string[]> {
 export async function packLoose(gitdir: string, min = PACK_LOOSE_MIN): Promise<number> {
   const loose = await looseObjects(gitdir);
   if (loose.length < min || loose.length === 0) return 0;
+  const git = await loadGit();
   const { filename } = await git.packObjects({ fs, gitdir, oids: loose, write: true });
   const rel = path.join('objects', 'pack', filename);
   await git.indexPack({ fs, dir: gitdir, gitdir, filepath: rel });
