@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type IsoGit from 'isomorphic-git';
+import { NoshError } from '../errors.js';
 
 type Git = typeof IsoGit;
 let gitModule: Promise<Git> | undefined;
@@ -20,7 +21,6 @@ let gitModule: Promise<Git> | undefined;
 export function loadGit(): Promise<Git> {
   return gitModule ??= import('isomorphic-git').then((m) => m.default);
 }
-import { NoshError } from '../errors.js';
 
 export const BRANCH = 'main';
 const HEAD_REF = `refs/heads/${BRANCH}`;
