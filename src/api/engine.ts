@@ -230,6 +230,8 @@ export class Engine implements MethodEngine {
 
   /** The zone's key in the metadata store. */
   keyOf(zone: Zone): string {
+    // a library call's own root folder (and a lock's working copy) is named by its folder: 'root' is the configured root
+    if (zone.kind === 'root' && (this.config.root === undefined || path.resolve(this.config.root) !== path.resolve(zone.root))) return `abs:${path.resolve(zone.root)}`;
     return zoneKey(this.workspace.base, zone);
   }
 

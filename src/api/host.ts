@@ -8,8 +8,7 @@ import { validateFileName } from '../zones/transfer.js';
 import type { WriteAccess } from '../meta/index.js';
 import type { HostEngine, MethodInfo } from './method.js';
 import { orderKey } from './write-order.js';
-import { cleanOwnerships } from './ownership.js';
-import { expireLocks } from './lockedit.js';
+import { cleanOwnerships, expireLocks } from './ownership.js';
 
 export type { HostEngine, ZoneToolOptions, ZoneToolResult } from './method.js';
 

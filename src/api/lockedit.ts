@@ -5,7 +5,6 @@
  * commit in a versioned zone). While it is locked, every other writer gets FILE_LOCKED (the
  * guard: src/api/ownership.ts, src/vfs/guard.ts); reads are allowed.
  */
-import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
@@ -15,7 +14,7 @@ import type { Zone } from '../zones/workspace.js';
 import { baseName, normalizeVirtual } from '../vfs/index.js';
 import type { FileLock } from '../meta/index.js';
 import { buildTask, toEnvelope } from './exec.js';
-import { relOf } from './ownership.js';
+import { dropLock, lockDir, relOf } from './ownership.js';
 import { orderKey } from './write-order.js';
 import type { HostMethod } from './host.js';
 import type { HostEngine } from './method.js';
@@ -25,12 +24,6 @@ const Where = {
   zone: z.string().min(1).optional().describe('Zone of the file (default storage).'),
   path: z.string().min(1).describe('The locked file, inside the zone.'),
 };
-
-/** The editzone folder of one lock: named by the zone, the file and the holder. */
-function lockDir(base: string, l: Pick<FileLock, 'zone' | 'path' | 'user' | 'conversation'>): string {
-  const id = crypto.createHash('sha256').update(JSON.stringify([l.zone, l.path, l.user, l.conversation])).digest('hex').slice(0, 32);
-  return path.join(base, 'editzone', id);
-}
 
 /** A lock's working copy as a zone: one folder holding only that file. */
 function editZone(zone: Zone, dir: string): Zone {
@@ -81,12 +74,6 @@ async function ownLock(engine: HostEngine, t: Target): Promise<FileLock> {
       { path: '/' + t.rel, expires: new Date(l.expiresAt).toISOString() });
   }
   return l;
-}
-
-/** Unlock and remove the working copy. */
-async function dropLock(engine: HostEngine, l: FileLock): Promise<void> {
-  await engine.meta.releaseLock(l.zone, l.path);
-  await fs.promises.rm(lockDir(engine.workspace.base, l), { recursive: true, force: true });
 }
 
 export const LOCKEDIT_METHODS: HostMethod[] = [
@@ -229,26 +216,3 @@ export const LOCKEDIT_METHODS: HostMethod[] = [
   },
 ];
 
-/**
- * Maintenance: expired locks are removed with their working copies, and so are editzone
- * folders whose lock is gone (a lock replaced after it expired). Returns how many locks.
- */
-export async function expireLocks(engine: HostEngine, now = Date.now()): Promise<number> {
-  const expired = await engine.meta.expiredLocks(now);
-  for (const l of expired) await dropLock(engine, l);
-  const root = path.join(engine.workspace.base, 'editzone');
-  let ids: string[] = [];
-  try { ids = await fs.promises.readdir(root); } catch { /* none */ }
-  for (const id of ids) {
-    const dir = path.join(root, id);
-    try {
-      if (now - (await fs.promises.stat(dir)).mtimeMs < 60_000) continue; // an open under way
-    } catch { continue; }
-    let l: FileLock | undefined;
-    try { l = JSON.parse(await fs.promises.readFile(path.join(dir, 'lock.json'), 'utf8')) as FileLock; } catch { /* unreadable: orphan */ }
-    const [live] = l ? await engine.meta.locks(l.zone, [l.path]) : [];
-    const current = l && live && live.user === l.user && live.conversation === l.conversation && live.expiresAt > now;
-    if (!current) await fs.promises.rm(dir, { recursive: true, force: true });
-  }
-  return expired.length;
-}

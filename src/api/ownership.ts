@@ -3,11 +3,12 @@
  * not change (the guard sent with its task, checked by the worker's Vfs: src/vfs/guard.ts), and
  * the ownership rows its changes create, move and remove afterwards.
  */
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FileGuard } from '../vfs/index.js';
 import type { Change } from '../vfs/index.js';
-import type { MetaStore, WriteAccess } from '../meta/index.js';
+import type { FileLock, MetaStore, WriteAccess } from '../meta/index.js';
 import type { Zone } from '../zones/workspace.js';
 
 /** Who makes a call: the user, and the conversation that may hold a locked edit. */
@@ -120,4 +121,46 @@ export async function cleanOwnerships(meta: MetaStore, base: string): Promise<nu
     removed += gone.length;
   }
   return removed;
+}
+
+/** The editzone folder of one lock: named by the zone, the file and the holder. */
+export function lockDir(base: string, l: Pick<FileLock, 'zone' | 'path' | 'user' | 'conversation'>): string {
+  const id = crypto.createHash('sha256').update(JSON.stringify([l.zone, l.path, l.user, l.conversation])).digest('hex').slice(0, 32);
+  return path.join(base, 'editzone', id);
+}
+
+/** Unlock and remove the working copy. */
+export async function dropLock(engine: LockEngine, l: FileLock): Promise<void> {
+  await engine.meta.releaseLock(l.zone, l.path);
+  await fs.promises.rm(lockDir(engine.workspace.base, l), { recursive: true, force: true });
+}
+
+/**
+ * Maintenance: expired locks are removed with their working copies, and so are editzone
+ * folders whose lock is gone (a lock replaced after it expired). Returns how many locks.
+ */
+export async function expireLocks(engine: LockEngine, now = Date.now()): Promise<number> {
+  const expired = await engine.meta.expiredLocks(now);
+  for (const l of expired) await dropLock(engine, l);
+  const root = path.join(engine.workspace.base, 'editzone');
+  let ids: string[] = [];
+  try { ids = await fs.promises.readdir(root); } catch { /* none */ }
+  for (const id of ids) {
+    const dir = path.join(root, id);
+    try {
+      if (now - (await fs.promises.stat(dir)).mtimeMs < 60_000) continue; // an open under way
+    } catch { continue; }
+    let l: FileLock | undefined;
+    try { l = JSON.parse(await fs.promises.readFile(path.join(dir, 'lock.json'), 'utf8')) as FileLock; } catch { /* unreadable: orphan */ }
+    const [live] = l ? await engine.meta.locks(l.zone, [l.path]) : [];
+    const current = l && live && live.user === l.user && live.conversation === l.conversation && live.expiresAt > now;
+    if (!current) await fs.promises.rm(dir, { recursive: true, force: true });
+  }
+  return expired.length;
+}
+
+/** What the lock helpers use of the engine. */
+interface LockEngine {
+  readonly meta: MetaStore;
+  readonly workspace: { readonly base: string };
 }
