@@ -16,7 +16,7 @@ import { checkParamsSize, type Surface } from './params.js';
 import { nullsAsAbsent } from './strict.js';
 import type { Invocation, Method, MethodEngine, MethodInfo } from './method.js';
 import { createMetaStore, zoneKey, type MetaStore, type WriteAccess } from '../meta/index.js';
-import { guardOf, recordOwnership, type Caller } from './ownership.js';
+import { guardOf, recordOwnership, relOf, type Caller } from './ownership.js';
 import type { FileGuard } from '../vfs/index.js';
 import { WriteOrder } from './write-order.js';
 import type { ZoneToolOptions, ZoneToolResult } from './host.js';
@@ -200,7 +200,8 @@ export class Engine implements MethodEngine {
   async runZoneTool(zone: Zone, name: string, args: unknown, o: ZoneToolOptions = {}): Promise<ZoneToolResult> {
     const { peer, context } = o;
     if (o.commit) for (const z of [zone, peer]) if (z) await this.beginWrite(z, context);
-    const guard = o.commit && !zone.policy.readonly ? await this.guardOf(zone, context) : undefined;
+    // a one-file call gets that file's row and lock only (a followed symlink could reach another file: then all)
+    const guard = o.commit && !zone.policy.readonly ? await this.guardOf(zone, context, o.onlyPath === undefined || zone.policy.followSymlinks ? undefined : [relOf(o.onlyPath)]) : undefined;
     const peerGuard = o.commit && peer ? await this.guardOf(peer, context) : undefined;
     const res = await this.pool.run({
       root: zone.root, policy: zone.policy, quota: zone.quota, cwd: o.cwd ?? '/', stages: [], tool: { name, args }, limits: taskLimits(this.config.limits),
@@ -236,8 +237,8 @@ export class Engine implements MethodEngine {
   }
 
   /** What a writing call in the zone may not change: the ownership rows and locks of others (undefined: nothing). */
-  async guardOf(zone: Zone, context: Context | undefined): Promise<FileGuard | undefined> {
-    return guardOf(this.meta, zone, this.keyOf(zone), this.callerOf(zone, context));
+  async guardOf(zone: Zone, context: Context | undefined, only?: readonly string[]): Promise<FileGuard | undefined> {
+    return guardOf(this.meta, zone, this.keyOf(zone), this.callerOf(zone, context), Date.now(), only);
   }
 
   get hasAfterWrite(): boolean {

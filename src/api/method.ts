@@ -62,7 +62,7 @@ export interface HostEngine {
   /** The zone's key in the metadata store. */
   keyOf(zone: Zone): string;
   /** The ownership rows and locks of others that restrict a writing call in the zone (src/api/ownership.ts). */
-  guardOf(zone: Zone, context: Context | undefined): Promise<import('../vfs/index.js').FileGuard | undefined>;
+  guardOf(zone: Zone, context: Context | undefined, only?: readonly string[]): Promise<import('../vfs/index.js').FileGuard | undefined>;
   /** Who a call is, for ownership and locks. */
   callerOf(zone: Zone, context: Context | undefined): import('./ownership.js').Caller;
   /** Versioning hooks of a writing call (see MethodEngine). */
@@ -98,6 +98,8 @@ export interface ZoneToolOptions {
   signal?: CancelSignal;
   /** The call's time limit (default: the configured one). */
   timeoutMs?: number;
+  /** The one file the call may change (write, edit: virtual, normalised): only its ownership row and lock are sent. */
+  onlyPath?: string;
 }
 
 /** What handlers may use of the engine. */

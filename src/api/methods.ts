@@ -57,10 +57,11 @@ function toolMethod(t: ToolDef): Method {
       const known = engine.zoneOf({ zone: name, context });
       const zone = known instanceof Promise ? await known : known;
       const commit = order === 'read' ? undefined : { method: t.name, message, groupMode };
-      const run = () => engine.runZoneTool(zone, t.name, args, { context, cwd, signal: call.signal, timeoutMs, commit });
+      const only = order === 'file' ? normalizeVirtual((args as { path: string }).path, cwd ?? '/') : undefined;
+      const run = () => engine.runZoneTool(zone, t.name, args, { context, cwd, signal: call.signal, timeoutMs, commit, onlyPath: only });
       const key = orderKey(zone);
       const out = await (order === 'read' ? run()
-        : order === 'file' ? engine.writes.file(key.root, key.prefix + normalizeVirtual((args as { path: string }).path, cwd ?? '/'), run)
+        : order === 'file' ? engine.writes.file(key.root, key.prefix + only!, run)
         : engine.writes.whole(key.root, run));
       ({ changes: call.note.changes, peerChanges: call.note.peerChanges } = out);
       if (zone.kind === 'group' && (t.name === 'stat' || t.name === 'list')) return ok(await withOwnership(engine.meta, engine.keyOf(zone), t.name, out.data), out.message);

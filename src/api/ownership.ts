@@ -25,20 +25,21 @@ export function relOf(vpath: string): string {
 /**
  * The guard of a writing call in `zone` (key: its zoneKey): the group's rows that restrict the
  * caller (mode owner_ro, or mode owner of another user) and the live locks of another holder.
- * Undefined when nothing restricts it (the task carries nothing).
+ * Undefined when nothing restricts it (the task carries nothing). `only`: the call changes
+ * these files alone (write, edit): their rows and locks, not the whole zone's.
  */
-export async function guardOf(meta: MetaStore, zone: Zone, key: string, caller: Caller, now = Date.now()): Promise<FileGuard | undefined> {
+export async function guardOf(meta: MetaStore, zone: Zone, key: string, caller: Caller, now = Date.now(), only?: readonly string[]): Promise<FileGuard | undefined> {
   const guard: FileGuard = { rules: {}, locks: {} };
   let any = false;
   if (zone.kind === 'group') {
-    for (const r of await meta.ownershipsUnder(key, '')) {
+    for (const r of only ? await meta.ownerships(key, only) : await meta.ownershipsUnder(key, '')) {
       if (r.mode === 'owner_ro' || (r.mode === 'owner' && r.owner !== caller.user)) {
         guard.rules[r.path] = { owner: r.owner, mode: r.mode };
         any = true;
       }
     }
   }
-  for (const l of await meta.locksUnder(key, '')) {
+  for (const l of only ? await meta.locks(key, only) : await meta.locksUnder(key, '')) {
     if (l.expiresAt <= now || (l.user === caller.user && l.conversation === caller.conversation)) continue;
     guard.locks[l.path] = { user: l.user, conversation: l.conversation, takenAt: l.takenAt, expiresAt: l.expiresAt };
     any = true;
