@@ -90,8 +90,10 @@ function ignorable(o: RmOptions, errno: string): boolean {
   return o.force && (errno === 'ENOENT' || errno === 'ENOTDIR' || errno === 'EINVAL');
 }
 
-async function fail(ctx: CommandContext, path: string, errno: string): Promise<false> {
-  await ctx.warn(`cannot remove ${quoteAlways(path)}: ${strerror(errno)}`);
+async function fail(ctx: CommandContext, path: string, errno: string, e?: unknown): Promise<false> {
+  // a group file of another member, or a locked one: the reason names its owner or holder
+  const reason = e instanceof VfsError && (errno === 'EOWNER' || errno === 'ELOCKED') ? e.reason : strerror(errno);
+  await ctx.warn(`cannot remove ${quoteAlways(path)}: ${reason}`);
   return false;
 }
 
@@ -147,7 +149,7 @@ async function unlinkOne(ctx: CommandContext, path: string, o: RmOptions, at?: A
     else ctx.fs.unlink(path, ctx.cwd);
   } catch (e) {
     const errno = errnoOf(e);
-    return ignorable(o, errno) ? true : fail(ctx, path, errno);
+    return ignorable(o, errno) ? true : fail(ctx, path, errno, e);
   }
   if (o.verbose) await ctx.stdout.write(`removed ${quoteAlways(path)}\n`);
   return true;

@@ -15,7 +15,9 @@ import { EXEC_METHOD, execParamsOf, taskLimits, envelopeOfError, type ExecData, 
 import { checkParamsSize, type Surface } from './params.js';
 import { nullsAsAbsent } from './strict.js';
 import type { Invocation, Method, MethodEngine, MethodInfo } from './method.js';
-import { createMetaStore, type MetaStore } from '../meta/index.js';
+import { createMetaStore, zoneKey, type MetaStore, type WriteAccess } from '../meta/index.js';
+import { guardOf, recordOwnership, relOf, type Caller } from './ownership.js';
+import type { FileGuard } from '../vfs/index.js';
 import { WriteOrder } from './write-order.js';
 import type { ZoneToolOptions, ZoneToolResult } from './host.js';
 import type { Role } from '../zones/context.js';
@@ -198,9 +200,12 @@ export class Engine implements MethodEngine {
   async runZoneTool(zone: Zone, name: string, args: unknown, o: ZoneToolOptions = {}): Promise<ZoneToolResult> {
     const { peer, context } = o;
     if (o.commit) for (const z of [zone, peer]) if (z) await this.beginWrite(z, context);
+    // a one-file call gets that file's row and lock only (a followed symlink could reach another file: then all)
+    const guard = o.commit && !zone.policy.readonly ? await this.guardOf(zone, context, o.onlyPath === undefined || zone.policy.followSymlinks ? undefined : [relOf(o.onlyPath)]) : undefined;
+    const peerGuard = o.commit && peer ? await this.guardOf(peer, context) : undefined;
     const res = await this.pool.run({
       root: zone.root, policy: zone.policy, quota: zone.quota, cwd: o.cwd ?? '/', stages: [], tool: { name, args }, limits: taskLimits(this.config.limits),
-      peer: peer && { root: peer.root, policy: peer.policy, quota: peer.quota },
+      peer: peer && { root: peer.root, policy: peer.policy, quota: peer.quota, guard: peerGuard }, guard,
     }, o.timeoutMs ?? this.config.limits.timeoutMs, o.signal);
     if (!res.ok) {
       if (o.commit) for (const z of [zone, peer]) if (z) this.abandonWrite(z, res.error.code);
@@ -217,6 +222,23 @@ export class Engine implements MethodEngine {
   /** Run a worker task on the pool. */
   runTask(task: TaskRequest, timeoutMs: number, signal?: CancelSignal): Promise<TaskResponse> {
     return this.pool.run(task, timeoutMs, signal);
+  }
+
+  /** Who a call is, for ownership and locks: the zone's user and the context's conversation. */
+  callerOf(zone: Zone, context: Context | undefined): Caller {
+    return { user: this.authorOf(zone, context), conversation: context?.conversation ?? '' };
+  }
+
+  /** The zone's key in the metadata store. */
+  keyOf(zone: Zone): string {
+    // a library call's own root folder (and a lock's working copy) is named by its folder: 'root' is the configured root
+    if (zone.kind === 'root' && (this.config.root === undefined || path.resolve(this.config.root) !== path.resolve(zone.root))) return `abs:${path.resolve(zone.root)}`;
+    return zoneKey(this.workspace.base, zone);
+  }
+
+  /** What a writing call in the zone may not change: the ownership rows and locks of others (undefined: nothing). */
+  async guardOf(zone: Zone, context: Context | undefined, only?: readonly string[]): Promise<FileGuard | undefined> {
+    return guardOf(this.meta, zone, this.keyOf(zone), this.callerOf(zone, context), Date.now(), only);
   }
 
   get hasAfterWrite(): boolean {
@@ -255,6 +277,10 @@ export class Engine implements MethodEngine {
    * writer of the zone (they wait for this call) and the caller forever.
    */
   async written(zone: Zone, context: Context | undefined, changes: Change[], about?: CommitNote): Promise<void> {
+    if (zone.kind === 'group' && changes.length > 0) {
+      const mode: WriteAccess = about?.groupMode ?? this.config.groupDefaultMode;
+      await recordOwnership(this.meta, this.keyOf(zone), changes, this.authorOf(zone, context), mode);
+    }
     if (zone.gitdir && about) await this.commitOf(zone, context, changes, about);
     if (!this.afterWrite || changes.length === 0) return;
     const user = zone.kind === 'root' || zone.kind === 'mount' ? context?.user : this.workspace.userOf(context ?? {});

@@ -165,11 +165,13 @@ export const EXEC_METHOD: Method<ExecArgs> = {
     const res = await (mayMutate(task)
       ? engine.writes.whole(orderKey(zone).root, async () => {
         await engine.beginWrite(zone, p.context);
+        if (call.root === undefined && !zone.policy.readonly) task.guard = await engine.guardOf(zone, p.context);
         const r = await engine.runTask(task, call.timeoutMs, call.signal);
         if (!r.ok || !r.result) engine.abandonWrite(zone, r.ok ? 'INTERNAL_ERROR' : r.error.code);
-        else if (engine.hasAfterWrite || zone.versioned) {
+        else if (engine.hasAfterWrite || zone.versioned || zone.kind === 'group') {
           const summary = p.command ?? [p.cmd!, ...(p.args ?? [])].join(' ');
-          await engine.written(zone, p.context, r.result.changes, { method: 'exec', summary, message: r.result.commitMessage ?? p.message });
+          await engine.written(zone, p.context, r.result.changes,
+            { method: 'exec', summary, message: r.result.commitMessage ?? p.message, groupMode: p.group_mode });
         }
         return r;
       })

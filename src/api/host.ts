@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { NoshError } from '../errors.js';
@@ -8,9 +7,10 @@ import { countFiles } from '../zones/quota.js';
 import { STALE_TEMP_SECONDS, expireSessions, removeStaleTemps } from '../zones/maintenance.js';
 import { gitdirsUnder, packLoose } from '../versioning/pack.js';
 import { validateFileName } from '../zones/transfer.js';
-import type { Zone } from '../zones/workspace.js';
+import type { WriteAccess } from '../meta/index.js';
 import type { HostEngine, MethodInfo } from './method.js';
 import { orderKey } from './write-order.js';
+import { cleanOwnerships, expireLocks } from './ownership.js';
 
 export type { HostEngine, ZoneToolOptions, ZoneToolResult } from './method.js';
 
@@ -116,7 +116,7 @@ export const HOST_METHODS: HostMethod[] = [
   },
   {
     name: 'maintenance',
-    description: 'Operator task: remove expired session zones and stale temporary files, pack the loose objects of versioned zones; optionally recount quota usage from disk.',
+    description: 'Operator task: remove expired session zones, stale temporary files, expired locked edits (and their working copies) and the ownership rows of group files deleted outside nosh; pack the loose objects of versioned zones; optionally recount quota usage from disk.',
     input: z.object({ ...Ctx, rescan: z.boolean().optional().describe('Recount quota usage from disk (repairs drift).') }).strict(),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     runs: 'main',
@@ -128,7 +128,9 @@ export const HOST_METHODS: HostMethod[] = [
       let packed = 0;
       for (const gitdir of await gitdirsUnder(path.join(base, 'versions'))) packed += await packLoose(gitdir);
       const rescan = args.rescan ? await engine.workspace.quotas.rescan() : undefined;
-      return { data: { expired_sessions: sessions, stale_temp_files: temps, packed_objects: packed, ...(rescan ? { rescan } : {}) } };
+      const locks = await expireLocks(engine);
+      const rows = await cleanOwnerships(engine.meta, base);
+      return { data: { expired_sessions: sessions, stale_temp_files: temps, expired_locks: locks, stale_ownership_rows: rows, packed_objects: packed, ...(rescan ? { rescan } : {}) } };
     },
   },
   {
@@ -174,7 +176,7 @@ export const HOST_METHODS: HostMethod[] = [
       to: z.string().describe('Destination zone.'),
       path: z.string().min(1).describe('Path in the source zone.'),
       dest: z.string().optional().describe('Path in the destination zone (default: same name at its root).'),
-      mode: z.enum(['owner', 'group', 'owner_ro']).optional().describe('Ownership mode for a group copy (default owner).'),
+      mode: z.enum(['owner', 'group', 'owner_ro']).optional().describe('Ownership mode of the files a group copy creates: owner (only you change them), group (every member), owner_ro (nobody until you change it). Default: group.'),
       overwrite: z.boolean().optional().describe('Replace files that exist at the destination (default: FILE_EXISTS, nothing transferred).'),
       create_dirs: z.boolean().optional().describe('Create the destination\'s missing parent folders.'),
     }).strict(),
@@ -198,18 +200,9 @@ export const HOST_METHODS: HostMethod[] = [
       const out = await engine.writes.whole([orderKey(src).root, orderKey(dst).root], () =>
         engine.runZoneTool(src, '_transfer', { path: args.path, dest: args.dest, move: bridge.move, overwrite: args.overwrite === true,
           create_dirs: args.create_dirs === true }, { peer: dst, context: ctx, timeoutMs: call.timeoutMs,
-          commit: { method: 'transfer', message: args.message as string | undefined } }));
-      if (dst.kind === 'group') recordOwnership(dst, out.data as { to: string }, engine.workspace.userOf(ctx), (args.mode as string) ?? 'owner');
+          commit: { method: 'transfer', message: args.message as string | undefined, groupMode: args.mode as WriteAccess | undefined } }));
       return out;
     },
   },
 ];
 
-/** Ownership modes of group files, kept beside the group folder (outside the zone) for the group issue. */
-function recordOwnership(zone: Zone, data: { to: string }, user: string, mode: string): void {
-  const file = `${zone.root}.ownership.json`;
-  let table: Record<string, { owner: string; mode: string }> = {};
-  try { table = JSON.parse(fs.readFileSync(file, 'utf8')); } catch { /* first entry */ }
-  table[data.to] = { owner: user, mode };
-  fs.writeFileSync(file, JSON.stringify(table, null, 1));
-}

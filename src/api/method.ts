@@ -57,6 +57,17 @@ export interface HostEngine {
   openRepo(zone: Zone, context: Context | undefined): Promise<import('../versioning/repo.js').Repo>;
   /** The order of the calls that change a zone: host methods that write take their place in it. */
   readonly writes: Pick<WriteOrder, 'whole' | 'file'>;
+  /** Ownership of group files and locked edits (src/meta). */
+  readonly meta: import('../meta/index.js').MetaStore;
+  /** The zone's key in the metadata store. */
+  keyOf(zone: Zone): string;
+  /** The ownership rows and locks of others that restrict a writing call in the zone (src/api/ownership.ts). */
+  guardOf(zone: Zone, context: Context | undefined, only?: readonly string[]): Promise<import('../vfs/index.js').FileGuard | undefined>;
+  /** Who a call is, for ownership and locks. */
+  callerOf(zone: Zone, context: Context | undefined): import('./ownership.js').Caller;
+  /** Versioning hooks of a writing call (see MethodEngine). */
+  beginWrite(zone: Zone, context: Context | undefined): Promise<void>;
+  abandonWrite(zone: Zone, code: string): void;
 }
 
 /** A worker tool's answer; `changes` (virtual paths) are for the audit log, not the envelope. */
@@ -73,6 +84,8 @@ export interface CommitNote {
   /** The command line of an exec; absent for a tool (its changed paths name it). */
   summary?: string;
   message?: string;
+  /** In a group zone: the mode of the files the call creates (its group_mode; default: the config's groupDefaultMode). */
+  groupMode?: import('../meta/index.js').WriteAccess;
 }
 
 export interface ZoneToolOptions {
@@ -85,6 +98,8 @@ export interface ZoneToolOptions {
   signal?: CancelSignal;
   /** The call's time limit (default: the configured one). */
   timeoutMs?: number;
+  /** The one file the call may change (write, edit: virtual, normalised): only its ownership row and lock are sent. */
+  onlyPath?: string;
 }
 
 /** What handlers may use of the engine. */
@@ -100,6 +115,7 @@ export interface MethodEngine extends HostEngine {
   abandonWrite(zone: Zone, code: string): void;
   /** Whether an after-write hook is set. */
   readonly hasAfterWrite: boolean;
+
 }
 
 /** One entry of the method registry: every method is one of these, exec included. */

@@ -9,10 +9,14 @@ import { roleMayWrite, type Context, type Role } from '../zones/context.js';
 import { normalizeVirtual } from '../vfs/paths.js';
 import { HOST_METHODS, type HostMethod } from './host.js';
 import { VERSION_METHODS } from './versions.js';
+import { GROUP_METHODS } from './groups.js';
+import { LOCKEDIT_METHODS } from './lockedit.js';
 import { EXEC_METHOD } from './exec.js';
-import { MessageParam, RUNTIME_METHODS, TimeoutParam, ZoneParams, type Surface } from './params.js';
+import { GroupModeParam, MessageParam, RUNTIME_METHODS, TimeoutParam, ZoneParams, type Surface } from './params.js';
 import type { Method, MethodInfo } from './method.js';
 import { orderKey } from './write-order.js';
+import type { WriteAccess } from '../meta/index.js';
+import { withOwnership } from './ownership.js';
 
 export { ExecParams, ZoneParams } from './params.js';
 export type { Surface } from './params.js';
@@ -33,7 +37,7 @@ function toolMethod(t: ToolDef): Method {
   // A tool with a timeout_ms of its own (search: stop and return what was found) keeps it.
   const ownTimeout = Object.hasOwn(shape, 'timeout_ms');
   const order = !t.mutates ? 'read' : ONE_FILE.has(t.name) ? 'file' : 'zone';
-  const input = (t.input as unknown as z.ZodObject).extend(ZoneParams).extend(ownTimeout ? {} : TimeoutParam).extend(t.mutates ? MessageParam : {});
+  const input = (t.input as unknown as z.ZodObject).extend(ZoneParams).extend(ownTimeout ? {} : TimeoutParam).extend(t.mutates ? { ...MessageParam, ...GroupModeParam } : {});
   return {
     name: t.name,
     description: t.description,
@@ -44,20 +48,23 @@ function toolMethod(t: ToolDef): Method {
     runs: 'worker',
     order,
     async handler(engine, params, call) {
-      const { zone: name, cwd, context, message, ...args } = params as { zone?: string; cwd?: string; context?: Context; timeout_ms?: number; message?: string };
+      const { zone: name, cwd, context, message, group_mode: groupMode, ...args } = params as { zone?: string; cwd?: string; context?: Context; timeout_ms?: number;
+        message?: string; group_mode?: WriteAccess };
       let timeoutMs = call.timeoutMs;
       if (ownTimeout) timeoutMs = args.timeout_ms === undefined ? engine.config.limits.timeoutMs
         : Math.max(engine.config.limits.timeoutMs, args.timeout_ms + OWN_DEADLINE_GRACE_MS);
       else delete args.timeout_ms;
       const known = engine.zoneOf({ zone: name, context });
       const zone = known instanceof Promise ? await known : known;
-      const commit = order === 'read' ? undefined : { method: t.name, message };
-      const run = () => engine.runZoneTool(zone, t.name, args, { context, cwd, signal: call.signal, timeoutMs, commit });
+      const commit = order === 'read' ? undefined : { method: t.name, message, groupMode };
+      const only = order === 'file' ? normalizeVirtual((args as { path: string }).path, cwd ?? '/') : undefined;
+      const run = () => engine.runZoneTool(zone, t.name, args, { context, cwd, signal: call.signal, timeoutMs, commit, onlyPath: only });
       const key = orderKey(zone);
       const out = await (order === 'read' ? run()
-        : order === 'file' ? engine.writes.file(key.root, key.prefix + normalizeVirtual((args as { path: string }).path, cwd ?? '/'), run)
+        : order === 'file' ? engine.writes.file(key.root, key.prefix + only!, run)
         : engine.writes.whole(key.root, run));
       ({ changes: call.note.changes, peerChanges: call.note.peerChanges } = out);
+      if (zone.kind === 'group' && (t.name === 'stat' || t.name === 'list')) return ok(await withOwnership(engine.meta, engine.keyOf(zone), t.name, out.data), out.message);
       return ok(out.data, out.message);
     },
   };
@@ -84,7 +91,7 @@ function hostMethod(h: HostMethod): Method {
 
 /** Every method, by name, in registry order: exec, the typed tools, the host methods. */
 export const METHODS: ReadonlyMap<string, Method> = new Map(
-  [EXEC_METHOD as unknown as Method, ...[...TOOLS.values()].map(toolMethod), ...[...HOST_METHODS, ...VERSION_METHODS].map(hostMethod)].map((m) => [m.name, m]));
+  [EXEC_METHOD as unknown as Method, ...[...TOOLS.values()].map(toolMethod), ...[...HOST_METHODS, ...VERSION_METHODS, ...GROUP_METHODS, ...LOCKEDIT_METHODS].map(hostMethod)].map((m) => [m.name, m]));
 
 /**
  * The methods offered to a role on a surface. A read-only role sees only what it may use; the

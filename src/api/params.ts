@@ -38,6 +38,12 @@ export const MessageParam = {
   message: z.string().max(10_000).optional().describe('In a versioned zone (documents, group:<id>): the commit message of this change (default: one naming the call).'),
 };
 
+/** The ownership mode of the files a writing call creates in a group zone (issue #20). */
+export const GroupModeParam = {
+  group_mode: z.enum(['owner', 'group', 'owner_ro']).optional()
+    .describe('In a group zone: who may change the files this call creates: owner (only you), group (every member), owner_ro (nobody until you change it). Default: group.'),
+};
+
 /** exec's parameters: the one schema of exec (the library's camelCase exec() is mapped onto it). */
 export const ExecParams = z.object({
   ...ZoneParams,
@@ -49,6 +55,7 @@ export const ExecParams = z.object({
   max_output_bytes: z.number().int().positive().max(LIMITS.maxOutputBytes.max).optional().describe(`Cap on returned stdout (default ${LIMITS.maxOutputBytes.default}).`),
   stdout_file: z.string().min(1).optional().describe('Write stdout to this file in the zone instead of returning it (the answer to >).'),
   ...MessageParam,
+  ...GroupModeParam,
 }).strict();
 
 /** Array items and object keys a call's params may hold in all. */

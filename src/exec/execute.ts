@@ -25,6 +25,7 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal,
     const vfs = new Vfs(req.root, req.policy, counterOf(req.quota));
     const temps = req.temps;
     if (temps) vfs.setTempHook((tmp) => recordTemp(temps, tmp));
+    vfs.setGuard(req.guard);
     const cwd = req.cwd === '/' ? '/' : workingDirectory(vfs, req.cwd, req.policy.followSymlinks);
     if (req.tool) {
       const tool = await toolNamed(req.tool.name);
@@ -34,6 +35,7 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal,
       }
       const peer = req.peer && new Vfs(req.peer.root, req.peer.policy, counterOf(req.peer.quota));
       if (peer && temps) peer.setTempHook((tmp) => recordTemp(temps, tmp));
+      peer?.setGuard(req.peer!.guard);
       const out = await tool.run({ fs: vfs, peer, cwd, limits: req.limits, signal: signal ?? NEVER }, req.tool.args as never);
       return { ok: true, tool: { data: out.data, message: out.message ?? 'ok', changes: vfs.changes, peerChanges: peer?.changes } };
     }

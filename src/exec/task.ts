@@ -1,6 +1,6 @@
 import type { ErrorBody } from '../errors.js';
 import type { Limits } from '../command/index.js';
-import type { Change, Vfs, ZonePolicy } from '../vfs/index.js';
+import type { Change, FileGuard, Vfs, ZonePolicy } from '../vfs/index.js';
 import type { Word } from '../parse/index.js';
 import type { QuotaHandle } from '../vfs/charge.js';
 
@@ -15,7 +15,9 @@ export interface TaskRequest {
   /** Pipeline stages: words from the parser (globs still to expand) or literal argv. */
   stages: { words?: Word[]; argv?: string[] }[];
   /** A second zone (transfers between zones). */
-  peer?: { root: string; policy: ZonePolicy; quota?: QuotaHandle };
+  peer?: { root: string; policy: ZonePolicy; quota?: QuotaHandle; guard?: FileGuard };
+  /** Group ownership rules and locks of others that restrict this call's changes (src/vfs/guard.ts). */
+  guard?: FileGuard;
   /** A typed tool call instead of a command line (args already validated). */
   tool?: { name: string; args: unknown };
   stdin?: Uint8Array;

@@ -150,8 +150,8 @@ function wireQuota(q: QuotaHandle | undefined, withSab: boolean): (WireQuota & R
 function wireTask(t: TaskRequest, withSabs: boolean, policy: ZonePolicy | undefined, policyNumber: number) {
   const wire: { [K in keyof Omit<Required<TaskRequest>, 'stdin' | 'temps' | 'memoryMb'>]: unknown } & { policyNumber: number } = {
     root: t.root, policy, policyNumber, quota: wireQuota(t.quota, withSabs), cwd: t.cwd, stages: t.stages,
-    peer: t.peer && { root: t.peer.root, policy: t.peer.policy, quota: wireQuota(t.peer.quota, withSabs) },
-    tool: t.tool, limits: t.limits, stdoutFile: t.stdoutFile, user: t.user, git: t.git,
+    peer: t.peer && { root: t.peer.root, policy: t.peer.policy, quota: wireQuota(t.peer.quota, withSabs), guard: t.peer.guard },
+    guard: t.guard, tool: t.tool, limits: t.limits, stdoutFile: t.stdoutFile, user: t.user, git: t.git,
   };
   return wire;
 }

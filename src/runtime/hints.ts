@@ -29,6 +29,10 @@ export function hintFor(errno: string, details: Record<string, unknown> = {}): s
     case 'ETOODEEP': return 'This folder is nested deeper than nosh can follow (its full path passes 4096 bytes): work on a shallower folder, or move the deep part up with mv.';
     case 'EXDEV': return 'Source and destination are on different file systems and cannot be renamed: copy, then delete the source.';
     case 'EBUSY': return 'The zone root itself cannot be removed or renamed: act on the entries inside it.';
+    case 'EOWNER': return details.mode === 'owner_ro'
+      ? `This group file is read-only (mode owner_ro) until its owner ${details.owner} changes the mode (group_set_mode); read it, or write a copy under another name.`
+      : `Only its owner ${details.owner} may change, rename or delete this group file (mode owner); read it, write a copy under another name, or ask the owner (group_set_mode / group_chown).`;
+    case 'ELOCKED': return `${details.holder} is editing this file (locked edit, until ${details.expires}); reads are allowed: retry after the lock is saved or cancelled, or ask the holder or the file's owner to force_unlock.`;
     default: return '';
   }
 }

@@ -34,6 +34,9 @@ const NOSH_TEXT: Record<string, string> = {
   // The file system's own quota (EDQUOT from the kernel): nosh's quota keeps 'EDQUOT'.
   EFSQUOT: 'Disk quota exceeded',
   ETOODEEP: 'Permission denied (folder nested too deep to follow)',
+  // group ownership and locked edits (src/vfs/guard.ts): the details name the owner or holder
+  EOWNER: 'Permission denied (file of another group member)',
+  ELOCKED: 'File locked (a locked edit holds it)',
 };
 
 const CODE_OF: Record<string, ErrorCode> = {
@@ -53,10 +56,18 @@ const CODE_OF: Record<string, ErrorCode> = {
   ENOSPC: 'NO_SPACE',
   EFSQUOT: 'NO_SPACE',
   ETOODEEP: 'INVALID_ARGUMENT',
+  ELOCKED: 'FILE_LOCKED',
 };
 
 export function strerror(errno: string): string {
   return STRERROR[errno] ?? NOSH_TEXT[errno] ?? errno;
+}
+
+/** strerror, with the owner and mode of a file of another member, or the holder of a lock. */
+function reasonText(errno: string, d: Record<string, unknown>): string {
+  if (errno === 'EOWNER' && d.owner !== undefined) return `Permission denied (owned by ${d.owner}, mode ${d.mode})`;
+  if (errno === 'ELOCKED' && d.holder !== undefined) return `File locked (by ${d.holder} since ${d.since}, until ${d.expires})`;
+  return strerror(errno);
 }
 
 /** A filesystem error on a virtual path. `path` is always virtual, never a host path. */
@@ -65,7 +76,7 @@ export class VfsError extends Error implements PathFailure {
   readonly path: string;
   readonly code: ErrorCode;
   constructor(errno: string, path: string, details: Record<string, unknown> = {}) {
-    super(`${path}: ${strerror(errno)}`);
+    super(`${path}: ${reasonText(errno, details)}`);
     this.name = 'VfsError';
     this.errno = errno;
     this.path = path;
@@ -77,7 +88,7 @@ export class VfsError extends Error implements PathFailure {
   get reason(): string {
     // the text is what a command reports: a refusal reported is one the audit log records
     if (refusalListener && REFUSING.has(this.errno)) refusalListener(this);
-    return strerror(this.errno);
+    return reasonText(this.errno, this.details);
   }
 }
 
@@ -87,7 +98,7 @@ export function isLimitError(e: unknown): e is VfsError {
 }
 
 /** errnos that mean the zone's policy (or quota) refused the access: the audit log's refusals. */
-const REFUSING = new Set(['EBLOCKED', 'EEXT', 'EESCAPE', 'ESYMLINK', 'ESPECIAL', 'EHARDLINK', 'EROFS', 'EDQUOT']);
+const REFUSING = new Set(['EBLOCKED', 'EEXT', 'EESCAPE', 'ESYMLINK', 'ESPECIAL', 'EHARDLINK', 'EROFS', 'EDQUOT', 'EOWNER', 'ELOCKED']);
 
 let refusalListener: ((e: VfsError) => void) | undefined;
 

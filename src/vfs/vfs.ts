@@ -7,6 +7,7 @@ import { MAX_NAME_BYTES, MAX_PATH_BYTES, splitVirtual } from './paths.js';
 import { TMP_MARK, tempName } from './temp-name.js';
 import { chargeOf } from './charge.js';
 import { HAVE_PROC_FD, PROC_FD, HeldDir, holdDir, inodeIn, lstatIn, mkdirIn, openIn, renameIn, rmdirIn, setMode, setTimes, unlinkIn } from './at.js';
+import { checkGuard, checkGuardTree, guardIsEmpty, type FileGuard } from './guard.js';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 const MAX_SYMLINK_HOPS = 40;
@@ -155,6 +156,9 @@ export class Vfs {
 
   /** Shared usage counter of the quota this zone counts against (absent: no quota). */
   readonly quota: QuotaCounter | undefined;
+
+  /** Group ownership and locks of others (src/vfs/guard.ts): checked on every change of a file. */
+  private guard: FileGuard | undefined;
 
   constructor(root: string, policy: ZonePolicy, quota?: QuotaCounter) {
     this.quota = quota;
@@ -878,6 +882,16 @@ export class Vfs {
     if (this.policy.readonly) throw new VfsError('EROFS', path);
   }
 
+  /** Set the ownership rules and locks this task must respect (undefined: none). */
+  setGuard(guard: FileGuard | undefined): void {
+    this.guard = guardIsEmpty(guard) ? undefined : guard;
+  }
+
+  /** A change of the file at vpath ('/a/b'): refused by the guard when another member owns it or holds its lock. */
+  private guarded(vpath: string, tree = false): void {
+    if (this.guard) (tree ? checkGuardTree : checkGuard)(this.guard, vpath);
+  }
+
   /**
    * Resolve a path to be created or replaced and hold its folder (which must be an existing
    * directory): the checks are of what is in the held folder now. The caller closes `dir`.
@@ -899,6 +913,7 @@ export class Vfs {
       }
       if (slash) throw new VfsError('EISDIR', path);
       this.checkExtension(held.name, path);
+      this.guarded(r.vpath);
       return { r: { ...r, stat: st }, held };
     } catch (e) {
       held.dir.close();
@@ -1020,6 +1035,7 @@ export class Vfs {
     const r = this.resolveExisting(path, cwd);
     if (r.parts.length === 0) throw new VfsError('EBUSY', path);
     if (!r.stat.isDirectory()) throw new VfsError('ENOTDIR', path);
+    this.guarded(r.vpath);
     this.inParent(r, path, (h) => {
       if (!h.stat) throw new VfsError('ENOENT', path);
       if (!h.stat.isDirectory()) throw new VfsError('ENOTDIR', path);
@@ -1034,6 +1050,7 @@ export class Vfs {
     this.assertDeletable(path);
     const r = this.resolveExisting(path, cwd);
     if (r.stat.isDirectory()) throw new VfsError('EISDIR', path);
+    this.guarded(r.vpath);
     const st = this.inParent(r, path, (h) => {
       if (!h.stat) throw new VfsError('ENOENT', path);
       if (h.stat.isDirectory()) throw new VfsError('EISDIR', path);
@@ -1067,6 +1084,7 @@ export class Vfs {
     const { st, vpath } = this.childStat(d, name);
     if (!st) throw new VfsError('ENOENT', vpath);
     if (st.isDirectory() !== isDir) throw new VfsError(isDir ? 'ENOTDIR' : 'EISDIR', vpath);
+    this.guarded(vpath);
     this.checkFdInside(d.fd, d.vpath);
     try {
       if (isDir) fs.rmdirSync(`${PROC_FD}/${d.fd}/${name}`);
@@ -1086,6 +1104,8 @@ export class Vfs {
     const a = this.resolveExisting(from, cwd);
     const b = this.resolve(to, cwd);
     if (a.parts.length === 0 || b.parts.length === 0) throw new VfsError('EBUSY', a.parts.length === 0 ? from : to);
+    this.guarded(a.vpath, true);
+    this.guarded(b.vpath, true);
     const replaced = this.renameHeld(this, a, from, b, to, (sa, sb, nb) => {
       if (sb?.isFile() && sb.nlink > 1) throw new VfsError('EHARDLINK', to);
       // Moving a folder can change what a multi-component pattern ('.git/config') matches
@@ -1110,6 +1130,8 @@ export class Vfs {
     const a = this.resolveExisting(from, cwd);
     const b = dst.resolve(to, '/');
     if (a.parts.length === 0 || b.parts.length === 0) throw new VfsError('EBUSY', a.parts.length === 0 ? from : to);
+    this.guarded(a.vpath);
+    dst.guarded(b.vpath);
     let replaced: fs.Stats | null;
     try {
       replaced = this.renameHeld(dst, a, from, b, to, (sa, sb) => {
@@ -1176,6 +1198,7 @@ export class Vfs {
   utimes(path: string, atime: number, mtime: number, cwd = '/'): void {
     this.assertWritable(path);
     const r = this.resolveExisting(path, cwd, { followFinal: this.policy.followSymlinks });
+    this.guarded(r.vpath);
     // Node takes a negative number of seconds for "now"; a Date keeps times before 1970.
     const a = atime < 0 ? new Date(atime * 1000) : atime;
     const m = mtime < 0 ? new Date(mtime * 1000) : mtime;
@@ -1190,6 +1213,7 @@ export class Vfs {
   chmod(path: string, mode: number, cwd = '/'): void {
     this.assertWritable(path);
     const r = this.resolveExisting(path, cwd, { followFinal: this.policy.followSymlinks });
+    this.guarded(r.vpath);
     this.onInode(r, path, (dir, name, inode) => {
       if (inode.stat.isSymbolicLink()) throw new VfsError('ESYMLINK', path);
       if (inode.stat.isFile() && inode.stat.nlink > 1) throw new VfsError('EHARDLINK', path);

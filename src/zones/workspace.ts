@@ -201,6 +201,17 @@ export class Workspace {
     return (await this.groupsOf(user, ctx)).includes(group);
   }
 
+  /** Whether membership has a source other than the caller's own context (a provider or the config's map): another user's can be checked. */
+  get membershipKnown(): boolean {
+    return this.groupProvider !== undefined || Object.keys(this.cfg.groups).length > 0;
+  }
+
+  /** Members of a group by the config's map (undefined: a provider or the contexts decide). */
+  membersOf(group: string): string[] | undefined {
+    if (this.groupProvider || !Object.hasOwn(this.cfg.groups, group)) return undefined;
+    return [...(this.cfg.groups[group] ?? [])];
+  }
+
   /** The groups of a user, from the one source of membership (see isMember). */
   async groupsOf(user: string, ctx: Context): Promise<string[]> {
     if (this.groupProvider) return [...await this.groupProvider(user)];

@@ -144,7 +144,7 @@ describe('strict-mode calls round-trip', () => {
   let root: string;
   beforeAll(async () => {
     root = tempDir();
-    for (const f of ['a.txt', 'b.txt', 'del.txt', 'mv.txt', 'rn.txt', 'cp.txt']) fs.writeFileSync(path.join(root, f), 'hello\nworld\n');
+    for (const f of ['a.txt', 'b.txt', 'del.txt', 'mv.txt', 'rn.txt', 'cp.txt', 'lk.txt']) fs.writeFileSync(path.join(root, f), 'hello\nworld\n');
     nosh = await createNosh({ root, threads: 1 });
   });
   afterAll(async () => {
@@ -176,9 +176,20 @@ describe('strict-mode calls round-trip', () => {
     restore: { path: 'a.txt', version: 'HEAD' },
     sqlite: { path: 'q.db', sql: 'select 1' },
     import_csv: { path: 'q.db', table: 't', csv_path: 'a.txt' },
+    group_info: { group: 'team' },
+    group_set_mode: { group: 'team', path: 'a.txt', mode: 'group' },
+    group_chown: { group: 'team', path: 'a.txt', owner: 'bob' },
+    lockedit_open: { path: 'lk.txt' },
+    lockedit_exec: { path: 'lk.txt', command: 'cat lk.txt' },
+    lockedit_overwrite: { path: 'lk.txt', content: 'x\n' },
+    lockedit_save: { path: 'lk.txt' },
+    lockedit_cancel: { path: 'lk.txt' },
+    force_unlock: { path: 'lk.txt' },
   };
 
-  const PAST_VALIDATION = new Set(['transfer', 'history', 'diff_versions', 'restore', 'undo']);
+  // the group tools need a group zone, and the lock methods after lockedit_open a lock: past validation is the point
+  const PAST_VALIDATION = new Set(['transfer', 'history', 'diff_versions', 'restore', 'undo', 'group_info', 'group_set_mode', 'group_chown',
+    'lockedit_exec', 'lockedit_overwrite', 'lockedit_save', 'lockedit_cancel', 'force_unlock']);
 
   it('every method takes its strict-form arguments with nulls for the optional ones', async () => {
     const tools = toolSchemas('openai', modelMethods(), { strict: true }) as any[];

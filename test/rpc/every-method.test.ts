@@ -74,6 +74,23 @@ const CALLS: [string, Record<string, unknown>, (d: any) => void][] = [
   ['diff_versions', { zone: 'documents', path: 'v.md', from: 'HEAD~1' }, (d) => expect(d.diff).toContain('-v1\n+v2')],
   ['restore', { zone: 'documents', path: 'v.md', version: 'HEAD~1' }, (d) => expect(d.diff).toContain('-v2\n+v1')],
   ['undo', { zone: 'documents', path: 'v.md' }, (d) => expect(d.files).toEqual(['/v.md'])],
+  // group ownership and locked edits (issue #20)
+  ['write', { zone: 'group:team', path: 'g.md', content: 'g\n', group_mode: 'owner' }, (d) => expect(d).toBeTruthy()],
+  ['group_list', {}, (d) => expect(d.groups).toEqual([{ id: 'team', zone: 'group:team' }])],
+  ['group_info', { group: 'team' }, (d) => expect(d.files_by_owner.alice).toContain('/g.md')],
+  ['group_set_mode', { group: 'team', path: 'g.md', mode: 'owner_ro' }, (d) => expect(d).toMatchObject({ owner: 'alice', mode: 'owner_ro' })],
+  ['group_set_mode', { group: 'team', path: 'g.md', mode: 'group' }, (d) => expect(d.mode).toBe('group')],
+  ['group_chown', { group: 'team', path: 'g.md', owner: 'alice' }, (d) => expect(d.owner).toBe('alice')],
+  ['stat', { zone: 'group:team', path: 'g.md' }, (d) => expect(d).toMatchObject({ owner: 'alice', group_mode: 'group' })],
+  ['lockedit_open', { zone: 'group:team', path: 'g.md' }, (d) => expect(d).toMatchObject({ path: '/g.md', user: 'alice', conversation: 'c1' })],
+  ['lockedit_exec', { zone: 'group:team', path: 'g.md', command: 'sed -i s/g/G/ g.md' }, (d) => expect(d.exit_code).toBe(0)],
+  ['lockedit_overwrite', { zone: 'group:team', path: 'g.md', content: 'G2\n' }, (d) => expect(d).toBeTruthy()],
+  ['lockedit_save', { zone: 'group:team', path: 'g.md' }, (d) => expect(d.saved).toBe(true)],
+  ['read', { zone: 'group:team', path: 'g.md' }, (d) => expect(d.content).toBe('G2\n')],
+  ['lockedit_open', { zone: 'group:team', path: 'g.md' }, (d) => expect(d.reopened).toBe(false)],
+  ['lockedit_cancel', { zone: 'group:team', path: 'g.md' }, (d) => expect(d.cancelled).toBe(true)],
+  ['lockedit_open', { zone: 'group:team', path: 'g.md' }, (d) => expect(d.reopened).toBe(false)],
+  ['force_unlock', { zone: 'group:team', path: 'g.md' }, (d) => expect(d.unlocked).toBe(true)],
   ['maintenance', { rescan: true }, (d) => expect(d.rescan['user:alice'].ledger).toBe(d.rescan['user:alice'].disk)],
 ];
 
