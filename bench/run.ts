@@ -21,10 +21,11 @@ import { memoryScenarios } from './scenarios/memory.js';
 import { closeMcp, mcpScenarios } from './scenarios/mcp.js';
 import { breakdownScenarios } from './scenarios/breakdown.js';
 import { toolboxScenarios } from './scenarios/toolbox.js';
+import { metaScenarios } from './scenarios/meta.js';
 
 export const SCENARIOS: Scenario[] = [
   ...latencyScenarios, ...throughputScenarios, ...searchScenarios, ...bigFileScenarios,
-  ...startupScenarios, ...memoryScenarios, ...mcpScenarios, ...breakdownScenarios, ...toolboxScenarios,
+  ...startupScenarios, ...memoryScenarios, ...mcpScenarios, ...breakdownScenarios, ...toolboxScenarios, ...metaScenarios,
 ];
 
 const USAGE = `Usage: npm run bench -- [--quick] [--filter NAME]... [--json FILE] [--data DIR] [--fresh] [--no-install] [--list]
