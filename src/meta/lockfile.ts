@@ -91,6 +91,8 @@ export function unlockFile(file: string): void {
   fs.rmSync(file, { force: true });
 }
 
+type Release = () => Promise<void> | void;
+
 /**
  * Keys held by the current async call chain, so that a call holding a zone may take it again
  * (the engine holds it around a call; a method inside may ask for it too) without waiting for itself.
@@ -104,7 +106,12 @@ const held = new AsyncLocalStorage<ReadonlySet<string>>();
 export class KeyedLocks {
   private readonly tails = new Map<string, Promise<void>>();
 
-  constructor(private readonly outer: (key: string) => Promise<() => Promise<void> | void>) {}
+  /**
+   * `outer(key)`: take the key in the other processes; returns its release, or the release and
+   * a scope the run is entered through (PostgreSQL: the connection holding the lock, reused by
+   * the keys taken inside it).
+   */
+  constructor(private readonly outer: (key: string) => Promise<Release | { release: Release; enter: <T>(run: () => Promise<T>) => Promise<T> }>) {}
 
   async with<T>(key: string, run: () => Promise<T>): Promise<T> {
     const mine = held.getStore();
@@ -115,9 +122,11 @@ export class KeyedLocks {
     this.tails.set(key, tail);
     try {
       if (before) await before;
-      const release = await this.outer(key);
+      const got = await this.outer(key);
+      const release = typeof got === 'function' ? got : got.release;
+      const inner = () => held.run(new Set([...(mine ?? []), key]), run);
       try {
-        return await held.run(new Set([...(mine ?? []), key]), run);
+        return await (typeof got === 'function' ? inner() : got.enter(inner));
       } finally {
         await release();
       }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import * as crypto from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import { NoshError } from '../errors.js';
@@ -34,26 +35,33 @@ export class PostgresMetaStore extends SqlMetaStore {
   private pool: Pool | undefined;
   private readonly server: string;
   private readonly zones: KeyedLocks;
+  /** The connection holding the current call's zone locks. */
+  private readonly holding = new AsyncLocalStorage<PoolClient>();
+  private readonly turns = new WeakMap<PoolClient, Promise<void>>();
 
-  constructor(private readonly url: string, private readonly poolSize = 10) {
+  constructor(private readonly url: string, private readonly poolSize = 20) {
     super();
     this.server = serverOf(url);
     this.zones = new KeyedLocks(async (key) => {
-      const client = await this.connect();
+      // the keys one call takes (its zones, its quota) are held on one connection: a call never
+      // waits for a second connection while holding one, so a busy pool cannot deadlock
+      const outer = this.holding.getStore();
+      const client = outer ?? await this.connect();
       try {
         await client.query('SELECT pg_advisory_lock($1::bigint)', [advisoryKey(key)]);
       } catch (e) {
-        client.release(true);
+        if (!outer) client.release(true);
         throw this.unreachable(e);
       }
-      return async () => {
+      const release = async () => {
         try {
           await client.query('SELECT pg_advisory_unlock($1::bigint)', [advisoryKey(key)]);
-          client.release();
+          if (!outer) client.release();
         } catch {
-          client.release(true); // a lost connection: the server released its locks with it
+          if (!outer) client.release(true); // a lost connection: the server released its locks with it
         }
       };
+      return { release, enter: <T>(run: () => Promise<T>) => this.holding.run(client, run) };
     });
   }
 
@@ -124,30 +132,47 @@ export class PostgresMetaStore extends SqlMetaStore {
     await pool?.end();
   }
 
-  protected async read<T>(fn: (q: Query) => Promise<T>): Promise<T> {
+  /** A connection for one statement or transaction: the call's own when it holds a zone (released with the zone). */
+  private async session(): Promise<{ client: PoolClient; done: (failed: boolean) => void }> {
+    const held = this.holding.getStore();
+    if (held) {
+      // one statement or transaction at a time on it (a call may ask the store for two things at once)
+      const before = this.turns.get(held);
+      let next!: () => void;
+      const turn = new Promise<void>((r) => (next = r));
+      const mine = (before ?? Promise.resolve()).then(() => turn);
+      this.turns.set(held, mine);
+      if (before) await before;
+      return { client: held, done: () => { if (this.turns.get(held) === mine) this.turns.delete(held); next(); } };
+    }
     const client = await this.connect();
+    return { client, done: (failed) => client.release(failed) };
+  }
+
+  protected async read<T>(fn: (q: Query) => Promise<T>): Promise<T> {
+    const { client, done } = await this.session();
     try {
       const out = await fn(queryOf(client));
-      client.release();
+      done(false);
       return out;
     } catch (e) {
-      client.release(true);
+      done(true);
       throw this.unreachable(e);
     }
   }
 
   protected async write<T>(fn: (q: Query) => Promise<T>): Promise<T> {
-    const client = await this.connect();
+    const { client, done } = await this.session();
     try {
       await client.query('BEGIN');
       const out = await fn(queryOf(client));
       await client.query('COMMIT');
-      client.release();
+      done(false);
       return out;
     } catch (e) {
       // the transaction dies with the connection: nothing of it was applied
       await client.query('ROLLBACK').catch(() => {});
-      client.release(true);
+      done(true);
       throw this.unreachable(e);
     }
   }

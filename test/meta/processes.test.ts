@@ -111,3 +111,21 @@ describe('PostgreSQL going away mid-call', () => {
     }
   }, 180_000);
 });
+
+describe('the PostgreSQL store under load', () => {
+  it('more zones written at once than the pool has connections: each call holds its zone and quota keys on one connection, none deadlocks', async () => {
+    const s = new PostgresMetaStore(await pg().freshDb(), 3);
+    await s.open();
+    try {
+      const out = await Promise.all(Array.from({ length: 12 }, (_, i) => s.withZone(`zone-${i}`, () => s.withZone('quota:user:a', async () => {
+        const u = (await s.quotaUsage('user:a')) ?? { bytes: 0, files: 0 };
+        await Promise.all([s.setQuotaUsage('user:a', { bytes: u.bytes + 1, files: u.files + 1 }), s.locks(`zone-${i}`, ['x'])]);
+        return i;
+      }))));
+      expect(out).toHaveLength(12);
+      expect(await s.quotaUsage('user:a')).toEqual({ bytes: 12, files: 12 });
+    } finally {
+      await s.close();
+    }
+  }, 120_000);
+});
