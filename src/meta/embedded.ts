@@ -151,11 +151,11 @@ export class EmbeddedMetaStore extends SqlMetaStore {
   }
 
   protected async read<T>(fn: (q: Query) => Promise<T>): Promise<T> {
-    return this.local.with('db', async () => fn(queryOf(await this.current())));
+    return this.local.with('\0db', async () => fn(queryOf(await this.current())));
   }
 
   protected async write<T>(fn: (q: Query) => Promise<T>): Promise<T> {
-    return this.local.with('db', async () => {
+    return this.local.with('\0db', async () => {
       const lock = path.join(this.lockDir, `${DB_FILE}.lock`);
       await lockFile(lock, `the metadata database ${DB_FILE}`);
       try {
