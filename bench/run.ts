@@ -22,10 +22,11 @@ import { closeMcp, mcpScenarios } from './scenarios/mcp.js';
 import { breakdownScenarios } from './scenarios/breakdown.js';
 import { toolboxScenarios } from './scenarios/toolbox.js';
 import { versioningScenarios } from './scenarios/versioning.js';
+import { metaScenarios } from './scenarios/meta.js';
 
 export const SCENARIOS: Scenario[] = [
   ...latencyScenarios, ...throughputScenarios, ...searchScenarios, ...bigFileScenarios,
-  ...startupScenarios, ...memoryScenarios, ...mcpScenarios, ...breakdownScenarios, ...toolboxScenarios, ...versioningScenarios,
+  ...startupScenarios, ...memoryScenarios, ...mcpScenarios, ...breakdownScenarios, ...toolboxScenarios, ...versioningScenarios, ...metaScenarios,
 ];
 
 const USAGE = `Usage: npm run bench -- [--quick] [--filter NAME]... [--json FILE] [--data DIR] [--fresh] [--no-install] [--list]

@@ -19,6 +19,7 @@ import { createMetaStore, zoneKey, type MetaStore, type WriteAccess } from '../m
 import { guardOf, recordOwnership, relOf, type Caller } from './ownership.js';
 import type { FileGuard } from '../vfs/index.js';
 import { WriteOrder } from './write-order.js';
+import { AcrossProcesses } from './across.js';
 import type { ZoneToolOptions, ZoneToolResult } from './host.js';
 import type { Role } from '../zones/context.js';
 import { auditEvents, auditorFor, type AuditNote } from '../audit/event.js';
@@ -63,8 +64,9 @@ export class Engine implements MethodEngine {
   readonly workspace: Workspace;
   private readonly pool: WorkerPool;
   private closed = false;
-  /** The order of the calls that change files, per zone (see WriteOrder). */
-  readonly writes = new WriteOrder();
+  /** The order of the calls that change files, per zone (see WriteOrder), and across processes (AcrossProcesses). */
+  readonly writes = new WriteOrder((zones, run) => this.across.run(zones, run));
+  private readonly across: AcrossProcesses;
   /** The commits of versioned zones (src/versioning). */
   readonly versioning = new Versioning();
   /** Ownership of group files and locked edits, shared with the other processes serving the base (src/meta). */
@@ -78,6 +80,7 @@ export class Engine implements MethodEngine {
     audit?: AuditCallback) {
     this.workspace = new Workspace(config, groupProvider);
     this.meta = createMetaStore(config, this.workspace.base);
+    this.across = new AcrossProcesses(this.meta, this.workspace.base, this.workspace.quotas);
     this.metaOpened = this.meta.open();
     this.metaOpened.catch(() => {}); // ready() reports it
     this.pool = pool ?? new WorkerPool({ threads: config.threads, memoryMb: config.limits.memoryMb, rssMb: config.limits.rssMb });
@@ -119,13 +122,16 @@ export class Engine implements MethodEngine {
   zoneOf(req: { root?: string; zone?: string; context?: Context }): Zone | Promise<Zone> {
     if (req.root !== undefined) {
       if (req.zone !== undefined) throw new NoshError('INVALID_ARGUMENT', 'give root or zone, not both', '');
-      return withRole({ name: 'root', kind: 'root', root: req.root, versioned: false, policy: this.workspace.rootPolicy() }, req.context ?? {});
+      const root = withRole({ name: 'root', kind: 'root', root: req.root, versioned: false, policy: this.workspace.rootPolicy() }, req.context ?? {});
+      this.across.learn(root);
+      return root;
     }
     const zone = this.workspace.resolve(req.zone, req.context ?? {});
     return zone instanceof Promise ? zone.then((z) => this.seeded(z)) : this.seeded(zone);
   }
 
   private seeded(zone: Zone): Zone {
+    this.across.learn(zone);
     if (zone.kind === 'storage' && this.config.root === undefined) seedWelcome(zone.root, zone.quota);
     return zone;
   }

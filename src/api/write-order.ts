@@ -19,6 +19,12 @@ export class WriteOrder {
   private readonly zones = new Map<string, ZoneWriters>();
 
   /**
+   * `around`: what holds a writer's zones in the other processes while it runs (the engine's
+   * AcrossProcesses); called once a writer's turn has come in this process, with its zone keys.
+   */
+  constructor(private readonly around?: <T>(zones: readonly string[], run: () => Promise<T>) => Promise<T>) {}
+
+  /**
    * Run a call that may change anything in the zone `zone` (its root), or in each of several
    * zones (a transfer changes two). It takes its place in every zone at once, so two calls
    * over the same zones in opposite order cannot wait for each other.
@@ -26,12 +32,13 @@ export class WriteOrder {
   whole<T>(zone: string | readonly string[], run: () => Promise<T>): Promise<T> {
     const names = typeof zone === 'string' ? [zone] : [...new Set(zone)];
     const zones = names.map((name) => this.writers(name));
+    const go = this.around ? () => this.around!(names, run) : run;
     const after: Promise<void>[] = [];
     for (const z of zones) {
       after.push(...z.sinceWhole);
       if (z.lastWhole) after.push(z.lastWhole);
     }
-    const result = after.length === 0 ? run() : Promise.all(after).then(run);
+    const result = after.length === 0 ? go() : Promise.all(after).then(go);
     const settled = result.then(noop, noop);
     for (const [i, z] of zones.entries()) {
       this.track(names[i]!, z, settled);
@@ -46,7 +53,8 @@ export class WriteOrder {
   file<T>(zone: string, path: string, run: () => Promise<T>): Promise<T> {
     const z = this.writers(zone);
     const before = z.files.get(path) ?? z.lastWhole;
-    const result = before ? before.then(run) : run();
+    const go = this.around ? () => this.around!([zone], run) : run;
+    const result = before ? before.then(go) : go();
     const settled = result.then(noop, noop);
     this.track(zone, z, settled);
     z.files.set(path, settled);

@@ -1,18 +1,25 @@
 import * as path from 'node:path';
 import type { ResolvedConfig } from '../config.js';
 import type { Zone } from '../zones/workspace.js';
-import { MemoryMetaStore } from './memory.js';
+import { EmbeddedMetaStore } from './embedded.js';
+import { PostgresMetaStore } from './postgres.js';
 import type { MetaStore } from './store.js';
 
 export type { MetaStore, Ownership, FileLock, WriteAccess } from './store.js';
 export { WRITE_ACCESS, isUnder } from './store.js';
 
+export { MemoryMetaStore } from './memory.js';
+export { EmbeddedMetaStore } from './embedded.js';
+export { PostgresMetaStore } from './postgres.js';
+
 /**
  * The store the config names: PostgreSQL when `metadata.url` is set, else the embedded one in
- * the base. (Until the embedded store lands, a memory store: issue #20.)
+ * the base (access_auth.sqlite). Construction is cheap: nothing is loaded or connected until
+ * open() (PostgreSQL) or the first use (the embedded store's sql.js and file).
  */
-export function createMetaStore(_cfg: ResolvedConfig, _base: string): MetaStore {
-  return new MemoryMetaStore();
+export function createMetaStore(cfg: ResolvedConfig, base: string): MetaStore {
+  const url = cfg.metadata?.url;
+  return url ? new PostgresMetaStore(url) : new EmbeddedMetaStore(base);
 }
 
 /**

@@ -101,4 +101,10 @@ export class MemoryMetaStore implements MetaStore {
   async withZone<T>(_zone: string, run: () => Promise<T>): Promise<T> {
     return run(); // one process: WriteOrder already orders the zone
   }
+
+  async quotaUsage(): Promise<undefined> {
+    return undefined; // one process: its ledger is the usage
+  }
+
+  async setQuotaUsage(): Promise<void> {}
 }

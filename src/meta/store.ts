@@ -81,6 +81,15 @@ export interface MetaStore {
    * in-process order is WriteOrder's; this adds the other processes.
    */
   withZone<T>(zone: string, run: () => Promise<T>): Promise<T>;
+
+  // ---- quota usage across processes
+  /**
+   * The usage of a quota key as the processes serving the base last left it (undefined: none
+   * stored yet, or a store of one process). Read and written under the write order (withZone)
+   * of the quota's key, so the processes together never pass a quota.
+   */
+  quotaUsage(key: string): Promise<{ bytes: number; files: number } | undefined>;
+  setQuotaUsage(key: string, usage: { bytes: number; files: number }): Promise<void>;
 }
 
 /** Under `dir` ('' = everywhere): the path itself or a descendant. */

@@ -61,6 +61,16 @@ export class QuotaLedger {
     return e ? Number(Atomics.load(new BigInt64Array(e.handle.sab), 1)) : undefined;
   }
 
+  /** Recount one key from disk (the processes serving a base sync a quota on a fresh count: src/api/across.ts). */
+  async recount(key: string): Promise<void> {
+    const e = this.entries.get(key);
+    if (!e) return;
+    const disk = await scanUsage(e.folders);
+    const counters = new BigInt64Array(e.handle.sab);
+    Atomics.store(counters, e.handle.index, BigInt(disk.bytes));
+    Atomics.store(counters, e.handle.index + 1, BigInt(disk.files));
+  }
+
   /** Recount from disk; returns bytes {ledger, disk} per key, and files and folders the same way. */
   async rescan(): Promise<Record<string, { ledger: number; disk: number; files: { ledger: number; disk: number } }>> {
     const out: Record<string, { ledger: number; disk: number; files: { ledger: number; disk: number } }> = {};

@@ -1,0 +1,47 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createNosh } from '../../src/index.js';
+import { tempDir } from '../helpers.js';
+
+// Two instances on one base in one process: each has its own WriteOrder and quota ledger, as two
+// processes do; the embedded store's lock files order them (a lock file's holder is this pid).
+describe('two nosh instances on one base (embedded store)', () => {
+  it('300 concurrent appends to one file, half through each, keep all 300 lines', async () => {
+    const base = tempDir();
+    const [a, b] = await Promise.all([createNosh({ base, threads: 2 }), createNosh({ base, threads: 2 })]);
+    try {
+      const calls = [];
+      for (let i = 0; i < 150; i++) {
+        calls.push(a.call('write', { path: 'log.txt', content: `a-${i}\n`, mode: 'append' }));
+        calls.push(b.exec({ command: 'tee -a log.txt' }, { stdin: `b-${i}\n` }));
+      }
+      const envs = await Promise.all(calls);
+      expect(envs.filter((e) => !e.success)).toEqual([]);
+      const lines = fs.readFileSync(path.join(base, 'users', 'default', 'Storage', 'log.txt'), 'utf8').split('\n').filter(Boolean);
+      expect(lines).toHaveLength(300);
+      expect(new Set(lines).size).toBe(300);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  }, 300_000);
+
+  it('a quota spent through one instance is seen by the other', async () => {
+    const base = tempDir();
+    const [a, b] = await Promise.all([createNosh({ base, threads: 1, quotas: { userMb: 1 } }), createNosh({ base, threads: 1, quotas: { userMb: 1 } })]);
+    try {
+      const chunk = 'x'.repeat(300 * 1024);
+      // b counts the quota first (nothing there yet), then a fills it
+      expect((await b.call('write', { path: 'b0.bin', content: 'b' })).success).toBe(true);
+      for (let i = 0; i < 3; i++) expect((await a.call('write', { path: `a${i}.bin`, content: chunk })).success).toBe(true);
+      const over = await b.call('write', { path: 'b1.bin', content: chunk });
+      expect(over.success).toBe(false);
+      expect(!over.success && over.error.code).toBe('QUOTA_EXCEEDED');
+      // freeing space through one is seen by the other
+      expect((await a.exec({ command: 'rm a0.bin a1.bin' })).success).toBe(true);
+      expect((await b.call('write', { path: 'b1.bin', content: chunk })).success).toBe(true);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  }, 120_000);
+});
