@@ -121,8 +121,19 @@ export const ConfigSchema = z.object({
   groups: z.record(z.string(), z.array(z.string())).default({}),
   /** Seconds after its last use when maintenance removes a session zone. */
   sessionTtlSeconds: count(10 * 365 * 24 * 3600).default(24 * 3600),
+  /**
+   * How often `nosh serve`, `nosh mcp` and `nosh http` run the upkeep of maintenance on a timer
+   * (expired sessions, stale temp files), in seconds; 0: never (only the maintenance method).
+   */
+  sessionSweepSeconds: z.number().int().min(0).max(7 * 24 * 3600).default(600),
   /** User for calls without a context (single-user setups and the CLI). */
   defaultUser: z.string().default('default'),
+  /**
+   * HomeClaw's companion scope: when set, a call that names no user runs as this identity (over
+   * defaultUser), and its zones live under companion/ in the base instead of users/{id}/:
+   * storage companion/Storage, output companion/Storage/output, documents companion/Documents.
+   */
+  companion: z.object({ user: z.string().default('companion') }).strict().optional(),
   /** Worker threads (default: cores). */
   threads: z.number().int().min(1).max(256).optional(),
   audit: AuditSchema.default(AuditSchema.parse({})),

@@ -228,7 +228,7 @@ export class Engine implements MethodEngine {
 
   /** Who a commit in the zone is authored by: the context's user. */
   authorOf(zone: Zone, context: Context | undefined): string {
-    return zone.kind === 'root' || zone.kind === 'mount' ? context?.user ?? this.config.defaultUser : this.workspace.userOf(context ?? {});
+    return zone.kind === 'root' || zone.kind === 'mount' ? context?.user ?? this.config.companion?.user ?? this.config.defaultUser : this.workspace.userOf(context ?? {});
   }
 
   /** A writing call failed: what it changed is found by the next commit's comparison. */
