@@ -176,9 +176,10 @@ describe('strict-mode calls round-trip', () => {
     restore: { path: 'a.txt', version: 'HEAD' },
     sqlite: { path: 'q.db', sql: 'select 1' },
     import_csv: { path: 'q.db', table: 't', csv_path: 'a.txt' },
+    delete_workspace: { session: 'never-used' },
   };
 
-  const PAST_VALIDATION = new Set(['transfer', 'history', 'diff_versions', 'restore', 'undo']);
+  const PAST_VALIDATION = new Set(['transfer', 'history', 'diff_versions', 'restore', 'undo', 'delete_workspace']);
 
   it('every method takes its strict-form arguments with nulls for the optional ones', async () => {
     const tools = toolSchemas('openai', modelMethods(), { strict: true }) as any[];
