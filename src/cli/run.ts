@@ -203,7 +203,14 @@ async function execOnce(args: string[]): Promise<number> {
   try {
     const stdin = readStdin(values["stdin-file"]);
     const req = argvForm ? { cmd: positionals[0]!, args: positionals.slice(1) } : { command: positionals[0]! };
-    const res = await nosh.exec({ ...req, cwd: values.cwd ?? '/' }, { stdin, timeoutMs });
+    // A call past a second shows a progress line on a terminal's stderr, cleared when it ends.
+    let shown = false;
+    const onProgress = process.stderr.isTTY ? (p: { files: number; bytes: number; total?: number }) => {
+      shown = true;
+      process.stderr.write(`\r\x1b[Knosh: ${p.files}${p.total !== undefined ? `/${p.total}` : ''} files, ${p.bytes} bytes`);
+    } : undefined;
+    const res = await nosh.exec({ ...req, cwd: values.cwd ?? '/' }, { stdin, timeoutMs, onProgress });
+    if (shown) process.stderr.write('\r\x1b[K');
     return printResult(res, values.json ?? false);
   } finally {
     await nosh.close();

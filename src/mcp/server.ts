@@ -8,7 +8,6 @@ import { fail, type Envelope } from '../errors.js';
 import { LineSplitter } from '../rpc/lines.js';
 import { MAX_DEPTH, scanLine, spliceId } from '../rpc/scan.js';
 
-const PROGRESS_EVERY_MS = 1000;
 /** Largest accepted message line in bytes, as for JSON-RPC. */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
@@ -43,19 +42,17 @@ export function createMcpServer(nosh: Nosh, version: string, gate?: CallGate): S
       nosh.recordRefusal?.(name, rest, env);
       return result(env);
     }
-    // Long calls send progress notifications when the client asked for them.
+    // Calls past a second send progress (files and bytes done) when the client asked for it.
     const token = req.params._meta?.progressToken;
-    let ticks = 0;
-    const timer = token === undefined ? undefined : setInterval(() => {
-      ticks++;
-      void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ticks, message: `${name} running` } }).catch(() => {});
-    }, PROGRESS_EVERY_MS);
+    const onProgress = token === undefined ? undefined : (p: { files: number; bytes: number; total?: number }) => {
+      void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: p.total !== undefined ? p.files : p.files + p.bytes,
+        ...(p.total !== undefined ? { total: p.total } : {}), message: `${name}: ${p.files} files, ${p.bytes} bytes` } }).catch(() => {});
+    };
     gate?.enter();
     try {
-      return result(await nosh.call(name, args ?? {}, { signal: extra.signal }));
+      return result(await nosh.call(name, args ?? {}, { signal: extra.signal, onProgress }));
     } finally {
       gate?.leave();
-      if (timer) clearInterval(timer);
     }
   });
   return server;

@@ -12,6 +12,7 @@ let dir: string;
 let base: string;
 let child: ReturnType<typeof spawn>;
 const pending = new Map<number, (m: any) => void>();
+const notes: any[] = [];
 let nextId = 1;
 
 function call(method: string, params: Record<string, unknown>): Promise<any> {
@@ -25,10 +26,16 @@ function call(method: string, params: Record<string, unknown>): Promise<any> {
 beforeAll(() => {
   dir = tempDir('nosh-upkeep-');
   base = path.join(dir, 'ws');
+  const tree = path.join(base, 'companion', 'Storage', 'tree');
+  for (let d = 0; d < 10; d++) {
+    fs.mkdirSync(path.join(tree, `d${d}`), { recursive: true });
+    for (let f = 0; f < 50; f++) fs.writeFileSync(path.join(tree, `d${d}`, `f${f}`), 'x\n');
+  }
   fs.writeFileSync(path.join(dir, 'nosh.json'), JSON.stringify({ base, companion: {}, sessionTtlSeconds: 2, sessionSweepSeconds: 1 }));
   child = spawn(process.execPath, [bin, 'serve', '--config', path.join(dir, 'nosh.json')], { stdio: ['pipe', 'pipe', 'inherit'] });
   createInterface({ input: child.stdout! }).on('line', (l) => {
     const m = JSON.parse(l);
+    if (m.id === undefined) notes.push(m);
     pending.get(m.id)?.(m);
     pending.delete(m.id);
   });
@@ -61,4 +68,15 @@ describe('nosh serve: companion scope and the TTL sweep', () => {
     expect(fs.existsSync(root)).toBe(false);
     expect((await call('list_workspaces', {})).result.data.workspaces).toEqual([]);
   }, 40_000);
+
+  it('a call with _meta.progressToken past a second gets $/progress notifications with the files done', async () => {
+    const r = await call('exec', { command: 'find tree -type f | sleep 2', _meta: { progressToken: 'tok-1' } });
+    expect(r.result.success).toBe(true);
+    const mine = notes.filter((n) => n.method === '$/progress' && n.params.token === 'tok-1');
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.at(-1).params.value.files).toBeGreaterThanOrEqual(510);
+    const before = notes.length;
+    expect((await call('exec', { command: 'ls', _meta: { progressToken: 'tok-2' } })).result.success).toBe(true);
+    expect(notes.length).toBe(before);
+  });
 });
