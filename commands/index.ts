@@ -25,6 +25,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'comm': () => import('./comm/index.js'),
   'cp': () => import('./cp/index.js'),
   'csplit': () => import('./csplit/index.js'),
+  'curl': () => import('./curl/index.js'),
   'cut': () => import('./cut/index.js'),
   'date': () => import('./date/index.js'),
   'df': () => import('./df/index.js'),

@@ -137,6 +137,19 @@ export const ConfigSchema = z.object({
   /** Worker threads (default: cores). */
   threads: z.number().int().min(1).max(256).optional(),
   audit: AuditSchema.default(AuditSchema.parse({})),
+  /**
+   * Downloads with curl (Fileshed's network_mode): "disabled" (default), or "safe" with the
+   * hosts (name, IP, host:port) it may reach; see src/net/policy.ts. A string is the mode alone.
+   */
+  network: z.union([z.enum(['disabled', 'safe']).transform((mode) => ({ mode })), z.object({
+    mode: z.enum(['disabled', 'safe']).default('disabled'),
+    allow: z.array(z.string().min(1).max(300)).max(10_000).default([]),
+    /** Fixed DNS answers, name -> IP (pinned names; tests). */
+    hosts: z.record(z.string(), z.string()).default({}),
+    maxBytes: z.number().int().positive().max(MAX_FILE_SIZE_LIMIT).optional(),
+    timeoutMs: z.number().int().positive().max(300_000).default(30_000),
+    maxRedirects: z.number().int().min(0).max(50).default(5),
+  }).strict()]).default({ mode: 'disabled' }),
 }).strict();
 
 export type NoshConfig = z.input<typeof ConfigSchema>;
