@@ -108,6 +108,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'unix2dos': () => import('./dos2unix/index.js'),
   'unzip': () => import('./unzip/index.js'),
   'wc': () => import('./wc/index.js'),
+  'wget': () => import('./wget/index.js'),
   'which': () => import('./which/index.js'),
   'whoami': () => import('./whoami/index.js'),
   'xargs': () => import('./xargs/index.js'),

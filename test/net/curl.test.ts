@@ -112,6 +112,39 @@ describe('curl under the network policy', () => {
   });
 });
 
+describe('wget under the network policy', () => {
+  it('downloads to the URL\'s name (never over a file), -O FILE, -O -, with wget\'s log; -q is silent', async () => {
+    const n = await ws({ mode: 'safe', allow: [`127.0.0.1:${port}`] });
+    const base = `http://127.0.0.1:${port}`;
+    fs.mkdirSync(path.join(root, 'w'));
+    const r = await n.exec({ command: `wget ${base}/go`, cwd: '/w' }) as any;
+    expect(r.data.exit_code).toBe(0);
+    expect(r.data.stderr).toMatch(/^--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d--  http:\/\/127\.0\.0\.1:\d+\/go\nConnecting to 127\.0\.0\.1:\d+\.\.\. connected\.\nHTTP request sent, awaiting response\.\.\. 302 Found\nLocation: \/hello\.txt \[following\]\n/);
+    expect(r.data.stderr).toMatch(/Length: (12|unspecified) \[text\/plain\]\nSaving to: ‘hello\.txt’\n\n.* - ‘hello\.txt’ saved \[12\/12\]\n\n$/);
+    expect(fs.readFileSync(path.join(root, 'w', 'hello.txt'), 'utf8')).toBe('hello world\n');
+    expect((await n.exec({ command: `wget -q ${base}/hello.txt`, cwd: '/w' }) as any).data).toMatchObject({ exit_code: 0, stderr: '' });
+    expect(fs.readFileSync(path.join(root, 'w', 'hello.txt.1'), 'utf8')).toBe('hello world\n');
+    expect((await run(n, `wget -q -O w/named.txt ${base}/hello.txt`)).data.exit_code).toBe(0);
+    expect(fs.readFileSync(path.join(root, 'w', 'named.txt'), 'utf8')).toBe('hello world\n');
+    expect((await run(n, `wget -q -O - ${base}/hello.txt`)).data.stdout).toBe('hello world\n');
+  });
+
+  it('an HTTP error is 8; a redirect outside the allow-list is 4 with no file', async () => {
+    const n = await ws({ mode: 'safe', allow: [`127.0.0.1:${port}`] });
+    const base = `http://127.0.0.1:${port}`;
+    const e = await run(n, `wget ${base}/missing`);
+    expect(e.data.exit_code).toBe(8);
+    expect(e.data.stderr).toMatch(/ERROR 404: Not Found\.\n\n$/);
+    expect(fs.existsSync(path.join(root, 'missing'))).toBe(false);
+    const away = await run(n, `wget ${base}/away`);
+    expect(away.data.exit_code).toBe(4);
+    expect(away.data.stderr).toMatch(/wget: nosh: evil\.test:80 is not in the network allow-list\n$/);
+    expect(fs.existsSync(path.join(root, 'away'))).toBe(false);
+    const off = await ws(undefined);
+    expect((await run(off, `wget -q ${base}/hello.txt`)).data).toMatchObject({ exit_code: 4, stderr: '' });
+  });
+});
+
 describe('curl through nosh serve', () => {
   it('downloads into the zone with the config\'s allow-list', async () => {
     const dir = tempDir('nosh-curl-serve-');
