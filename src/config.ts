@@ -127,11 +127,35 @@ export const ConfigSchema = z.object({
   lockMaxAgeHours: z.number().positive().max(24 * 365).default(24),
   /** Seconds after its last use when maintenance removes a session zone. */
   sessionTtlSeconds: count(10 * 365 * 24 * 3600).default(24 * 3600),
+  /**
+   * How often `nosh serve`, `nosh mcp` and `nosh http` run the upkeep of maintenance on a timer
+   * (expired sessions, stale temp files), in seconds; 0: never (only the maintenance method).
+   */
+  sessionSweepSeconds: z.number().int().min(0).max(7 * 24 * 3600).default(600),
   /** User for calls without a context (single-user setups and the CLI). */
   defaultUser: z.string().default('default'),
+  /**
+   * HomeClaw's companion scope: when set, a call that names no user runs as this identity (over
+   * defaultUser), and its zones live under companion/ in the base instead of users/{id}/:
+   * storage companion/Storage, output companion/Storage/output, documents companion/Documents.
+   */
+  companion: z.object({ user: z.string().default('companion') }).strict().optional(),
   /** Worker threads (default: cores). */
   threads: z.number().int().min(1).max(256).optional(),
   audit: AuditSchema.default(AuditSchema.parse({})),
+  /**
+   * Downloads with curl (Fileshed's network_mode): "disabled" (default), or "safe" with the
+   * hosts (name, IP, host:port) it may reach; see src/net/policy.ts. A string is the mode alone.
+   */
+  network: z.union([z.enum(['disabled', 'safe']).transform((mode) => ({ mode })), z.object({
+    mode: z.enum(['disabled', 'safe']).default('disabled'),
+    allow: z.array(z.string().min(1).max(300)).max(10_000).default([]),
+    /** Fixed DNS answers, name -> IP (pinned names; tests). */
+    hosts: z.record(z.string(), z.string()).default({}),
+    maxBytes: z.number().int().positive().max(MAX_FILE_SIZE_LIMIT).optional(),
+    timeoutMs: z.number().int().positive().max(300_000).default(30_000),
+    maxRedirects: z.number().int().min(0).max(50).default(5),
+  }).strict()]).default({ mode: 'disabled' }),
 }).strict();
 
 export type NoshConfig = z.input<typeof ConfigSchema>;

@@ -14,6 +14,7 @@ export { createNosh, type CreateOptions, type Nosh } from './nosh.js';
 export { LIMITS } from './limits.js';
 export { listMethods } from './api/methods.js';
 export { bindIdentity, type Binding } from './api/identity.js';
+export { startSessionSweep, type Sweeper } from './api/upkeep.js';
 export type { AfterWrite, CallOptions, WriteEvent } from './api/engine.js';
 export type { Context, Role } from './zones/context.js';
 export type { GroupProvider } from './zones/workspace.js';

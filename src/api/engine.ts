@@ -11,6 +11,7 @@ import { STALE_TEMP_SECONDS, removeStaleTemps } from '../zones/maintenance.js';
 import type { Change } from '../vfs/index.js';
 import type { TaskRequest, TaskResponse } from '../exec/index.js';
 import { LIMITS } from '../limits.js';
+import type { Progress } from '../runtime/progress.js';
 import { EXEC_METHOD, execParamsOf, taskLimits, envelopeOfError, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
 import { checkParamsSize, type Surface } from './params.js';
 import { nullsAsAbsent } from './strict.js';
@@ -42,6 +43,23 @@ export type AfterWrite = (event: WriteEvent) => void | Promise<void>;
 export interface CallOptions {
   /** Abort the call (the worker running it is stopped). */
   signal?: CancelSignal;
+  /**
+   * Progress of a call that runs longer than a second (files and bytes done, the total when
+   * known), every half second while it moves: what `$/progress` and MCP's notifications/progress carry.
+   */
+  onProgress?: (p: Progress) => void;
+}
+
+/** The call's signal, carrying its progress listener down to the pool (see CancelSignal.onProgress). */
+function progressSignal(opts: CallOptions): CancelSignal | undefined {
+  if (!opts.onProgress) return opts.signal;
+  const s = opts.signal;
+  return {
+    get aborted() { return s?.aborted ?? false; },
+    addEventListener: (t, l, o) => s?.addEventListener(t, l, o),
+    removeEventListener: (t, l) => s?.removeEventListener(t, l),
+    onProgress: opts.onProgress,
+  };
 }
 
 /**
@@ -140,9 +158,9 @@ export class Engine implements MethodEngine {
   exec(req: ExecRequest, opts: ExecOptions & CallOptions = {}): Promise<Envelope<ExecData>> {
     const run = (note: AuditNote) => {
       try {
-        const { signal, ...rest } = opts;
+        const { signal, onProgress, ...rest } = opts;
         const { params, root, stdin } = execParamsOf(req, rest as Record<string, unknown>);
-        return this.dispatch('exec', params, { signal }, note, { root, stdin });
+        return this.dispatch('exec', params, { signal, onProgress }, note, { root, stdin });
       } catch (e) {
         return Promise.resolve(envelopeOfError(e));
       }
@@ -182,7 +200,7 @@ export class Engine implements MethodEngine {
         throw new NoshError('INVALID_ARGUMENT', `unknown method '${method}'`, `Methods: ${list.map((m) => m.name).join(', ')}.`);
       }
       const args = entry.input.parse(params ?? {}) as Record<string, unknown> & { timeout_ms?: number };
-      const call: Invocation = { timeoutMs: args.timeout_ms ?? this.config.limits.timeoutMs, signal: opts.signal, note, ...lib };
+      const call: Invocation = { timeoutMs: args.timeout_ms ?? this.config.limits.timeoutMs, signal: progressSignal(opts), note, ...lib };
       const done = entry.handler(this, args, call);
       // A worker's run is always bounded (by the pool); a main-thread method only when the call gives timeout_ms.
       return await (entry.runs === 'main' && args.timeout_ms !== undefined ? withinTimeout(method, done, args.timeout_ms) : done);
@@ -263,7 +281,7 @@ export class Engine implements MethodEngine {
 
   /** Who a commit in the zone is authored by: the context's user. */
   authorOf(zone: Zone, context: Context | undefined): string {
-    return zone.kind === 'root' || zone.kind === 'mount' ? context?.user ?? this.config.defaultUser : this.workspace.userOf(context ?? {});
+    return zone.kind === 'root' || zone.kind === 'mount' ? context?.user ?? this.config.companion?.user ?? this.config.defaultUser : this.workspace.userOf(context ?? {});
   }
 
   /** A writing call failed: what it changed is found by the next commit's comparison. */

@@ -161,6 +161,11 @@ export const EXEC_METHOD: Method<ExecArgs> = {
     const task = buildTask(p, call.stdin, zone.root, zone.policy, engine.config.limits, zone.quota);
     task.user = (zone.kind === 'root' || zone.kind === 'mount' ? p.context?.user : engine.workspace.userOf(p.context ?? {})) ?? undefined;
     if (zone.gitdir) task.git = { gitdir: zone.gitdir, user: engine.authorOf(zone, p.context) };
+    const net = engine.config.network as { mode: string; allow?: string[]; hosts?: Record<string, string>; maxBytes?: number; timeoutMs?: number; maxRedirects?: number };
+    if (net.mode === 'safe') {
+      task.limits = { ...task.limits, network: { allow: (net.allow ?? []).map((h) => h.toLowerCase()), hosts: Object.fromEntries(Object.entries(net.hosts ?? {}).map(([k, x]) => [k.toLowerCase(), x])),
+        maxBytes: net.maxBytes ?? engine.config.limits.maxFileSize, timeoutMs: net.timeoutMs ?? 30_000, maxRedirects: net.maxRedirects ?? 5 } };
+    }
     // A reading command line (most calls) goes straight to the pool: no wrapper on the hot path.
     const res = await (mayMutate(task)
       ? engine.writes.whole(orderKey(zone).root, async () => {

@@ -81,7 +81,7 @@ export const HOST_METHODS: HostMethod[] = [
       return { data: {
         limits: c.limits, quotas: c.quotas, zones: engine.workspace.zoneNames(), zone_policies: c.zones,
         mounts: c.mounts.map(({ path: _hidden, ...m }) => m), session_ttl_seconds: c.sessionTtlSeconds,
-        roles: { developer: 'read and write', generalist: 'read-only', critic: 'read-only' },
+        roles: { developer: 'read and write', generalist: 'read-only', critic: 'read-only', admin: 'read and write; every user\'s session workspaces' },
       } };
     },
   },

@@ -54,7 +54,7 @@ export function auditEvents(config: ResolvedConfig, method: string, req: Request
   const ctx = (r.context && typeof r.context === 'object' ? r.context : {}) as Record<string, unknown>;
   const str = (v: unknown) => (typeof v === 'string' ? cut(v) : undefined);
   const who: Partial<AuditEvent> = {
-    user: str(ctx.user) ?? config.defaultUser,
+    user: str(ctx.user) ?? config.companion?.user ?? config.defaultUser,
     role: str(ctx.role),
     session: str(ctx.session),
     conversation: str(ctx.conversation),

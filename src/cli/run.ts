@@ -28,7 +28,7 @@ WORKSPACE options:
   --config FILE         a JSON config file (base, limits, quotas, zones, mounts, groups)
   --base DIR            the storage folder (default $NOSH_HOME, or ~/.nosh)
   --zone NAME           storage (default), documents, uploads, output, share, group:ID, session:ID, a mount
-  --user ID  --conversation ID  --session ID  --role developer|generalist|critic
+  --user ID  --conversation ID  --session ID  --role developer|generalist|critic|admin
                         who is calling: fixed for the whole process; a request may only narrow it
                         (ask for a read-only role, name a zone), never become another user or join a group
 
@@ -118,7 +118,7 @@ async function configFrom(values: WorkspaceValues, raw: unknown): Promise<NoshCo
 async function defaultsFrom(values: WorkspaceValues): Promise<{ zone?: string; context?: Context }> {
   const { ROLES } = await import('../zones/context.js');
   if (values.role !== undefined && !(ROLES as readonly string[]).includes(values.role)) {
-    throw new Error(`--role: unknown role '${values.role}' (developer, generalist, critic)`);
+    throw new Error(`--role: unknown role '${values.role}' (${ROLES.join(', ')})`);
   }
   const context: Context = {
     ...(values.user !== undefined ? { user: values.user } : {}),
@@ -135,7 +135,7 @@ async function defaultsFrom(values: WorkspaceValues): Promise<{ zone?: string; c
  * zod and the engine and validates the config. If the validated config asks for another
  * pool (or is refused), that early pool is closed.
  */
-async function open(values: WorkspaceValues, threads?: number, trust: { surface: Surface; trustRequestContext?: boolean } = { surface: 'runtime' }): Promise<{ nosh: Nosh; ready: () => Promise<void> }> {
+async function open(values: WorkspaceValues, threads?: number, trust: { surface: Surface; trustRequestContext?: boolean } = { surface: 'runtime' }): Promise<{ nosh: Nosh; ready: () => Promise<void>; unbound: Nosh }> {
   const raw = rawConfigFrom(values);
   const early = poolSettings(raw, threads);
   const { WorkerPool } = await import('../pool/index.js');
@@ -154,7 +154,7 @@ async function open(values: WorkspaceValues, threads?: number, trust: { surface:
     // The CLI hands createNosh the pool it started, and does not wait for the method registry
     // (typed tools, host methods): ready() loads it, when a caller needs it.
     const nosh = await createNosh(wanted, { pool, defer: true });
-    return { nosh: bindIdentity(nosh, { ...defaults, ...trust }), ready: () => nosh.ready!() };
+    return { nosh: bindIdentity(nosh, { ...defaults, ...trust }), ready: () => nosh.ready!(), unbound: nosh };
   } catch (e) {
     await pool?.close();
     throw e;
@@ -203,7 +203,14 @@ async function execOnce(args: string[]): Promise<number> {
   try {
     const stdin = readStdin(values["stdin-file"]);
     const req = argvForm ? { cmd: positionals[0]!, args: positionals.slice(1) } : { command: positionals[0]! };
-    const res = await nosh.exec({ ...req, cwd: values.cwd ?? '/' }, { stdin, timeoutMs });
+    // A call past a second shows a progress line on a terminal's stderr, cleared when it ends.
+    let shown = false;
+    const onProgress = process.stderr.isTTY ? (p: { files: number; bytes: number; total?: number }) => {
+      shown = true;
+      process.stderr.write(`\r\x1b[Knosh: ${p.files}${p.total !== undefined ? `/${p.total}` : ''} files, ${p.bytes} bytes`);
+    } : undefined;
+    const res = await nosh.exec({ ...req, cwd: values.cwd ?? '/' }, { stdin, timeoutMs, onProgress });
+    if (shown) process.stderr.write('\r\x1b[K');
     return printResult(res, values.json ?? false);
   } finally {
     await nosh.close();
@@ -259,8 +266,9 @@ async function serveCommand(args: string[]): Promise<number> {
     return 0;
   }
   const trusted = values['trust-request-context'] === true;
-  const { nosh, ready } = await open(values, undefined, { surface: trusted ? 'runtime' : 'model', trustRequestContext: trusted });
+  const { nosh, ready, unbound } = await open(values, undefined, { surface: trusted ? 'runtime' : 'model', trustRequestContext: trusted });
   const { serveRpc } = await import('../rpc/server.js');
+  const sweep = (await import('../api/upkeep.js')).startSessionSweep(unbound);
   // SIGTERM: stop reading; calls already running (writes included) finish and answer.
   const stop = () => process.stdin.destroy();
   process.once('SIGTERM', stop);
@@ -270,6 +278,7 @@ async function serveCommand(args: string[]): Promise<number> {
     if ((e as NodeJS.ErrnoException)?.code !== 'ERR_STREAM_PREMATURE_CLOSE') throw e;
   } finally {
     process.off('SIGTERM', stop);
+    await sweep.stop();
     await nosh.close();
   }
   return 0;
@@ -284,12 +293,14 @@ async function mcpCommand(args: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const { nosh, ready } = await open(values, undefined, { surface: 'model' });
+  const { nosh, ready, unbound } = await open(values, undefined, { surface: 'model' });
+  const sweep = (await import('../api/upkeep.js')).startSessionSweep(unbound);
   try {
     await ready();
     const { serveMcpStdio } = await import('../mcp/server.js');
     await serveMcpStdio(nosh, VERSION);
   } finally {
+    await sweep.stop();
     await nosh.close();
   }
   return 0;

@@ -142,6 +142,8 @@ export interface Limits {
   maxDatabaseBytes?: number;
   /** Open every SQLite database read-only (limits.sqliteReadonly). */
   sqliteReadonly?: boolean;
+  /** Downloads (curl): the config's network policy when it is "safe"; absent: no network. */
+  network?: import('../net/policy.js').NetworkPolicy;
 }
 
 export interface ArchiveLimits {

@@ -8,7 +8,6 @@ import { fail, type Envelope } from '../errors.js';
 import { LineSplitter } from '../rpc/lines.js';
 import { MAX_DEPTH, scanLine, spliceId } from '../rpc/scan.js';
 
-const PROGRESS_EVERY_MS = 1000;
 /** Largest accepted message line in bytes, as for JSON-RPC. */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
@@ -34,22 +33,22 @@ export function createMcpServer(nosh: Nosh, version: string, gate?: CallGate): S
 
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const token = req.params._meta?.progressToken;
-    const progress = token === undefined ? undefined : (ticks: number) => {
-      void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ticks, message: `${req.params.name} running` } }).catch(() => {});
+    const progress = token === undefined ? undefined : (p: Progress) => {
+      void extra.sendNotification({ method: 'notifications/progress', params: progressParams(token, req.params.name, p) }).catch(() => {});
     };
     return call(req.params.name, req.params.arguments, extra.signal, progress);
   });
   return server;
 }
 
-type ToolCaller = ((name: string, args: Record<string, unknown> | undefined, signal: AbortSignal, progress?: (ticks: number) => void) => Promise<ReturnType<typeof result>>)
+type ToolCaller = ((name: string, args: Record<string, unknown> | undefined, signal: AbortSignal, progress?: (p: Progress) => void) => Promise<ReturnType<typeof result>>)
   & { methods: ReturnType<Nosh['methods']> };
 
 /** tools/call, as the SDK's handler and the stdio fast path (serveMcpStdio) both answer it. */
 function toolCaller(nosh: Nosh, gate?: CallGate): ToolCaller {
   const methods = nosh.methods(undefined, 'model');
   const names = new Set(methods.map((m) => m.name));
-  const call = async (name: string, args: Record<string, unknown> | undefined, signal: AbortSignal, progress?: (ticks: number) => void) => {
+  const call = async (name: string, args: Record<string, unknown> | undefined, signal: AbortSignal, progress?: (p: Progress) => void) => {
     if (!names.has(name)) {
       return result(fail('INVALID_ARGUMENT', `unknown tool '${name}'`, `Tools: ${methods.map((m) => m.name).join(', ')}.`, { tool: name }));
     }
@@ -60,18 +59,24 @@ function toolCaller(nosh: Nosh, gate?: CallGate): ToolCaller {
       nosh.recordRefusal?.(name, rest, env);
       return result(env);
     }
-    // Long calls send progress notifications when the client asked for them.
-    let ticks = 0;
-    const timer = progress === undefined ? undefined : setInterval(() => progress(++ticks), PROGRESS_EVERY_MS);
+    // Calls past a second send progress (files and bytes done) when the client asked for it.
     gate?.enter();
     try {
-      return result(await nosh.call(name, args ?? {}, { signal }));
+      return result(await nosh.call(name, args ?? {}, { signal, onProgress: progress }));
     } finally {
       gate?.leave();
-      if (timer) clearInterval(timer);
     }
   };
   return Object.assign(call, { methods });
+}
+
+/** What a long call has done so far (files walked, bytes read; the total where known). */
+interface Progress { files: number; bytes: number; total?: number }
+
+/** notifications/progress's params for the client's token. */
+function progressParams(token: string | number, name: string, p: Progress) {
+  return { progressToken: token, progress: p.total !== undefined ? p.files : p.files + p.bytes, ...(p.total !== undefined ? { total: p.total } : {}),
+    message: `${name}: ${p.files} files, ${p.bytes} bytes` };
 }
 
 /** A tool result carrying the envelope, as text and as structured content. */
@@ -191,8 +196,8 @@ export class FastCalls {
     const controller = new AbortController();
     this.running.set(call.id, controller);
     const { id, name, args, token } = call;
-    const progress = token === undefined ? undefined : (ticks: number) => {
-      if (!controller.signal.aborted) this.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: ticks, message: `${name} running` } });
+    const progress = token === undefined ? undefined : (p: Progress) => {
+      if (!controller.signal.aborted) this.send({ jsonrpc: '2.0', method: 'notifications/progress', params: progressParams(token, name, p) });
     };
     this.call(name, args, controller.signal, progress).then(
       (res) => ({ jsonrpc: '2.0', id, result: res }),

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { MessagePort } from 'node:worker_threads';
 import type { TaskRequest, TaskResponse } from '../exec/task.js';
 import { Mailbox, receiveTask, sendReply } from './mailbox.js';
+import { setProgressTarget } from '../runtime/progress.js';
 
 /**
  * A lane: the hot path between the main thread and one worker.
@@ -22,6 +23,8 @@ export interface LaneChannel {
   port: MessagePort;
   /** Where the lane's current task records its temp files (src/runtime/temps.ts). */
   temps: SharedArrayBuffer;
+  /** The lane's progress counters (src/runtime/progress.ts). */
+  progress: SharedArrayBuffer;
   /** The worker's heap + Buffer budget, MB. */
   memoryMb: number;
   /** How long the worker watches for its next request before it sleeps, µs (see Watch). */
@@ -142,6 +145,7 @@ export async function serveLane(channel: LaneChannel, handle: (request: TaskRequ
   const watch = new Watch(channel.watchUs);
   const sent = new Map<number, unknown>();
   let seen = 0;
+  setProgressTarget(channel.progress);
   raise(flags, ONLINE);
   for (;;) {
     watch.moved(flags, REQUESTS, seen);

@@ -8,6 +8,7 @@ import type { TaskRequest, TaskResponse } from '../exec/index.js';
 import { enableLinearRegexFallback } from './regex-flags.js';
 import { newTempRegistry, removeTemps, resetTempRegistry } from '../runtime/temps.js';
 import { ONLINE, REPLIES, REQUESTS, STOP, Watch, counterMovedWithin, laneFlags, onlineWithin, raise, whenCounterMoves, type LaneChannel } from './lane.js';
+import { newProgress, readProgress, resetProgress, type Progress } from '../runtime/progress.js';
 import { Mailbox, newMailbox, receiveReply, sendTask } from './mailbox.js';
 
 export interface PoolOptions {
@@ -41,9 +42,19 @@ export interface PoolOptions {
  */
 export interface CancelSignal {
   readonly aborted: boolean;
+  /**
+   * Told the task's progress (src/runtime/progress.ts) once it has run PROGRESS_AFTER_MS, then
+   * every PROGRESS_EVERY_MS while the counts move. On the signal because the signal already
+   * travels from the call down to run(): one object carries both.
+   */
+  onProgress?: (p: Progress) => void;
   addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
   removeEventListener(type: 'abort', listener: () => void): void;
 }
+
+/** A call's first progress report comes after this long (a call done sooner reports none). */
+export const PROGRESS_AFTER_MS = 1000;
+const PROGRESS_EVERY_MS = 500;
 
 /** Under vitest the sources are .ts; workers always run the compiled JavaScript. */
 function workerFile(): string {
@@ -79,6 +90,8 @@ interface Job {
   lane?: Lane;
   /** Why the pool stopped it, if it did. */
   stopped?: 'timeout' | 'cancel' | 'memory';
+  /** Reports the lane's progress counters to cancel.onProgress while it runs. */
+  progressTimer?: NodeJS.Timeout;
   /** The process's RSS when it was dispatched (only while the RSS watch runs). */
   rssAtStart?: number;
   done?: boolean;
@@ -90,6 +103,7 @@ class Lane {
   readonly boxMemory = newMailbox();
   readonly box: Mailbox;
   readonly temps = newTempRegistry();
+  readonly progress = newProgress();
   /** What this lane's worker has been sent by number: policies, quota counters (src/pool/mailbox.ts). */
   readonly sent = new Set<number>();
   readonly abort = new TaskAbort();
@@ -299,7 +313,7 @@ export class WorkerPool {
     const lane = new Lane(index, port1);
     this.lanes[index] = lane;
     const channel: LaneChannel = {
-      flags: lane.flags.buffer as SharedArrayBuffer, box: lane.boxMemory, port: port2, temps: lane.temps, memoryMb: this.memoryMb, watchUs: this.workerWatchUs,
+      flags: lane.flags.buffer as SharedArrayBuffer, box: lane.boxMemory, port: port2, temps: lane.temps, progress: lane.progress, memoryMb: this.memoryMb, watchUs: this.workerWatchUs,
     };
     this.piscina.run(channel, { transferList: [port2], signal: lane.abort as unknown as AbortSignal })
       .then(() => this.laneEnded(lane, undefined), (e: unknown) => this.laneEnded(lane, e));
@@ -328,12 +342,30 @@ export class WorkerPool {
       job.rssAtStart = process.memoryUsage.rss();
     }
     resetTempRegistry(lane.temps);
+    if (job.cancel?.onProgress) this.watchProgress(lane, job, job.cancel.onProgress);
     sendTask(lane.box, job.task, lane.sent);
     raise(lane.flags, REQUESTS);
     // A caller alone in flight sleeps on the reply counter instead of going back to the event
     // loop. Queued jobs never do: collect → next → dispatch would nest once per queued job.
     if (caller && this.busy === 1 && this.syncWaitMs > 0 && counterMovedWithin(lane.flags, REPLIES, lane.replies, Math.min(this.syncWaitMs, job.timeoutMs), this.watch)) this.collect(lane);
     else whenCounterMoves(lane.flags, REPLIES, lane.replies, () => { if (lane.job === job) this.collect(lane); });
+  }
+
+  /** Report the lane's counters while `job` runs on it: first after PROGRESS_AFTER_MS, then as they move. */
+  private watchProgress(lane: Lane, job: Job, report: (p: Progress) => void): void {
+    resetProgress(lane.progress);
+    let last = '';
+    const tick = () => {
+      if (job.done || lane.job !== job) return;
+      const p = readProgress(lane.progress);
+      const key = `${p.files}/${p.bytes}/${p.total}`;
+      if (key !== last) {
+        last = key;
+        try { report(p); } catch { /* a listener's failure is not the task's */ }
+      }
+      job.progressTimer = setTimeout(tick, PROGRESS_EVERY_MS);
+    };
+    job.progressTimer = setTimeout(tick, PROGRESS_AFTER_MS);
   }
 
   /** Take the reply of the lane's job and give the lane the next queued job. */
@@ -406,6 +438,7 @@ export class WorkerPool {
     if (job.done) return;
     job.done = true;
     clearTimeout(job.timer);
+    clearTimeout(job.progressTimer);
     if (job.onCancel) job.cancel?.removeEventListener('abort', job.onCancel);
     job.resolve(res);
   }

@@ -280,8 +280,20 @@ class RpcServer {
 
     const ac = new Cancel();
     if (!isNotification) this.running.set(id, ac);
+    // A client that wants progress of a long call passes _meta.progressToken (as MCP does): it
+    // gets {"method":"$/progress","params":{"token","value":{files,bytes,total?}}} while the call runs.
+    let p = params;
+    let onProgress: ((v: unknown) => void) | undefined;
+    if (p && Object.hasOwn(p, '_meta')) {
+      const { _meta: meta, ...rest } = p as Record<string, unknown>;
+      p = rest;
+      const token = (meta as { progressToken?: unknown } | null)?.progressToken;
+      if (typeof token === 'string' || typeof token === 'number') {
+        onProgress = (value) => this.sendText(JSON.stringify({ jsonrpc: '2.0', method: '$/progress', params: { token, value } }));
+      }
+    }
     try {
-      const env = await this.nosh.call(method, params ?? {}, { signal: ac });
+      const env = await this.nosh.call(method, p ?? {}, { signal: ac, onProgress });
       if (isNotification) return null;
       if (!env.success && env.error.code === 'INVALID_ARGUMENT' && Array.isArray(env.error.details.issues)) {
         return errorResponse(id, RPC.INVALID_PARAMS, `Invalid params: ${env.error.message}`, env.error);

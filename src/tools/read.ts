@@ -7,6 +7,7 @@ import { readCapped } from './common.js';
 import { valueLimit } from '../runtime/memory.js';
 import { countByte } from '../gnulib/count-byte.js';
 import { asBuffer, nthSeparator } from '../gnulib/head-tail.js';
+import { parseYaml } from './read-yaml.js';
 
 /** Largest file `parse` reads whole. */
 const PARSE_CAP = 20 * 1024 * 1024;
@@ -23,7 +24,8 @@ const Input = z.object({
   byte_offset: z.number().int().min(0).optional().describe('Read bytes instead of lines: the first byte to return, 0-based (default 0). base64 always reads bytes; ' +
     'with utf-8 or latin1 this switches from lines to bytes. To go on, pass the next_byte_offset of the previous result.'),
   byte_length: z.number().int().min(1).optional().describe('Read bytes instead of lines: how many bytes from byte_offset (default: as many as max_bytes allows).'),
-  parse: z.enum(['json']).optional().describe("Parse the whole file and return the value as `parsed` ('json'); fails with INVALID_ARGUMENT on bad JSON."),
+  parse: z.enum(['json', 'yaml']).optional().describe("Parse the whole file and return the value as `parsed` ('json' or 'yaml'; a YAML file of several documents gives their array and `documents`); " +
+    'fails with INVALID_ARGUMENT on bad JSON or YAML, with the line.'),
 }).strict();
 
 export type ReadArgs = z.output<typeof Input>;
@@ -31,7 +33,7 @@ export type ReadArgs = z.output<typeof Input>;
 export default defineTool({
   name: 'read',
   description: 'Read a file. Text by line range (offset/limit, 1-based) or the first/last N lines (head/tail), optionally numbered; ' +
-    'parse: "json" returns the parsed value. Returns content, start_line/end_line (the lines returned), total_lines, truncated when ' +
+    'parse: "json" or "yaml" returns the parsed value. Returns content, start_line/end_line (the lines returned), total_lines, truncated when ' +
     'cut by max_bytes, and next_offset: the line to continue from (null when the file is done). An offset past the last line gives ' +
     'past_end: true. A single line longer than max_bytes comes back cut, with partial_line and next_byte_offset (where the rest of it starts). ' +
     'Binary files: encoding base64 (or latin1) with byte_offset (0-based) and byte_length reads bytes; returns start_byte/end_byte ' +
@@ -56,6 +58,7 @@ export function readFile(ctx: ToolContext, args: ReadArgs): ToolResult {
       }
     }
     if (args.parse === 'json') return parseJson(ctx, args);
+    if (args.parse === 'yaml') return parseYaml(ctx, args, PARSE_CAP, MAX_JSON_DEPTH);
     const cap = args.max_bytes ?? ctx.limits.maxOutputBytes;
     const encoding = args.encoding ?? 'utf-8';
     if (byBytes) return readBytes(ctx, args, cap, encoding);

@@ -1,4 +1,5 @@
 // Over 700 lines on purpose: one class holds the security core's shared state (descriptors, eviction, quota), so every path operation is read and audited against the same resolve / verify steps.
+import { addProgress } from '../runtime/progress.js';
 import * as fs from 'node:fs';
 import { VfsError, fromNodeError } from './errors.js';
 import { noteBytes } from '../runtime/memory.js';
@@ -1454,6 +1455,7 @@ export function* readFdChunks(fd: number, chunkSize: number, regular = false): G
     }
     if (n === 0) return;
     noteBytes(n);
+    addProgress(0, n);
     if (n === chunkSize) yield buf;
     else {
       yield buf.subarray(0, n);
@@ -1572,6 +1574,7 @@ export class WalkFile {
       }
       // Outside the try: MEMORY_LIMIT must end the task, not pass for this file's I/O error.
       noteBytes(n);
+      addProgress(0, n);
       return n;
     }
   }

@@ -24,6 +24,7 @@
  */
 import type * as fs from 'node:fs';
 import { VfsError } from './errors.js';
+import { addProgress } from '../runtime/progress.js';
 import { sortByName, type DirEntry, type DirHandle, type Vfs } from './vfs.js';
 
 export type WalkOrder = 'name' | 'directory';
@@ -194,6 +195,7 @@ export function* walk(vfs: Vfs, start: string, cwd: string, spec: WalkSpec = {})
         continue;
       }
       const d = f.entries[f.next++]!;
+      addProgress(1);
       const parent = f.handle;
       const ev = event('file', d.name, f.pathPrefix + d.name, f.relPrefix + d.name, f.ev.depth + 1, d.type, parent);
       if (d.type === 'dir') {

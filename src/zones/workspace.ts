@@ -120,11 +120,11 @@ export class Workspace {
   }
 
   userOf(ctx: Context): string {
-    return validateId('user', ctx.user ?? this.cfg.defaultUser);
+    return validateId('user', ctx.user ?? this.cfg.companion?.user ?? this.cfg.defaultUser);
   }
 
   private userQuota(user: string): QuotaHandle | Promise<QuotaHandle> {
-    return this.quotas.handle(`user:${user}`, this.cfg.quotas.userMb * MB, [this.dir('users', user)], maxFilesFor(this.cfg.quotas, this.cfg.quotas.userMb));
+    return this.quotas.handle(`user:${user}`, this.cfg.quotas.userMb * MB, [this.userDir(user)], maxFilesFor(this.cfg.quotas, this.cfg.quotas.userMb));
   }
 
   private locate(name: string, ctx: Context): Zone | Promise<Zone> {
@@ -261,6 +261,11 @@ export class Workspace {
     return path.join(this.base, ...parts);
   }
 
+  /** The folder of a user's zones: users/{user}, or companion/ for the configured companion identity. */
+  userDir(user: string): string {
+    return this.cfg.companion !== undefined && user === this.cfg.companion.user ? this.dir('companion') : this.dir('users', user);
+  }
+
   private ensure(...parts: string[]): string {
     const p = this.dir(...parts);
     fs.mkdirSync(p, { recursive: true });
@@ -273,7 +278,7 @@ export class Workspace {
    * quota's first scan there is nothing to add to: the scan finds them.
    */
   private ensureUser(user: string, ...sub: string[]): string {
-    const top = this.dir('users', user);
+    const top = this.userDir(user);
     const p = path.join(top, ...sub);
     const first = fs.mkdirSync(p, { recursive: true });
     if (first !== undefined) {

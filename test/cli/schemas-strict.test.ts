@@ -185,11 +185,12 @@ describe('strict-mode calls round-trip', () => {
     lockedit_save: { path: 'lk.txt' },
     lockedit_cancel: { path: 'lk.txt' },
     force_unlock: { path: 'lk.txt' },
+    delete_workspace: { session: 'never-used' },
   };
 
   // the group tools need a group zone, and the lock methods after lockedit_open a lock: past validation is the point
   const PAST_VALIDATION = new Set(['transfer', 'history', 'diff_versions', 'restore', 'undo', 'group_info', 'group_set_mode', 'group_chown',
-    'lockedit_exec', 'lockedit_overwrite', 'lockedit_save', 'lockedit_cancel', 'force_unlock']);
+    'lockedit_exec', 'lockedit_overwrite', 'lockedit_save', 'lockedit_cancel', 'force_unlock', 'delete_workspace']);
 
   it('every method takes its strict-form arguments with nulls for the optional ones', async () => {
     const tools = toolSchemas('openai', modelMethods(), { strict: true }) as any[];

@@ -215,6 +215,10 @@ const EXTRA_CODES: Record<string, number[]> = {
   zip: [3, 12, 14],
   // GNU tar: 64 (EX_USAGE) for a usage error.
   tar: [64],
+  // curl: 7 the network is disabled (the fuzz workspace), 3 a malformed URL, 1 an unsupported protocol;
+  // wget: 4 network failure (disabled), 8 an HTTP error, 3 a write error.
+  curl: [1, 3, 6, 7, 22, 23, 63],
+  wget: [3, 4, 8],
   // xxd: 2 an input file it cannot open, 3 an output file it cannot write.
   xxd: [3],
   // jq 1.7: 3 compile error, 4 -e and no output, 5 a runtime error (halt_error's status is the user's).
