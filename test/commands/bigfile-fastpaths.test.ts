@@ -87,3 +87,44 @@ describe('sed s///g on blocks of lines', () => {
     expect(fs.readFileSync(path.join(r2, 'f.txt')).equals(fs.readFileSync(path.join(g2, 'f.txt')))).toBe(true);
   }, 60_000);
 });
+
+describe('paste, base64, sort and cut over several chunks', () => {
+  const lines = (seed: number, n: number) => text(seed, n, { longLines: false });
+  const root = zone({
+    'a.txt': lines(5, 900_000), 'b.txt': text(6, 400_000, { tail: false }), 'big.txt': big, 'noeol.txt': bigNoEol,
+    'nul.txt': nul, 'empty.txt': '',
+  });
+  it('paste of files of different lengths, long lines, no last newline, -d lists', async () => {
+    await same(root, ['paste', 'a.txt', 'b.txt']);
+    await same(root, ['paste', '-d,', 'b.txt', 'a.txt', 'big.txt']);
+    await same(root, ['paste', '-d', ',:\\0', 'noeol.txt', 'empty.txt', 'a.txt', 'b.txt']);
+    await same(root, ['paste', '-z', 'nul.txt', 'nul.txt']);
+    await same(root, ['paste', '-', 'b.txt', '-'], lines(7, 600_000));
+    await same(root, ['paste', '-s', '-d,', 'a.txt', 'noeol.txt']);
+  }, 60_000);
+  it('base64 at several wraps, and back', async () => {
+    for (const w of ['0', '1', '5', '76', '100', '4096']) await same(root, ['base64', '-w', w, 'big.txt']);
+    await same(root, ['base64', 'noeol.txt']);
+    await same(root, ['base64', 'empty.txt']);
+    await same(root, ['base64'], big.subarray(0, 1_000_001));
+    await same(root, ['base64', '--wrap=76', 'missing.txt']);
+    const enc = gnu(root, ['base64', 'big.txt']).stdout;
+    await same(root, ['base64', '-d'], enc);
+    await same(root, ['base32', 'noeol.txt']);
+  }, 60_000);
+  it('sort of one file read whole, with and without a last newline', async () => {
+    for (const f of ['big.txt', 'noeol.txt', 'a.txt', 'empty.txt']) await same(root, ['sort', f]);
+    await same(root, ['sort', '-r', 'noeol.txt']);
+    await same(root, ['sort', '-u', 'a.txt']);
+    await same(root, ['sort', '-z', 'nul.txt']);
+    await same(root, ['sort', 'noeol.txt', 'b.txt']);
+    await same(root, ['sort', '.']);
+    await same(root, ['sort', 'missing.txt']);
+  }, 60_000);
+  it('cut -f and -d', async () => {
+    await same(root, ['cut', '-d', ' ', '-f', '2', 'big.txt']);
+    await same(root, ['cut', '-d,', '-f', '1,3-', 'noeol.txt']);
+    await same(root, ['cut', '-s', '-d,', '-f2', 'a.txt']);
+    await same(root, ['cut', '-z', '-d', ' ', '-f', '1,2', 'nul.txt']);
+  }, 60_000);
+});
