@@ -319,7 +319,9 @@ async function sortMain(ctx: CommandContext): Promise<number> {
           continue;
         }
       }
-      if (e - s > 32) at += data.copy(block, at, s, e);
+      // Buffer#copy makes a typed-array view per call (3.5 s of 15 for 1.7 million lines):
+      // lines up to a few hundred bytes are copied byte by byte.
+      if (e - s > 256) at += data.copy(block, at, s, e);
       else for (let k = s; k < e; k++) block[at++] = data[k]!;
     }
     if (at > 0) out.add(block.subarray(0, at));
