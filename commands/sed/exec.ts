@@ -194,6 +194,7 @@ export class SedRunner {
    * command of such a script reads them.
    */
   private bulkSubst(sub: Subst, block: string): void {
+    this.checkBlock(block);
     const re = sub.rx.re!;
     re.lastIndex = 0;
     if (!re.test(block)) {
@@ -203,6 +204,24 @@ export class SedRunner {
     re.lastIndex = 0;
     const r = replacer(sub);
     this.out.put(typeof r === 'string' ? block.replace(re, r) : block.replace(re, r));
+  }
+
+  /**
+   * The cycle's limit on a pattern space holds on the bulk path too: when the block could
+   * grow past it, each line's result is measured and one too long is MEMORY_LIMIT.
+   */
+  private checkBlock(block: string | Buffer): void {
+    const sub = this.bulk!;
+    if (maxResult(sub, block.length) <= this.maxSpace) return;
+    const text = typeof block === 'string' ? block : block.toString('latin1');
+    const re = sub.rx.re!;
+    for (let at = 0; at < text.length;) {
+      let end = text.indexOf(this.delim, at);
+      if (end < 0) end = text.length;
+      const line = text.slice(at, end);
+      if (maxResult(sub, line.length) > this.maxSpace && resultLength(sub, re, line) > this.maxSpace) throw valueTooBig("sed's pattern space");
+      at = end + 1;
+    }
   }
 
   /** Is the line just read the last one (of the file with -s/-i, of the input otherwise)? */
@@ -257,7 +276,10 @@ export class SedRunner {
             if (typeof block === 'string') this.bulkSubst(this.bulk, block);
             else {
               this.out.put('');
-              for (const b of block) this.out.addBytes(replaceLiteral(b, this.literal![0], this.literal![1], this.cur!.owned));
+              for (const b of block) {
+                this.checkBlock(b);
+                this.out.addBytes(replaceLiteral(b, this.literal![0], this.literal![1], this.cur!.owned));
+              }
             }
             if (this.out.size >= FLUSH_AT) await this.out.flush();
             continue;
