@@ -7,14 +7,14 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The repository root (this file runs as dist/bench/deps.js). */
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 export const BENCH_DIR = join(REPO, 'bench');
 export const NOSH_CLI = join(REPO, 'dist', 'src', 'cli', 'main.js');
 
-const ALTERNATIVES = ['just-bash', '@modelcontextprotocol/server-filesystem', '@modelcontextprotocol/sdk'];
+const ALTERNATIVES = ['just-bash', 'rust-bash', '@modelcontextprotocol/server-filesystem', '@modelcontextprotocol/sdk'];
 
 const benchRequire = createRequire(join(BENCH_DIR, 'package.json'));
 const rootRequire = createRequire(join(REPO, 'package.json'));
@@ -41,6 +41,15 @@ export function ensureAlternatives(allowInstall: boolean, log: (s: string) => vo
 export function loadAlternative<T = any>(name: string): T | null { // eslint-disable-line @typescript-eslint/no-explicit-any
   try {
     return benchRequire(name) as T;
+  } catch {
+    return null;
+  }
+}
+
+/** Load a bench-only package that is an ES module only (rust-bash), or null when absent. */
+export async function importAlternative<T = any>(name: string): Promise<T | null> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  try {
+    return await import(pathToFileURL(benchRequire.resolve(name)).href) as T;
   } catch {
     return null;
   }

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { defaultDataDir, ensureData, type DataSet } from './data.js';
 import { REPO, ensureAlternatives } from './deps.js';
 import { fmtValue } from './measure.js';
-import { Gnu, JustBashSystem, NoshLib, NoshServe, type System } from './systems.js';
+import { Gnu, JustBashSystem, NoshLib, NoshServe, RustBashSystem, type System } from './systems.js';
 import { FULL, QUICK, type Cell, type Ctx, type Scenario, type ScenarioResult } from './scenarios/common.js';
 import { latencyScenarios } from './scenarios/latency.js';
 import { throughputScenarios } from './scenarios/throughput.js';
@@ -46,6 +46,7 @@ const COLUMNS: { title: string; ids: string[] }[] = [
   { title: 'GNU spawn', ids: ['gnu'] },
   { title: 'just-bash mem', ids: ['jb-mem'] },
   { title: 'just-bash disk', ids: ['jb-disk'] },
+  { title: 'rust-bash mem', ids: ['rb-mem'] },
   { title: 'MCP fs server', ids: ['mcp-fs'] },
   { title: 'node -e 0', ids: ['node0'] },
 ];
@@ -182,6 +183,7 @@ async function main(): Promise<number> {
     gnu: async () => new Gnu(data.root),
     'jb-mem': async () => JustBashSystem.memory(data.root, ['/lat', '/tree1k', '/tree20k', '/big']),
     'jb-disk': async () => JustBashSystem.disk(data.root),
+    'rb-mem': () => RustBashSystem.memory(data.root, ['/lat', '/tree1k', '/tree20k', '/big']),
     serve: async () => { const s = new NoshServe(data.root); await s.start(); return s; },
   };
   const ctx: Ctx = {

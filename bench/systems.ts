@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { createNosh, type Nosh } from '../src/index.js';
 import { LineSplitter } from '../src/rpc/lines.js';
-import { NOSH_CLI, loadAlternative } from './deps.js';
+import { NOSH_CLI, importAlternative, loadAlternative } from './deps.js';
 
 export interface Cmd {
   argv: string[];
@@ -138,7 +138,7 @@ export class JustBashSystem implements System {
     const jb = loadAlternative<JustBash>('just-bash');
     const make = jb && (() => {
       const files: Record<string, () => Uint8Array> = {};
-      for (const f of folders) addLazy(files, root, f);
+      for (const f of folders) addLazy(files, root, f, (h) => fs.readFileSync(h));
       files['/out/.keep'] = () => new Uint8Array(0);
       return new jb.Bash({ files, cwd: '/', executionLimits: JB_LIMITS });
     });
@@ -171,15 +171,76 @@ export class JustBashSystem implements System {
 }
 
 /** Files of a host folder as lazy entries: read from disk on first access, then kept in memory. */
-function addLazy(files: Record<string, () => Uint8Array>, root: string, vdir: string): void {
+function addLazy<T>(files: Record<string, () => T>, root: string, vdir: string, read: (host: string) => T): void {
   const walk = (host: string, v: string) => {
     for (const e of fs.readdirSync(host, { withFileTypes: true })) {
       const h = join(host, e.name);
       if (e.isDirectory()) walk(h, `${v}/${e.name}`);
-      else if (e.isFile()) files[`${v}/${e.name}`] = () => fs.readFileSync(h);
+      else if (e.isFile()) files[`${v}/${e.name}`] = () => read(h);
     }
   };
   walk(join(root, vdir), vdir === '/' ? '' : vdir);
+}
+
+// ---------------------------------------------------------------- rust-bash
+
+interface RustBashBash {
+  exec(script: string, o?: Record<string, unknown>): Promise<{ stdout: string; stderr: string; exitCode: number }>;
+  readFile(path: string): string;
+}
+interface RustBash {
+  Bash: { create(backend: unknown, o: Record<string, unknown>): Promise<RustBashBash> };
+  tryLoadNative(): Promise<boolean>;
+  initWasm(): Promise<void>;
+  createNativeBackend: unknown;
+  createWasmBackend: unknown;
+}
+
+const RB_LIMITS = {
+  maxCommandCount: 1_000_000, maxExecutionTimeSecs: 300, maxOutputSize: 1 << 30, maxStringLength: 1 << 30,
+  maxHeredocSize: 1 << 20, maxGlobResults: 1_000_000,
+};
+
+/**
+ * npm `rust-bash` (Rust, a prebuilt native addon; WASM where the addon does not load) over
+ * its in-memory file system holding the given folders of the data set, as text. It runs in
+ * the caller's thread: a speed anchor for in-memory work (issue #27), not a model.
+ */
+export class RustBashSystem implements System {
+  id = 'rb-mem';
+  label = 'rust-bash mem';
+  unavailable: string | null = null;
+  private bash: Promise<RustBashBash> | null = null;
+  private constructor(private readonly mod: RustBash | null, private readonly root: string, private readonly folders: string[]) {
+    if (!mod) this.unavailable = 'absent (rust-bash not installed)';
+  }
+  static async memory(root: string, folders: string[]): Promise<RustBashSystem> {
+    return new RustBashSystem(await importAlternative<RustBash>('rust-bash'), root, folders);
+  }
+  private b(): Promise<RustBashBash> {
+    this.bash ??= (async () => {
+      const m = this.mod!;
+      const native = await m.tryLoadNative();
+      if (!native) await m.initWasm();
+      if (!native) this.label = 'rust-bash mem (wasm)';
+      const files: Record<string, () => string> = {};
+      for (const f of this.folders) addLazy(files, this.root, f, (h) => fs.readFileSync(h, 'latin1'));
+      files['/out/.keep'] = () => '';
+      return m.Bash.create(native ? m.createNativeBackend : m.createWasmBackend, { files, cwd: '/', executionLimits: RB_LIMITS });
+    })();
+    return this.bash;
+  }
+  async run(cmd: Cmd): Promise<Outcome> {
+    const script = line(cmd.argv) + (cmd.outFile ? ` > ${quote(cmd.outFile)}` : '');
+    const r = await (await this.b()).exec(script, { cwd: cmd.cwd });
+    return { stdout: r.stdout, exitCode: r.exitCode, missing: isMissing(r.exitCode, r.stderr) };
+  }
+  async readOut(path: string): Promise<string> {
+    return digest(Buffer.from((await this.b()).readFile(path), 'latin1'));
+  }
+  async close(): Promise<void> {
+    this.bash = null;
+  }
 }
 
 // ---------------------------------------------------------------- nosh serve (JSON-RPC on stdio)

@@ -1,13 +1,13 @@
 /**
- * Big file: wc -l, grep -c, sed s/a/b/g and sort on the big text file (100 MB; 10 MB with
- * --quick), and cut on the CSV. Whole outputs go to a file in the data set (stdout_file for
+ * Big file: wc -l, grep -c, sed s/a/b/g, sort and cut -d' ' -f3 on the big text file (100 MB;
+ * 2 MB with --quick), and cut on the CSV. Whole outputs go to a file in the data set (stdout_file for
  * nosh, a redirection for just-bash, an fd for GNU) and are compared by sha256.
  */
 import { P } from '../data.js';
 import { runCommandScenario, type Ctx, type Scenario } from './common.js';
 import type { Cmd } from '../systems.js';
 
-const SYSTEMS = ['nosh', 'serve', 'gnu', 'jb-mem', 'jb-disk'];
+const SYSTEMS = ['nosh', 'serve', 'gnu', 'jb-mem', 'jb-disk', 'rb-mem'];
 const mb = (b: number) => `${Math.round(b / 1048576)} MB`;
 
 function big(id: string, title: (ctx: Ctx) => string, cmd: Cmd): Scenario {
@@ -27,5 +27,6 @@ export const bigFileScenarios: Scenario[] = [
   big('bigfile/grep-c', (c) => `grep -c needle (${mb(c.data.sizes.bigFileBytes)})`, { argv: ['grep', '-c', 'needle', bigName], cwd: '/' }),
   big('bigfile/sed', (c) => `sed s/a/b/g (${mb(c.data.sizes.bigFileBytes)}) > file`, { argv: ['sed', 's/a/b/g', bigName], cwd: '/', outFile: `${P.out}/sed.txt` }),
   big('bigfile/sort', (c) => `sort (${mb(c.data.sizes.bigFileBytes)}) > file`, { argv: ['sort', bigName], cwd: '/', outFile: `${P.out}/sort.txt` }),
+  big('bigfile/cut-big', (c) => `cut -d' ' -f3 (${mb(c.data.sizes.bigFileBytes)}) > file`, { argv: ['cut', '-d', ' ', '-f3', bigName], cwd: '/', outFile: `${P.out}/cut-big.txt` }),
   big('bigfile/cut-csv', (c) => `cut -d, -f3 CSV (${mb(c.data.sizes.csvBytes)}) > file`, { argv: ['cut', '-d,', '-f3', csvName], cwd: '/', outFile: `${P.out}/cut.txt` }),
 ];

@@ -6,7 +6,7 @@
 import { P } from '../data.js';
 import { runCommandScenario, type Ctx, type Scenario } from './common.js';
 
-const SYSTEMS = ['nosh', 'serve', 'gnu', 'jb-mem', 'jb-disk'];
+const SYSTEMS = ['nosh', 'serve', 'gnu', 'jb-mem', 'jb-disk', 'rb-mem'];
 
 /** `ls -la`: each entry's name, and its size when it is a regular file. */
 export function lsNames(s: string): string {

@@ -2,7 +2,7 @@
 import { P } from '../data.js';
 import { runCommandScenario, sortedLines, type Ctx, type Scenario } from './common.js';
 
-const SYSTEMS = ['nosh', 'serve', 'gnu', 'jb-mem', 'jb-disk'];
+const SYSTEMS = ['nosh', 'serve', 'gnu', 'jb-mem', 'jb-disk', 'rb-mem'];
 
 function search(id: string, title: (ctx: Ctx) => string, argv: string[]): Scenario {
   return {

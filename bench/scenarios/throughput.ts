@@ -4,7 +4,7 @@ import { throughput } from '../measure.js';
 import type { Cell, Scenario } from './common.js';
 
 const CALLERS = 32;
-const SYSTEMS = ['nosh', 'serve', 'gnu', 'jb-mem', 'jb-disk'];
+const SYSTEMS = ['nosh', 'serve', 'gnu', 'jb-mem', 'jb-disk', 'rb-mem'];
 
 export const throughputScenarios: Scenario[] = [{
   id: 'throughput/cat',

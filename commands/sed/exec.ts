@@ -8,7 +8,7 @@ import { VfsError, type AtomicWriter } from '../../src/vfs/index.js';
 import { valueLimit, valueTooBig } from '../../src/runtime/memory.js';
 import { countGroups, SedError, segmented, type Addr, type Cmd, type Program, type Rx, type Subst } from './parse.js';
 import { FLUSH_AT, Out, Line, ChunkSource, FileLines, ExecOptions, AppendItem, QUIT, NEED_LAST, SedOutputs } from './output.js';
-import { segExec, resultLength, maxResult, Pieces, isReadError, FAST_REPLACE_MAX, TAIL_PIECES, neverEmpty, replacer, expand, expandCase, listLine } from './subst.js';
+import { segExec, resultLength, maxResult, Pieces, isReadError, FAST_REPLACE_MAX, TAIL_PIECES, neverEmpty, replacer, expand, expandCase, listLine, lineLocal, literalSubst, replaceLiteral } from './subst.js';
 export class SedRunner {
   private readonly delim: string;
   /**
@@ -60,7 +60,15 @@ export class SedRunner {
     this.writers = outputs.writers;
     this.out = this.stdoutOut;
     this.lastAt = prog.cmds.map((c) => c.a1?.kind === 'last' || c.a2?.kind === 'last');
+    this.bulk = bulkScript(prog, o, this.delim);
+    this.literal = this.bulk && literalSubst(this.bulk);
   }
+
+  /** The bulk s///g's regex and replacement as bytes when both are literal (done on bytes, see replaceLiteral). */
+  private readonly literal: [Buffer, Buffer] | null;
+
+  /** The one `s///g` applied to blocks of lines (see bulkSubst), or null. */
+  private readonly bulk: Subst | null;
 
   async run(operands: string[]): Promise<number> {
     try {
@@ -145,27 +153,74 @@ export class SedRunner {
         try {
           if (await this.cur.fill()) return true;
         } catch (e) {
-          this.cur = null;
-          if (e instanceof VfsError) {
-            if (e.errno === 'EISDIR') {
-              await this.stdoutOut.flush();
-              throw new SedError(`read error on ${this.curName}: ${e.reason}`, 4);
-            }
-            await this.ctx.warn(`can't read ${this.curName}: ${e.reason}`);
-            this.status = 2;
-          } else throw e;
+          await this.readFailed(e);
           continue;
         }
         if (!crossFiles) return false;
         this.cur = null;
       }
-      const next = this.pending.shift();
-      if (next === undefined) return false;
-      this.curName = next;
-      const src: ChunkSource = next === '-' && this.o.inPlace === undefined
-        ? (this.ctx.stdin as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]()
-        : this.ctx.fs.readChunks(next, this.ctx.cwd);
-      this.cur = new FileLines(src, this.delim);
+      if (!this.openNext()) return false;
+    }
+  }
+
+  /** Make the next pending file the current one (read from on demand); false when none is left. */
+  private openNext(): boolean {
+    const next = this.pending.shift();
+    if (next === undefined) return false;
+    this.curName = next;
+    const src: ChunkSource = next === '-' && this.o.inPlace === undefined
+      ? (this.ctx.stdin as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]()
+      : this.ctx.fs.readChunks(next, this.ctx.cwd);
+    this.cur = new FileLines(src, this.delim, next !== '-' || this.o.inPlace !== undefined);
+    return true;
+  }
+
+  /** The current file could not be read on: GNU's message, and on to the next file. */
+  private async readFailed(e: unknown): Promise<void> {
+    this.cur = null;
+    if (!(e instanceof VfsError)) throw e;
+    if (e.errno === 'EISDIR') {
+      await this.stdoutOut.flush();
+      throw new SedError(`read error on ${this.curName}: ${e.reason}`, 4);
+    }
+    await this.ctx.warn(`can't read ${this.curName}: ${e.reason}`);
+    this.status = 2;
+  }
+
+  /**
+   * The bulk path: the script is one `s///g` without an address whose regex cannot reach
+   * past a line (lineLocal), so one global replace over a block of whole lines gives what
+   * the cycle gives line by line, without a string per line. Line numbers are not kept: no
+   * command of such a script reads them.
+   */
+  private bulkSubst(sub: Subst, block: string): void {
+    this.checkBlock(block);
+    const re = sub.rx.re!;
+    re.lastIndex = 0;
+    if (!re.test(block)) {
+      this.out.put(block);
+      return;
+    }
+    re.lastIndex = 0;
+    const r = replacer(sub);
+    this.out.put(typeof r === 'string' ? block.replace(re, r) : block.replace(re, r));
+  }
+
+  /**
+   * The cycle's limit on a pattern space holds on the bulk path too: when the block could
+   * grow past it, each line's result is measured and one too long is MEMORY_LIMIT.
+   */
+  private checkBlock(block: string | Buffer): void {
+    const sub = this.bulk!;
+    if (maxResult(sub, block.length) <= this.maxSpace) return;
+    const text = typeof block === 'string' ? block : block.toString('latin1');
+    const re = sub.rx.re!;
+    for (let at = 0; at < text.length;) {
+      let end = text.indexOf(this.delim, at);
+      if (end < 0) end = text.length;
+      const line = text.slice(at, end);
+      if (maxResult(sub, line.length) > this.maxSpace && resultLength(sub, re, line) > this.maxSpace) throw valueTooBig("sed's pattern space");
+      at = end + 1;
     }
   }
 
@@ -208,6 +263,28 @@ export class SedRunner {
     let restart = false;
     for (;;) {
       if (!restart) {
+        if (this.bulk && (this.cur ? !this.cur.hasBuffered() : this.openNext())) {
+          let block: string | Buffer[] | null;
+          try {
+            block = this.literal ? await this.cur!.takeBlockBytes() : await this.cur!.takeBlock();
+          } catch (e) {
+            await this.readFailed(e);
+            continue;
+          }
+          // (null: the end of this file; an unterminated last line is queued for the cycle)
+          if (block !== null) {
+            if (typeof block === 'string') this.bulkSubst(this.bulk, block);
+            else {
+              this.out.put('');
+              for (const b of block) {
+                this.checkBlock(b);
+                this.out.addBytes(replaceLiteral(b, this.literal![0], this.literal![1], this.cur!.owned));
+              }
+            }
+            if (this.out.size >= FLUSH_AT) await this.out.flush();
+            continue;
+          }
+        }
         const l = await this.read();
         if (!l) break;
         this.ps = l.text;
@@ -692,4 +769,15 @@ function backupName(name: string, suffix: string): string {
   if (!suffix.includes('*')) return name + suffix;
   const b = suffix.split('*').join(base);
   return b.includes('/') ? b : dir + b;
+}
+
+/** A script of one `s/RE/REPL/g` (no address, no p, w, case conversion or M) whose RE stays within a line. */
+function bulkScript(prog: Program, o: ExecOptions, delim: string): Subst | null {
+  if (o.quiet || prog.cmds.length !== 1) return null;
+  const c = prog.cmds[0]!;
+  const sub = c.subst;
+  if (c.cmd !== 's' || c.a1 || c.bang || !sub) return null;
+  const re = sub.rx.re;
+  if (!re || !sub.global || sub.nth > 1 || sub.hasCase || sub.print || sub.out || segmented.has(re)) return null;
+  return lineLocal(re, delim) ? sub : null;
 }

@@ -206,3 +206,119 @@ export function listLine(ps: string, lineLen: number, delim = '\n'): Buffer {
   });
   return out;
 }
+
+/**
+ * Can the regex match no delimiter and no line boundary? Then s///g over a block of whole lines
+ * equals s///g over each of them. Checked on the compiled JavaScript source, token by token:
+ * literal characters, escaped punctuation, \xHH, groups `(` `(?:` `)`, `|`, quantifiers and
+ * positive classes of plain characters; under newline-delimited input also `[^\n]` (what `.`
+ * compiles to). Anchors, `.`, other escapes (\b, \w, \n, back-references), look-arounds and
+ * negated classes are refused, and a regex that can match empty (see neverEmpty).
+ */
+export function lineLocal(re: RegExp, delim: string): boolean {
+  if (!re.global || !/^[gi]*$/.test(re.flags)) return false;
+  const s = re.source;
+  for (let i = 0; i < s.length;) {
+    const c = s[i]!;
+    if (c === '\\') {
+      const n = s[i + 1];
+      if (n === undefined) return false;
+      if (n === 'x' && /^[0-9a-fA-F]{2}$/.test(s.slice(i + 2, i + 4))) {
+        const v = parseInt(s.slice(i + 2, i + 4), 16);
+        if (v === delim.charCodeAt(0) || v === 10) return false;
+        i += 4;
+        continue;
+      }
+      if (/[A-Za-z0-9]/.test(n)) return false;
+      i += 2;
+      continue;
+    }
+    if (c === '[') {
+      if (delim === '\n' && s.startsWith('[^\\n]', i)) {
+        i += 5;
+        continue;
+      }
+      const end = s.indexOf(']', i + 1);
+      if (end < 0 || !/^[A-Za-z0-9 _,;:=@#%&'"<>!~`/-]+$/.test(s.slice(i + 1, end))) return false;
+      i = end + 1;
+      continue;
+    }
+    if (c === '(' && s[i + 1] === '?') {
+      if (s[i + 2] !== ':') return false;
+      i += 3;
+      continue;
+    }
+    if (c === '^' || c === '$' || c === '.' || c === '\n' || c === '\0' || c === delim) return false;
+    i++;
+  }
+  return neverEmpty(re);
+}
+
+/**
+ * A bulk s///g (see lineLocal) whose regex spells a literal (plain characters, escaped
+ * punctuation, \xHH; no i flag) and whose replacement is literal or `&`: both as bytes.
+ */
+export function literalSubst(sub: Subst): [Buffer, Buffer] | null {
+  const re = sub.rx.re;
+  if (!re || re.flags !== 'g') return null;
+  let lit = '';
+  const s = re.source;
+  for (let i = 0; i < s.length;) {
+    const c = s[i]!;
+    if (c === '\\') {
+      const n = s[i + 1];
+      if (n === 'x' && /^[0-9a-fA-F]{2}$/.test(s.slice(i + 2, i + 4))) {
+        lit += String.fromCharCode(parseInt(s.slice(i + 2, i + 4), 16));
+        i += 4;
+        continue;
+      }
+      if (n === undefined || /[A-Za-z0-9]/.test(n)) return null;
+      lit += n;
+      i += 2;
+      continue;
+    }
+    if ('^$.|?*+()[]{}'.includes(c)) return null;
+    lit += c;
+    i++;
+  }
+  if (lit === '') return null;
+  let rep = '';
+  for (const p of sub.repl) {
+    if (p.k === 'lit') rep += p.s;
+    else if (p.k === 'grp' && p.n === 0) rep += lit;
+    else return null;
+  }
+  return [Buffer.from(lit, 'latin1'), Buffer.from(rep, 'latin1')];
+}
+
+/**
+ * Every `p` in `block` replaced by `r`, left to right without overlaps. `owned`: the block may
+ * be changed and kept; otherwise the result is a new Buffer.
+ */
+export function replaceLiteral(block: Buffer, p: Buffer, r: Buffer, owned: boolean): Buffer {
+  let i = block.indexOf(p);
+  if (i < 0) return owned ? block : copyOf(block);
+  if (p.length === 1 && r.length === 1) {
+    const a = p[0]!;
+    const b = r[0]!;
+    const out = owned ? block : copyOf(block);
+    for (let n = out.length; i < n; i++) if (out[i] === a) out[i] = b;
+    return out;
+  }
+  const parts: Buffer[] = [];
+  let start = 0;
+  while (i >= 0) {
+    parts.push(block.subarray(start, i), r);
+    start = i + p.length;
+    i = block.indexOf(p, start);
+  }
+  parts.push(block.subarray(start));
+  return Buffer.concat(parts);
+}
+
+/** A copy (Buffer.from of a Buffer copies byte by byte in JavaScript). */
+function copyOf(b: Buffer): Buffer {
+  const c = Buffer.allocUnsafe(b.length);
+  b.copy(c);
+  return c;
+}

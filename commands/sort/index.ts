@@ -7,6 +7,7 @@ import { isDefaultKey, keyOpts, newKey, parseKey, parseObsoleteKey, setOrdering,
 import { compareKey, isTextKey, keyBegin, keyLimit, makeComparator, numericKeys, prefixKeys, translated, type Config } from './compare.js';
 import { argmatch, FatalError, OutBuffer, recordBatches, records } from '../../src/gnulib/text-lines.js';
 import { VfsError } from '../../src/vfs/index.js';
+import { noteBytes } from '../../src/runtime/memory.js';
 import { checkBatchSize, checkBufferSize, checkParallel, obsoleteKey, randomDigest, randomSalt, obsoleteKeyOperand } from './options.js';
 
 /**
@@ -206,7 +207,18 @@ async function sortMain(ctx: CommandContext): Promise<number> {
     for (const f of files) {
       let last = -1;
       try {
-        for await (const chunk of openInput(ctx, f) as AsyncIterable<Uint8Array>) {
+        if (files.length === 1 && f !== '-') {
+          // One file: read at once into one buffer of its size (chunks joined afterwards
+          // were a second copy of every byte, 100 MB of fresh pages: 10 s of 37 in a profile
+          // of three runs on a busy machine).
+          const b = ctx.fs.readFile(f, ctx.cwd);
+          noteBytes(b.length);
+          if (b.length > 0) {
+            parts.push(b);
+            total += b.length;
+            last = b[b.length - 1]!;
+          }
+        } else for await (const chunk of openInput(ctx, f) as AsyncIterable<Uint8Array>) {
           if (chunk.length === 0) continue;
           const b = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
           parts.push(b);
@@ -286,13 +298,33 @@ async function sortMain(ctx: CommandContext): Promise<number> {
       });
     }
 
+    // Lines are copied into blocks of BLOCK bytes (a subarray per line cost more than the copy,
+    // and joining them again copied every byte once more).
+    const BLOCK = 1 << 20;
+    let block = Buffer.allocUnsafe(BLOCK);
+    let at = 0;
     let prev = -1;
     for (let n = 0; n < count; n++) {
       const i = order[n]!;
       if (cfg.unique && prev >= 0 && compare(data, starts[prev]!, endOf(prev), data, starts[i]!, endOf(i)) === 0) continue;
       prev = i;
-      if (out.add(data.subarray(starts[i]!, starts[i + 1]!))) await out.flush();
+      const s = starts[i]!;
+      const e = starts[i + 1]!;
+      if (at + e - s > BLOCK) {
+        if (at > 0 && out.add(block.subarray(0, at))) await out.flush();
+        block = Buffer.allocUnsafe(BLOCK);
+        at = 0;
+        if (e - s > BLOCK) {
+          if (out.add(data.subarray(s, e))) await out.flush();
+          continue;
+        }
+      }
+      // Buffer#copy makes a typed-array view per call (3.5 s of 15 for 1.7 million lines):
+      // lines up to a few hundred bytes are copied byte by byte.
+      if (e - s > 256) at += data.copy(block, at, s, e);
+      else for (let k = s; k < e; k++) block[at++] = data[k]!;
     }
+    if (at > 0) out.add(block.subarray(0, at));
     return 0;
   });
 }

@@ -56,11 +56,12 @@ export class CopyOut {
   put(src: Buffer, start: number, end: number): void {
     const len = end - start;
     if (this.n + len > this.buf.length) this.grow(len);
-    if (len > 32) {
+    if (len > 256) {
       this.n += src.copy(this.buf, this.n, start, end);
       return;
     }
-    // Buffer#copy costs more than a few bytes copied one by one (argument checks, a native call).
+    // Buffer#copy costs more than a few hundred bytes copied one by one (argument checks, a
+    // typed-array view made per call, a native call).
     const buf = this.buf;
     let n = this.n;
     for (let i = start; i < end; i++) buf[n++] = src[i]!;

@@ -46,3 +46,27 @@ describe('sortLineIndexes: byte order of lines', () => {
     expect(radixSorted([Buffer.from('x')])).toEqual([Buffer.from('x')]);
   });
 });
+
+describe('sortLineIndexes: the packed rounds (runs of more than 256 lines)', () => {
+  it('short lines against longer ones with NUL bytes where the short ones end, empty lines, 0xff', () => {
+    const rnd = random(7);
+    const lines = Array.from({ length: 30_000 }, () => {
+      const len = rnd(12);
+      const b = Buffer.alloc(len);
+      for (let i = 0; i < len; i++) b[i] = [0, 0x61, 0x62, 0xff][rnd(4)]!;
+      return b;
+    });
+    expect(radixSorted(lines, 0x0a).map((b) => b.toString('latin1'))).toEqual(byteOrder(lines).map((b) => b.toString('latin1')));
+  });
+  it('many equal long lines (one round per 5 bytes of them) and near-equal ones', () => {
+    const long = Buffer.alloc(12_000, 0x61);
+    const lines: Buffer[] = [];
+    for (let i = 0; i < 600; i++) lines.push(long);
+    for (let i = 0; i < 600; i++) { const b = Buffer.from(long); b[(i * 997) % b.length] = 0x62; lines.push(b); }
+    for (let i = 0; i < 300; i++) lines.push(long.subarray(0, (i * 131) % long.length));
+    const got = radixSorted(lines);
+    const want = byteOrder(lines);
+    expect(got.length).toBe(want.length);
+    expect(got.every((b, i) => b.equals(want[i]!))).toBe(true);
+  });
+});

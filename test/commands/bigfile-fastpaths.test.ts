@@ -1,0 +1,130 @@
+// The block-at-a-time paths of sed (one s///g: a literal on bytes, a line-local regex on
+// blocks of lines), cut -f, sort, paste and base64 checked against the real GNU tools on inputs
+// of several read chunks (256 KiB each): matches and lines across chunk boundaries, long lines,
+// a last line without newline, several files, -z, -s, -i and stdin.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runArgv, tempDir } from '../helpers.js';
+
+const scratch = tempDir('nosh-bigfast-');
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+let z = 0;
+function zone(files: Record<string, string | Buffer>): string {
+  const root = path.join(scratch, `z${z++}`);
+  fs.mkdirSync(root, { recursive: true });
+  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(root, name), content);
+  return root;
+}
+
+function gnu(root: string, argv: string[], stdin?: Buffer): { status: number; stdout: Buffer } {
+  const r = spawnSync(argv[0]!, argv.slice(1), { cwd: root, input: stdin, env: { PATH: process.env.PATH, LC_ALL: 'C' }, maxBuffer: 1 << 30 });
+  return { status: r.status ?? -1, stdout: r.stdout };
+}
+
+/** Seeded text: words, `a`-rich, lines of 0-200 bytes, some far longer than a chunk. */
+function text(seed: number, bytes: number, opts: { longLines?: boolean; delim?: string; tail?: boolean } = {}): Buffer {
+  let s = seed >>> 0;
+  const rnd = (n: number) => { s = (Math.imul(s, 1103515245) + 12345) >>> 0; return (s >>> 8) % n; };
+  const words = ['a', 'aa', 'banana', 'alpha', 'x,y', 'tab\there', 'needle', 'b', 'A', 'zeta', '', ' ', 'ab,c', 'é'];
+  const parts: string[] = [];
+  let n = 0;
+  while (n < bytes) {
+    let line = '';
+    const len = opts.longLines && rnd(40) === 0 ? 300_000 + rnd(200_000) : rnd(200);
+    while (line.length < len) line += words[rnd(words.length)]! + (rnd(3) === 0 ? ',' : ' ');
+    parts.push(line);
+    n += line.length + 1;
+  }
+  const d = opts.delim ?? '\n';
+  return Buffer.from(parts.join(d) + (opts.tail === false ? '' : d), 'latin1');
+}
+
+async function same(root: string, argv: string[], stdin?: Buffer): Promise<void> {
+  const want = gnu(root, argv, stdin);
+  const got = await runArgv(root, argv, { stdin, maxOutputBytes: 1 << 28 });
+  expect(got.exitCode).toBe(want.status);
+  // compare digests first (a diff of megabytes is unreadable), then the first difference
+  if (!got.stdout.equals(want.stdout)) {
+    let i = 0;
+    while (i < got.stdout.length && got.stdout[i] === want.stdout[i]) i++;
+    expect({ at: i, len: got.stdout.length, got: got.stdout.subarray(Math.max(0, i - 40), i + 40).toString('latin1') })
+      .toEqual({ at: i, len: want.stdout.length, got: want.stdout.subarray(Math.max(0, i - 40), i + 40).toString('latin1') });
+  }
+}
+
+const big = text(1, 1_500_000, { longLines: true });
+const bigNoEol = text(2, 700_000, { longLines: true, tail: false });
+const small = text(3, 3000, { tail: false });
+const nul = text(4, 900_000, { delim: '\0' });
+
+describe('sed s///g on blocks of lines', () => {
+  const root = zone({ 'big.txt': big, 'noeol.txt': bigNoEol, 'small.txt': small, 'nul.txt': nul, 'empty.txt': '' });
+  it.each([
+    ['s/a/b/g'], ['s/a/XY/g'], ['s/an/&&/g'], ['s/ana/-/g'], ['s/a/\\n/g'], ['s/,/\\t/g'],
+    ['s/a.a/<&>/g'], ['s/[ab]n/N/g'], ['s/ba\\(na\\)/\\1/g'], ['s/A/b/gi'], ['s/\\xe9/e/g'], ['s/x,y/\\//g'],
+  ])('sed %s', async (script) => {
+    for (const f of ['big.txt', 'noeol.txt', 'small.txt']) await same(root, ['sed', script, f]);
+  }, 60_000);
+  it('several files, the first without a last newline, and an empty one', async () => {
+    await same(root, ['sed', 's/a/b/g', 'noeol.txt', 'empty.txt', 'small.txt', 'big.txt']);
+    await same(root, ['sed', 's/a.a/<&>/g', 'small.txt', 'noeol.txt']);
+    await same(root, ['sed', '-s', 's/a/b/g', 'noeol.txt', 'small.txt']);
+  }, 60_000);
+  it('-z, stdin, a missing file', async () => {
+    await same(root, ['sed', '-z', 's/a/b/g', 'nul.txt']);
+    await same(root, ['sed', '-z', 's/a.a/b/g', 'nul.txt']);
+    await same(root, ['sed', 's/a/b/g'], big);
+    await same(root, ['sed', 's/a/b/g', 'small.txt', 'missing.txt', 'noeol.txt']);
+  }, 60_000);
+  it('-i edits the file as GNU does', async () => {
+    const r2 = zone({ 'f.txt': bigNoEol });
+    const g2 = zone({ 'f.txt': bigNoEol });
+    const got = await runArgv(r2, ['sed', '-i', 's/a/bb/g', 'f.txt']);
+    expect(got.exitCode).toBe(0);
+    expect(gnu(g2, ['sed', '-i', 's/a/bb/g', 'f.txt']).status).toBe(0);
+    expect(fs.readFileSync(path.join(r2, 'f.txt')).equals(fs.readFileSync(path.join(g2, 'f.txt')))).toBe(true);
+  }, 60_000);
+});
+
+describe('paste, base64, sort and cut over several chunks', () => {
+  const lines = (seed: number, n: number) => text(seed, n, { longLines: false });
+  const root = zone({
+    'a.txt': lines(5, 900_000), 'b.txt': text(6, 400_000, { tail: false }), 'big.txt': big, 'noeol.txt': bigNoEol,
+    'nul.txt': nul, 'empty.txt': '',
+  });
+  it('paste of files of different lengths, long lines, no last newline, -d lists', async () => {
+    await same(root, ['paste', 'a.txt', 'b.txt']);
+    await same(root, ['paste', '-d,', 'b.txt', 'a.txt', 'big.txt']);
+    await same(root, ['paste', '-d', ',:\\0', 'noeol.txt', 'empty.txt', 'a.txt', 'b.txt']);
+    await same(root, ['paste', '-z', 'nul.txt', 'nul.txt']);
+    await same(root, ['paste', '-', 'b.txt', '-'], lines(7, 600_000));
+    await same(root, ['paste', '-s', '-d,', 'a.txt', 'noeol.txt']);
+  }, 60_000);
+  it('base64 at several wraps, and back', async () => {
+    for (const w of ['0', '1', '5', '76', '100', '4096']) await same(root, ['base64', '-w', w, 'big.txt']);
+    await same(root, ['base64', 'noeol.txt']);
+    await same(root, ['base64', 'empty.txt']);
+    await same(root, ['base64'], big.subarray(0, 1_000_001));
+    await same(root, ['base64', '--wrap=76', 'missing.txt']);
+    const enc = gnu(root, ['base64', 'big.txt']).stdout;
+    await same(root, ['base64', '-d'], enc);
+    await same(root, ['base32', 'noeol.txt']);
+  }, 60_000);
+  it('sort of one file read whole, with and without a last newline', async () => {
+    for (const f of ['big.txt', 'noeol.txt', 'a.txt', 'empty.txt']) await same(root, ['sort', f]);
+    await same(root, ['sort', '-r', 'noeol.txt']);
+    await same(root, ['sort', '-u', 'a.txt']);
+    await same(root, ['sort', '-z', 'nul.txt']);
+    await same(root, ['sort', 'noeol.txt', 'b.txt']);
+    await same(root, ['sort', '.']);
+    await same(root, ['sort', 'missing.txt']);
+  }, 60_000);
+  it('cut -f and -d', async () => {
+    await same(root, ['cut', '-d', ' ', '-f', '2', 'big.txt']);
+    await same(root, ['cut', '-d,', '-f', '1,3-', 'noeol.txt']);
+    await same(root, ['cut', '-s', '-d,', '-f2', 'a.txt']);
+    await same(root, ['cut', '-z', '-d', ' ', '-f', '1,2', 'nul.txt']);
+  }, 60_000);
+});
