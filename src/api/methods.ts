@@ -9,6 +9,7 @@ import { roleMayWrite, type Context, type Role } from '../zones/context.js';
 import { normalizeVirtual } from '../vfs/paths.js';
 import { HOST_METHODS, type HostMethod } from './host.js';
 import { VERSION_METHODS } from './versions.js';
+import { LINK_METHODS } from './links.js';
 import { EXEC_METHOD } from './exec.js';
 import { MessageParam, RUNTIME_METHODS, TimeoutParam, ZoneParams, type Surface } from './params.js';
 import type { Method, MethodInfo } from './method.js';
@@ -84,7 +85,7 @@ function hostMethod(h: HostMethod): Method {
 
 /** Every method, by name, in registry order: exec, the typed tools, the host methods. */
 export const METHODS: ReadonlyMap<string, Method> = new Map(
-  [EXEC_METHOD as unknown as Method, ...[...TOOLS.values()].map(toolMethod), ...[...HOST_METHODS, ...VERSION_METHODS].map(hostMethod)].map((m) => [m.name, m]));
+  [EXEC_METHOD as unknown as Method, ...[...TOOLS.values()].map(toolMethod), ...[...HOST_METHODS, ...VERSION_METHODS, ...LINK_METHODS].map(hostMethod)].map((m) => [m.name, m]));
 
 /**
  * The methods offered to a role on a surface. A read-only role sees only what it may use; the
