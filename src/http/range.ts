@@ -21,7 +21,7 @@ export function parseRange(header: string | undefined, size: number): RangeAnswe
   }
   const start = Number(m[1]);
   if (!Number.isSafeInteger(start)) return { kind: 'unsatisfiable' };
-  const end = m[2] === '' ? size - 1 : Number(m[2]);
+  const end = m[2] === '' ? Infinity : Number(m[2]);
   if (end < start) return { kind: 'whole' }; // invalid: ignored
   if (start >= size) return { kind: 'unsatisfiable' };
   return { kind: 'part', start, end: Math.min(end, size - 1) };
