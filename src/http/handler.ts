@@ -118,7 +118,6 @@ function within(rec: LinkRecord, p: string): boolean {
 }
 
 async function serve(engine: Engine, links: ReturnType<typeof linksOf>, now: () => number, req: IncomingMessage, res: ServerResponse, st: { id: string; bytes: number }): Promise<void> {
-  if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpRefusal(405, 'Only GET and HEAD are served.');
   const raw = req.url ?? '/';
   if (raw.length > 8 * 1024) throw new HttpRefusal(414, 'The address is too long.');
   let url: URL;
@@ -131,6 +130,9 @@ async function serve(engine: Engine, links: ReturnType<typeof linksOf>, now: () 
   let vpath: string;
   let rec: LinkRecord | undefined;
   const short = /^\/l\/([A-Za-z0-9_-]{6,64})$/.exec(url.pathname);
+  // the link id goes to the log line, a refused method's too
+  st.id = short ? short[1]! : parseToken(url.searchParams.get('token') ?? '')?.id ?? '-';
+  if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpRefusal(405, 'Only GET and HEAD are served.');
   if (short) {
     token = url.searchParams.get('t');
     st.id = short[1]!;
