@@ -58,7 +58,7 @@ describe('nosh http and nosh link', () => {
     expect(folder.stdout).toMatch(/^http:\/\/links\.example\/l\/[\w-]+\?t=\S+\nid [\w-]+, expires \d{4}-/);
     const listing = await get(url, pathOf(folder.stdout.split('\n')[0]!));
     expect(listing.text).toContain('hello.txt');
-  });
+  }, 180_000);
 
   it('logs one line per request with the link id and never the token; 405 for POST', async () => {
     const link = JSON.parse(nosh('link', 'create', 'docs/hello.txt', '--json').stdout).data;
@@ -70,11 +70,11 @@ describe('nosh http and nosh link', () => {
     expect(mine[0]).toMatch(new RegExp(`^\\S+Z POST ${link.id} 405 \\d+ [0-9.]+ms$`));
     expect(mine[1]).toMatch(new RegExp(`^\\S+Z GET ${link.id} 200 6 [0-9.]+ms$`));
     expect(stderr.join('\n')).not.toContain(link.url.split('.').pop());
-  });
+  }, 60_000);
 
   it('link usage errors', () => {
     expect(nosh('link', 'create').status).not.toBe(0);
     expect(nosh('link', 'create', 'nope.txt').stderr).toContain('FILE_NOT_FOUND');
     expect(nosh('link', 'frob').status).toBe(2);
-  });
+  }, 120_000);
 });
