@@ -12,6 +12,7 @@ import { NoshError } from '../errors.js';
 import type { Nosh } from '../nosh.js';
 import { engineOf } from '../nosh.js';
 import type { Engine } from '../api/engine.js';
+import type { Zone } from '../zones/workspace.js';
 import { linksOf } from '../api/links.js';
 import { Vfs, VfsError, baseName, type DirEntry } from '../vfs/index.js';
 import { guessMime } from '../tools/mime.js';
@@ -51,9 +52,33 @@ export function createLinkHandler(nosh: Nosh, opts: HandlerOptions = {}): Reques
   return handlerFor(engineOf(nosh), opts);
 }
 
+/**
+ * The zones of links, resolved for their makers. Resolving a zone makes its folders (a mkdir per
+ * call), so a zone whose access cannot be lost is kept; a group zone (membership may end) and a
+ * session zone (it expires) are resolved again on every request.
+ */
+class ZoneCache {
+  private readonly zones = new Map<string, Zone>();
+  constructor(private readonly engine: Engine) {}
+
+  async of(rec: LinkRecord): Promise<Zone> {
+    const key = `${rec.zone}\0${JSON.stringify(rec.context)}`;
+    const hit = this.zones.get(key);
+    if (hit) return hit;
+    const known = this.engine.zoneOf({ zone: rec.zone, context: rec.context });
+    const zone = known instanceof Promise ? await known : known;
+    if (zone.kind !== 'group' && zone.kind !== 'session') {
+      if (this.zones.size >= 1000) this.zones.clear();
+      this.zones.set(key, zone);
+    }
+    return zone;
+  }
+}
+
 export function handlerFor(engine: Engine, opts: HandlerOptions = {}): RequestHandler {
   const now = opts.now ?? (() => Math.floor(Date.now() / 1000));
   const links = linksOf(engine);
+  const zones = new ZoneCache(engine);
   return (req, res) => {
     const t0 = performance.now();
     const st = { id: '-', bytes: 0 };
@@ -64,7 +89,7 @@ export function handlerFor(engine: Engine, opts: HandlerOptions = {}): RequestHa
     res.setHeader('Referrer-Policy', 'no-referrer');
     res.setHeader('Content-Security-Policy', PAGE_CSP);
     res.setHeader('Cache-Control', 'private, no-store');
-    serve(engine, links, now, req, res, st).catch((e) => {
+    serve(zones, links, now, req, res, st).catch((e) => {
       const status = e instanceof HttpRefusal ? e.status : 500;
       const msg = e instanceof HttpRefusal ? e.message : 'The server failed to answer this request.';
       sendError(req, res, status, msg, st);
@@ -117,7 +142,7 @@ function within(rec: LinkRecord, p: string): boolean {
   return rec.kind === 'dir' && p.startsWith(rec.path === '/' ? '/' : rec.path + '/');
 }
 
-async function serve(engine: Engine, links: ReturnType<typeof linksOf>, now: () => number, req: IncomingMessage, res: ServerResponse, st: { id: string; bytes: number }): Promise<void> {
+async function serve(zones: ZoneCache, links: ReturnType<typeof linksOf>, now: () => number, req: IncomingMessage, res: ServerResponse, st: { id: string; bytes: number }): Promise<void> {
   const raw = req.url ?? '/';
   if (raw.length > 8 * 1024) throw new HttpRefusal(414, 'The address is too long.');
   let url: URL;
@@ -154,8 +179,7 @@ async function serve(engine: Engine, links: ReturnType<typeof linksOf>, now: () 
   if (now() >= rec.expires_at) throw new HttpRefusal(403, 'This link has expired. Ask for a new link.');
   let vfs: Vfs;
   try {
-    const known = engine.zoneOf({ zone: rec.zone, context: rec.context });
-    const zone = known instanceof Promise ? await known : known;
+    const zone = await zones.of(rec);
     vfs = new Vfs(zone.root, zone.policy);
   } catch (e) {
     if (e instanceof NoshError || e instanceof VfsError) throw new HttpRefusal(403, 'The files of this link are no longer shared with its maker.');
@@ -163,12 +187,15 @@ async function serve(engine: Engine, links: ReturnType<typeof linksOf>, now: () 
   }
   const download = rec.download || url.searchParams.get('download') === '1';
   try {
-    const r = vfs.resolveExisting(vpath, '/', { followFinal: vfs.policy.followSymlinks });
-    if (r.stat.isDirectory()) {
-      listing(vfs, links, rec, vpath, req, res, st);
-    } else {
-      await file(vfs, links, rec, vpath, download, url.searchParams.get('raw') === '1', req, res, st);
+    // a file is opened at once (one resolution); a folder answers EISDIR and is listed
+    let opened: ReturnType<Vfs['openRead']> | undefined;
+    try {
+      opened = vfs.openRead(vpath);
+    } catch (e) {
+      if (!(e instanceof VfsError && e.errno === 'EISDIR')) throw e;
     }
+    if (opened) await file(opened, links, rec, vpath, download, url.searchParams.get('raw') === '1', req, res, st);
+    else listing(vfs, links, rec, vpath, req, res, st);
     links.store.countHit(rec.id);
   } catch (e) {
     if (e instanceof VfsError) {
@@ -233,14 +260,16 @@ function notModified(req: IncomingMessage, etag: string, mtime: Date): boolean {
   return !Number.isNaN(t) && Math.floor(mtime.getTime() / 1000) * 1000 <= t;
 }
 
-async function file(vfs: Vfs, links: ReturnType<typeof linksOf>, rec: LinkRecord, vpath: string, download: boolean, raw: boolean,
+async function file(opened: { fd: number; stat: fs.Stats }, links: ReturnType<typeof linksOf>, rec: LinkRecord, vpath: string, download: boolean, raw: boolean,
   req: IncomingMessage, res: ServerResponse, st: { bytes: number }): Promise<void> {
-  const { fd, stat } = vfs.openRead(vpath);
+  const { fd, stat } = opened;
   let handed = false;
   try {
     const name = baseName(vpath);
-    const head = Buffer.alloc(Math.min(512, stat.size));
-    if (head.length > 0) fs.readSync(fd, head, 0, head.length, 0);
+    // a small file is read whole once: its first bytes tell its type, and it is the body
+    const whole = stat.size <= SMALL_FILE ? Buffer.alloc(stat.size) : undefined;
+    const head = whole ?? Buffer.alloc(Math.min(512, stat.size));
+    if (head.length > 0) readAll(fd, head, 0);
     let mime = guessMime(name, head).mime;
     const markdown = mime === 'text/markdown' || /\.markdown$/i.test(name);
     const etag = etagOf(stat);
@@ -254,8 +283,8 @@ async function file(vfs: Vfs, links: ReturnType<typeof linksOf>, rec: LinkRecord
         res.end();
         return;
       }
-      const text = Buffer.alloc(stat.size);
-      readAll(fd, text, 0);
+      const text = whole ?? Buffer.alloc(stat.size);
+      if (!whole) readAll(fd, text, 0);
       const crumbs = crumbsOf(links, rec, vpath);
       const html = markdownPage(name, crumbs, text.toString('utf8'), `${links.fileHref(rec, vpath)}&raw=1`);
       send(req, res, 200, 'text/html; charset=utf-8', Buffer.from(html), st);
@@ -293,10 +322,9 @@ async function file(vfs: Vfs, links: ReturnType<typeof linksOf>, rec: LinkRecord
       res.end();
       return;
     }
-    if (length <= SMALL_FILE) {
-      const buf = Buffer.alloc(length);
-      readAll(fd, buf, start);
-      st.bytes = length;
+    if (whole) {
+      const buf = whole.subarray(start, end + 1);
+      st.bytes = buf.length;
       res.end(buf);
       return;
     }

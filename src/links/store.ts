@@ -35,7 +35,7 @@ export interface LinkStore {
   countHit(id: string): void;
 }
 
-const HIT_FLUSH_MS = 1000;
+const HIT_FLUSH_MS = 2000;
 
 function atomicTemp(tmp: string, text: string): void {
   const fd = fs.openSync(tmp, 'wx', 0o600);
@@ -51,6 +51,28 @@ function atomicWrite(file: string, text: string): void {
   const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   atomicTemp(tmp, text);
   fs.renameSync(tmp, file);
+}
+
+const LOCK_WAIT_MS = 5000;
+/** A lock file older than this was left by a process that died holding it. */
+const LOCK_STALE_MS = 10_000;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+function takeLock(lock: string): void {
+  const until = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      fs.closeSync(fs.openSync(lock, 'wx', 0o600));
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    try {
+      if (Date.now() - fs.statSync(lock).mtimeMs > LOCK_STALE_MS) fs.rmSync(lock, { force: true });
+    } catch { /* removed meanwhile */ }
+    if (Date.now() > until) throw new Error('the link store is locked by another process; try again');
+    Atomics.wait(pause, 0, 0, 5);
+  }
 }
 
 /** The links of a base, in `<base>/links.json`. */
@@ -87,27 +109,49 @@ export class JsonLinkStore implements LinkStore {
     this.seen = id;
   }
 
+  /** Read-modify-write of the file under its lock file (processes sharing the base take turns). */
   private change(fn: (rows: Map<string, LinkRecord>) => void): void {
-    this.load();
-    fn(this.rows);
     fs.mkdirSync(path.dirname(this.file), { recursive: true });
-    atomicWrite(this.file, JSON.stringify({ links: [...this.rows.values()] }));
-    this.seen = this.identity();
+    const lock = `${this.file}.lock`;
+    takeLock(lock);
+    try {
+      this.load();
+      fn(this.rows);
+      atomicWrite(this.file, JSON.stringify({ links: [...this.rows.values()] }));
+      this.seen = this.identity();
+    } finally {
+      fs.rmSync(lock, { force: true });
+    }
   }
 
   create(rec: LinkRecord): void {
     this.change((rows) => rows.set(rec.id, rec));
   }
 
+  /** The link as stored (its hits: see list). */
   get(id: string): LinkRecord | undefined {
     this.load();
-    const r = this.rows.get(id);
-    return r && { ...r, hits: r.hits + (this.hits.get(id) ?? 0) };
+    return this.rows.get(id);
   }
 
   list(scope: string): LinkRecord[] {
     this.load();
-    return [...this.rows.values()].filter((r) => r.scope === scope).map((r) => ({ ...r, hits: r.hits + (this.hits.get(r.id) ?? 0) }));
+    const counted = this.readHits();
+    return [...this.rows.values()].filter((r) => r.scope === scope)
+      .map((r) => ({ ...r, hits: r.hits + (counted[r.id] ?? 0) + (this.hits.get(r.id) ?? 0) }));
+  }
+
+  /** Hits are kept apart, in `<file>.hits` (a counter lost in a crash loses nothing else). */
+  private get hitsFile(): string {
+    return `${this.file.replace(/\.json$/, '')}.hits.json`;
+  }
+
+  private readHits(): Record<string, number> {
+    try {
+      return JSON.parse(fs.readFileSync(this.hitsFile, 'utf8')) as Record<string, number>;
+    } catch {
+      return {};
+    }
   }
 
   delete(id: string): boolean {
@@ -117,7 +161,7 @@ export class JsonLinkStore implements LinkStore {
     return found;
   }
 
-  /** Hits are counted in memory and written at most once a second (and by flush()). */
+  /** Hits are counted in memory and written at most every HIT_FLUSH_MS (and by flush()). */
   countHit(id: string): void {
     this.hits.set(id, (this.hits.get(id) ?? 0) + 1);
     this.timer ??= setTimeout(() => this.flush(), HIT_FLUSH_MS).unref();
@@ -129,13 +173,24 @@ export class JsonLinkStore implements LinkStore {
     if (this.hits.size === 0) return;
     const hits = this.hits;
     this.hits = new Map();
+    // not fsynced, and not the links' file: a serving process never waits on the disk for a count
+    const lock = `${this.file}.lock`;
     try {
-      this.change((rows) => {
-        for (const [id, n] of hits) {
-          const r = rows.get(id);
-          if (r) rows.set(id, { ...r, hits: r.hits + n });
+      takeLock(lock);
+      try {
+        this.load();
+        const counted = this.readHits();
+        const next: Record<string, number> = {};
+        for (const id of this.rows.keys()) {
+          const n = (counted[id] ?? 0) + (hits.get(id) ?? 0);
+          if (n > 0) next[id] = n;
         }
-      });
+        const tmp = `${this.hitsFile}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+        fs.writeFileSync(tmp, JSON.stringify(next), { mode: 0o600, flag: 'wx' });
+        fs.renameSync(tmp, this.hitsFile);
+      } finally {
+        fs.rmSync(lock, { force: true });
+      }
     } catch { /* counting is best effort */ }
   }
 }
