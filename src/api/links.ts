@@ -57,7 +57,6 @@ export async function createLink(engine: HostEngine, args: { zone?: string; path
   if (!roleMayWrite(ctx.role)) {
     throw new NoshError('ZONE_READONLY', `link_create: the ${ctx.role} role is read-only`, 'Links are made by a developer-role caller.', { role: ctx.role });
   }
-  const links = linksOf(engine);
   const max = engine.config.links.maxExpiresSeconds;
   const seconds = args.expires_in ?? Math.min(engine.config.links.defaultExpiresSeconds, max);
   if (seconds > max) {
@@ -77,6 +76,7 @@ export async function createLink(engine: HostEngine, args: { zone?: string; path
     if (e instanceof VfsError) throw new NoshError(e.code, e.message, e.code === 'FILE_NOT_FOUND' ? 'Check the path with list or exec "ls"; a link is made to an existing file or folder.' : 'Link a file or folder the zone lets you read.', { path: args.path });
     throw e;
   }
+  const links = linksOf(engine);
   const now = nowSeconds();
   const rec: LinkRecord = {
     id: Links.newId(), scope: `user:${engine.workspace.userOf(ctx)}`, zone: zone.name, context: keptContext(engine, ctx),

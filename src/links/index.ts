@@ -23,8 +23,15 @@ export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8080';
 
 export class Links {
   readonly publicUrl: string;
-  constructor(readonly store: LinkStore, private readonly secret: Buffer, readonly settings: LinkSettings) {
+  private key: Buffer | undefined;
+  /** `secret`: loaded when a token is first signed or checked (a base that never makes a link gets no secret file). */
+  constructor(readonly store: LinkStore, private readonly secret: () => Buffer, readonly settings: LinkSettings) {
     this.publicUrl = (settings.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, '');
+  }
+
+  private get hmacKey(): Buffer {
+    this.key ??= this.secret();
+    return this.key;
   }
 
   static newId(): string {
@@ -33,11 +40,11 @@ export class Links {
 
   /** The token of `vpath` under link `rec` (its own path, or an entry below a folder link). */
   token(rec: LinkRecord, vpath: string): string {
-    return signToken(this.secret, { id: rec.id, scope: rec.scope, zone: rec.zone, path: vpath, expires: rec.expires_at });
+    return signToken(this.hmacKey, { id: rec.id, scope: rec.scope, zone: rec.zone, path: vpath, expires: rec.expires_at });
   }
 
   verify(rec: LinkRecord, vpath: string, token: string): boolean {
-    return verifyToken(this.secret, token, { id: rec.id, scope: rec.scope, zone: rec.zone, path: vpath, expires: rec.expires_at });
+    return verifyToken(this.hmacKey, token, { id: rec.id, scope: rec.scope, zone: rec.zone, path: vpath, expires: rec.expires_at });
   }
 
   /** The short URL of a link, absolute (its public URL). */
@@ -58,7 +65,7 @@ export function linksFor(base: string, settings: LinkSettings): Links {
   const key = `${path.resolve(base)}\0${settings.secret ?? ''}\0${settings.publicUrl ?? ''}`;
   let l = byBase.get(key);
   if (!l) {
-    l = new Links(new JsonLinkStore(path.join(base, 'links.json')), loadSecret(base, settings.secret), settings);
+    l = new Links(new JsonLinkStore(path.join(base, 'links.json')), () => loadSecret(base, settings.secret), settings);
     byBase.set(key, l);
   }
   return l;

@@ -176,9 +176,13 @@ describe('strict-mode calls round-trip', () => {
     restore: { path: 'a.txt', version: 'HEAD' },
     sqlite: { path: 'q.db', sql: 'select 1' },
     import_csv: { path: 'q.db', table: 't', csv_path: 'a.txt' },
+    link_create: { path: 'no-such-file.txt' },
+    link_delete: { id: 'no-such-link' },
+    save_result_page: { title: 'T', content: 'x'.repeat(500 * 1024 + 1) }, // over resultPageMaxKb: nothing written
   };
 
-  const PAST_VALIDATION = new Set(['transfer', 'history', 'diff_versions', 'restore', 'undo']);
+  // the link methods: no such file, no such link, a report over the size cap
+  const PAST_VALIDATION = new Set(['transfer', 'history', 'diff_versions', 'restore', 'undo', 'link_create', 'link_delete', 'save_result_page']);
 
   it('every method takes its strict-form arguments with nulls for the optional ones', async () => {
     const tools = toolSchemas('openai', modelMethods(), { strict: true }) as any[];
