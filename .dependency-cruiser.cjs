@@ -3,7 +3,7 @@
  * A module may import only from its own layer or a layer below it; no cycles at all, type-only
  * imports included (tsPreCompilationDeps).
  *
- *   L9 transports  src/cli, src/rpc, src/mcp, src/index.ts
+ *   L9 transports  src/cli, src/rpc, src/mcp, src/http, src/index.ts
  *   L8 api         src/api, src/audit
  *   L7 pool        src/pool (main-thread scheduler; worker.ts is the worker entry)
  *   L6 services    src/zones > src/tools > src/exec > src/versioning (each may import those after it)
@@ -12,12 +12,12 @@
  *   L3 gnulib      src/gnulib (shared GNU behaviour: it may use the contract's types and UsageError)
  *   L2 contract    src/command
  *   L1 vfs         src/vfs
- *   L0 base        src/runtime, src/errors.ts, src/config.ts, src/regex, src/parse
+ *   L0 base        src/runtime, src/errors.ts, src/config.ts, src/regex, src/parse, src/links
  *
  * bench/ sits above everything (it may import any layer); nothing imports bench/ or test/.
  */
 
-const TRANSPORTS = '^src/(cli|rpc|mcp)/|^src/index\\.ts$';
+const TRANSPORTS = '^src/(cli|rpc|mcp|http)/|^src/index\\.ts$';
 const API = '^src/(api|audit)/';
 const POOL = '^src/pool/';
 const ZONES = '^src/zones/';
@@ -62,7 +62,7 @@ module.exports = {
     layer('gnulib', GNULIB, any(VERSIONING, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
     layer('contract', CONTRACT, any(VERSIONING, GNULIB, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
     layer('vfs', VFS, any(VERSIONING, GNULIB, CONTRACT, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
-    layer('base', '^src/(runtime|regex|parse)/|^src/(errors|config)\\.ts$',
+    layer('base', '^src/(runtime|regex|parse|links)/|^src/(errors|config)\\.ts$',
       any(VERSIONING, VFS, GNULIB, CONTRACT, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
     {
       name: 'command-to-command',

@@ -14,7 +14,7 @@ export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 export const BENCH_DIR = join(REPO, 'bench');
 export const NOSH_CLI = join(REPO, 'dist', 'src', 'cli', 'main.js');
 
-const ALTERNATIVES = ['just-bash', 'rust-bash', '@modelcontextprotocol/server-filesystem', '@modelcontextprotocol/sdk'];
+const ALTERNATIVES = ['just-bash', 'rust-bash', '@modelcontextprotocol/server-filesystem', '@modelcontextprotocol/sdk', 'sirv'];
 
 const benchRequire = createRequire(join(BENCH_DIR, 'package.json'));
 const rootRequire = createRequire(join(REPO, 'package.json'));

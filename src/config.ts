@@ -105,6 +105,16 @@ export const AuditSchema = z.object({
   keep: z.number().int().min(0).max(1000).default(5),
 }).strict();
 
+/** Shareable links (src/links) and `nosh http`. */
+export const LinksSchema = z.object({
+  /** HMAC secret (at least 32 characters); absent: one is made once and kept in the base (mode 0600). */
+  secret: z.string().min(32).optional(),
+  /** The address links are given out with (what `nosh http` is reached at); default http://127.0.0.1:8080. */
+  publicUrl: z.string().regex(/^https?:\/\/[^\s?#]+$/, 'an http(s) URL without query or fragment').optional(),
+  defaultExpiresSeconds: count(7 * 24 * 3600).default(24 * 3600),
+  maxExpiresSeconds: count(7 * 24 * 3600).default(7 * 24 * 3600),
+}).strict();
+
 export const ConfigSchema = z.object({
   /** The storage folder holding users/, groups/, share/, sessions/ (default $NOSH_HOME or ~/.nosh). */
   base: z.string().optional(),
@@ -156,6 +166,9 @@ export const ConfigSchema = z.object({
     timeoutMs: z.number().int().positive().max(300_000).default(30_000),
     maxRedirects: z.number().int().min(0).max(50).default(5),
   }).strict()]).default({ mode: 'disabled' }),
+  links: LinksSchema.default(LinksSchema.parse({})),
+  /** Largest report save_result_page writes, KB. */
+  resultPageMaxKb: count(100 * 1024).default(500),
 }).strict();
 
 export type NoshConfig = z.input<typeof ConfigSchema>;

@@ -19,3 +19,4 @@ export type { AfterWrite, CallOptions, WriteEvent } from './api/engine.js';
 export type { Context, Role } from './zones/context.js';
 export type { GroupProvider } from './zones/workspace.js';
 export type { AuditEvent, AuditChange, AuditCallback } from './audit/log.js';
+export { createLinkHandler, startHttpServer, type HandlerOptions, type HttpOptions, type RequestHandler } from './http/server.js';

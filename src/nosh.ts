@@ -52,6 +52,15 @@ export interface CreateOptions {
   defer?: boolean;
 }
 
+/** The engine behind an instance createNosh made (for the link server, src/http: it reads zones in this process). */
+const ENGINES = new WeakMap<object, Engine>();
+
+export function engineOf(nosh: Nosh): Engine {
+  const e = ENGINES.get(nosh);
+  if (!e) throw new Error('nosh: not an instance made by createNosh (a bound or wrapped instance cannot serve links; pass the one createNosh returned)');
+  return e;
+}
+
 /** Start nosh. A bad config throws a NoshError (INVALID_ARGUMENT) naming the key. */
 export async function createNosh(config: NoshConfig = {}, opts: CreateOptions = {}): Promise<Nosh> {
   const engine = new Engine(parseConfig(config), opts.groupProvider, opts.afterWrite, opts.pool, opts.audit);
@@ -63,7 +72,7 @@ export async function createNosh(config: NoshConfig = {}, opts: CreateOptions = 
       throw e;
     }
   }
-  return {
+  const nosh: Nosh = {
     config: engine.config,
     exec: (req, o) => engine.exec(req, o),
     call: (m, p, o) => engine.call(m, p, o),
@@ -72,4 +81,6 @@ export async function createNosh(config: NoshConfig = {}, opts: CreateOptions = 
     ready: () => engine.ready(),
     close: () => engine.close(),
   };
+  ENGINES.set(nosh, engine);
+  return nosh;
 }

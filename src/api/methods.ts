@@ -12,6 +12,7 @@ import { VERSION_METHODS } from './versions.js';
 import { GROUP_METHODS } from './groups.js';
 import { LOCKEDIT_METHODS } from './lockedit.js';
 import { SESSION_METHODS } from './sessions.js';
+import { LINK_METHODS } from './links.js';
 import { EXEC_METHOD } from './exec.js';
 import { GroupModeParam, MessageParam, RUNTIME_METHODS, TimeoutParam, ZoneParams, type Surface } from './params.js';
 import type { Method, MethodInfo } from './method.js';
@@ -92,7 +93,7 @@ function hostMethod(h: HostMethod): Method {
 
 /** Every method, by name, in registry order: exec, the typed tools, the host methods. */
 export const METHODS: ReadonlyMap<string, Method> = new Map(
-  [EXEC_METHOD as unknown as Method, ...[...TOOLS.values()].map(toolMethod), ...[...HOST_METHODS, ...VERSION_METHODS, ...GROUP_METHODS, ...LOCKEDIT_METHODS, ...SESSION_METHODS].map(hostMethod)].map((m) => [m.name, m]));
+  [EXEC_METHOD as unknown as Method, ...[...TOOLS.values()].map(toolMethod), ...[...HOST_METHODS, ...VERSION_METHODS, ...GROUP_METHODS, ...LOCKEDIT_METHODS, ...SESSION_METHODS, ...LINK_METHODS].map(hostMethod)].map((m) => [m.name, m]));
 
 /**
  * The methods offered to a role on a surface. A read-only role sees only what it may use; the

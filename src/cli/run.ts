@@ -20,6 +20,8 @@ Usage:
   nosh repl [WORKSPACE]                                (interactive prompt)
   nosh serve [WORKSPACE] [--trust-request-context]     (JSON-RPC 2.0 over stdio, one message a line)
   nosh mcp [WORKSPACE]                                 (MCP server over stdio)
+  nosh http [WORKSPACE] [--host 127.0.0.1] [--port 8080] [--public-url URL]  (serve shareable links over HTTP)
+  nosh link create PATH [--expires SECONDS] [--download] | list | delete ID  [WORKSPACE] [--json]
   nosh schemas [--format openai|openai-responses|anthropic|jsonschema] [--strict]  (tool definitions for function calling)
   nosh help                                            (this text)
 
@@ -69,6 +71,8 @@ export async function runCli(argv: string[]): Promise<number> {
     case 'serve': return serveCommand(rest);
     case 'mcp': return mcpCommand(rest);
     case 'schemas': return (await import('./schemas.js')).runSchemas(rest);
+    case 'http': return (await import('./links.js')).httpCommand(rest, { configFrom, defaultsFrom, rawConfigFrom });
+    case 'link': return (await import('./links.js')).linkCommand(rest, { configFrom, defaultsFrom, rawConfigFrom });
     case undefined: case 'help': case '--help': case '-h':
       process.stdout.write(USAGE);
       return 0;

@@ -186,11 +186,15 @@ describe('strict-mode calls round-trip', () => {
     lockedit_cancel: { path: 'lk.txt' },
     force_unlock: { path: 'lk.txt' },
     delete_workspace: { session: 'never-used' },
+    link_create: { path: 'no-such-file.txt' },
+    link_delete: { id: 'no-such-link' },
+    save_result_page: { title: 'T', content: 'x'.repeat(500 * 1024 + 1) }, // over resultPageMaxKb: nothing written
   };
 
-  // the group tools need a group zone, and the lock methods after lockedit_open a lock: past validation is the point
+  // the group tools need a group zone, the lock methods after lockedit_open a lock, the link methods a file, a link,
+  // a report under the size cap: past validation is the point
   const PAST_VALIDATION = new Set(['transfer', 'history', 'diff_versions', 'restore', 'undo', 'group_info', 'group_set_mode', 'group_chown',
-    'lockedit_exec', 'lockedit_overwrite', 'lockedit_save', 'lockedit_cancel', 'force_unlock', 'delete_workspace']);
+    'lockedit_exec', 'lockedit_overwrite', 'lockedit_save', 'lockedit_cancel', 'force_unlock', 'delete_workspace', 'link_create', 'link_delete', 'save_result_page']);
 
   it('every method takes its strict-form arguments with nulls for the optional ones', async () => {
     const tools = toolSchemas('openai', modelMethods(), { strict: true }) as any[];

@@ -96,6 +96,10 @@ const CALLS: [string, Record<string, unknown>, (d: any) => void][] = [
   ['lockedit_cancel', { zone: 'group:team', path: 'g.md' }, (d) => expect(d.cancelled).toBe(true)],
   ['lockedit_open', { zone: 'group:team', path: 'g.md' }, (d) => expect(d.reopened).toBe(false)],
   ['force_unlock', { zone: 'group:team', path: 'g.md' }, (d) => expect(d.unlocked).toBe(true)],
+  ['link_create', { path: 'notes/a.txt', expires_in: 600 }, (d) => expect(d.markdown).toBe(`[a.txt](${d.url})`)],
+  ['link_list', {}, (d) => expect(d.links.map((l: any) => l.path)).toEqual(['/notes/a.txt'])],
+  ['link_delete', { id: '__first_link__' }, (d) => expect(d.deleted).toBe(true)],
+  ['save_result_page', { title: 'R', content: '|a|\n|-|\n|1|\n' }, (d) => expect(d.path).toMatch(/^\/report_\d{8}_\d{6}_[\w-]{8}\.md$/)],
   ['maintenance', { rescan: true }, (d) => expect(d.rescan['user:alice'].ledger).toBe(d.rescan['user:alice'].disk)],
 ];
 
@@ -107,6 +111,7 @@ describe('nosh serve answers every method', () => {
 
   for (const [method, params, check] of CALLS) {
     it(method, async () => {
+      if (params.id === '__first_link__') params.id = (await call('link_list', {})).result.data.links[0].id;
       const res = await call(method, params);
       expect(res.error).toBeUndefined();
       expect(res.result.success, JSON.stringify(res.result)).toBe(true);
