@@ -64,6 +64,7 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
   'mv': () => import('./mv/index.js'),
   'nl': () => import('./nl/index.js'),
   'nproc': () => import('./nproc/index.js'),
+  'numfmt': () => import('./numfmt/index.js'),
   'od': () => import('./od/index.js'),
   'paste': () => import('./paste/index.js'),
   'patch': () => import('./patch/index.js'),

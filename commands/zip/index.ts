@@ -15,12 +15,14 @@ const WHOLE = 8 * 1024 * 1024;
 interface ZipArgs {
   recurse: boolean; junk: boolean; quiet: boolean; level: number; update: boolean; del: boolean; move: boolean;
   noDirs: boolean; noExtra: boolean; archive: string | null; names: string[]; excludes: string[]; includes: string[];
+  /** -@: names from standard input, one a line. -T: test the archive written. -f: freshen (replace, never add). */
+  namesFromStdin: boolean; test: boolean; freshen: boolean; stdinAt: number;
 }
 
 class Refused extends Error { constructor(message: string, readonly status: number) { super(message); } }
 
 function parse(args: string[]): ZipArgs {
-  const a: ZipArgs = { recurse: false, junk: false, quiet: false, level: 6, update: false, del: false, move: false, noDirs: false, noExtra: false, archive: null, names: [], excludes: [], includes: [] };
+  const a: ZipArgs = { recurse: false, junk: false, quiet: false, level: 6, update: false, del: false, move: false, noDirs: false, noExtra: false, archive: null, names: [], excludes: [], includes: [], namesFromStdin: false, test: false, freshen: false, stdinAt: 0 };
   let list: string[] | null = null;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -37,6 +39,12 @@ function parse(args: string[]): ZipArgs {
         else if (c === 'm') a.move = true;
         else if (c === 'D') a.noDirs = true;
         else if (c === 'X') a.noExtra = true;
+        else if (c === '@') {
+          a.namesFromStdin = true;
+          a.stdinAt = a.names.length;
+        }
+        else if (c === 'T') a.test = true;
+        else if (c === 'f') a.freshen = true;
         else if (c === 'x') list = a.excludes;
         else if (c === 'i') list = a.includes;
         else if (c === 'y') throw new Refused('zip error: -y (store symbolic links as links) is refused: nosh never stores or creates symbolic links', 16);
@@ -45,7 +53,7 @@ function parse(args: string[]): ZipArgs {
       }
       continue;
     }
-    if (list !== null) list.push(arg);
+    if (list !== null && arg !== '-') list.push(arg);
     else if (a.archive === null) a.archive = arg;
     else a.names.push(arg);
   }
@@ -74,6 +82,9 @@ const def = defineCommand({
     { key: 'X', short: 'X', help: 'exclude extra file attributes (no extended timestamp)' },
     { key: 'x', short: 'x', help: 'exclude the following names' },
     { key: 'i', short: 'i', help: 'include only the following names' },
+    { key: 'f', short: 'f', help: 'freshen: only changed files (entries already in the archive)' },
+    { key: 'T', short: 'T', help: 'test the archive written (every entry inflated, CRC checked)' },
+    { key: '@', short: '@', help: 'read names to add from standard input, one a line' },
   ],
   notes: '-y (store links), -e and -P (encryption) are refused; symbolic links met are skipped with a warning.\n'
     + 'The archive is written whole to a temporary file and renamed into place.',
@@ -90,9 +101,22 @@ const def = defineCommand({
       await ctx.stderr.write(e.message + '\n');
       return e.status;
     }
-    if (a.archive === null || a.archive === '-') {
-      await ctx.stderr.write('zip error: no archive named: nosh needs an archive file (writing to standard output is not offered)\n');
+    if (a.namesFromStdin) {
+      const text = (await ctx.stdin.readAll()).toString('utf8');
+      // in argv's order: the names read stand where -@ stood
+      const read = text.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l !== '');
+      a.names.splice(a.stdinAt, 0, ...read);
+    }
+    if (a.archive === null) {
+      await ctx.stderr.write('zip error: no archive named: give the archive file, or - to write it to standard output\n');
       return 16;
+    }
+    if (a.archive === '-') {
+      if (a.del || a.update || a.freshen || a.move) {
+        await ctx.stderr.write("\nzip error: Invalid command arguments (can't use -d, -f, -u, -U, or -g on stdout\n)\n");
+        return 16;
+      }
+      return build(ctx, a, '-', null);
     }
     const base = a.archive.slice(a.archive.lastIndexOf('/') + 1);
     const archive = base.includes('.') ? a.archive : a.archive + '.zip';
@@ -110,6 +134,10 @@ async function nothingToDo(ctx: CommandContext, archive: string): Promise<number
 
 async function zipRun(ctx: CommandContext, a: ZipArgs, archive: string): Promise<number> {
   let old: ZipArchive | null = null;
+  if (a.freshen && !ctx.fs.exists(archive, ctx.cwd)) {
+    await ctx.stdout.write(`\tzip warning: ${archive} not found or empty\n`);
+    return 12;
+  }
   if (ctx.fs.exists(archive, ctx.cwd)) {
     const r = ctx.fs.openRandom(archive, ctx.cwd);
     try {
@@ -172,7 +200,7 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
         st = ctx.fs.lstat(name, ctx.cwd);
       } catch (e) {
         if (!(e instanceof VfsError)) throw e;
-        await ctx.stdout.write(`\tzip warning: name not matched: ${name}\n`);
+        if (!a.quiet) await ctx.stdout.write(`\tzip warning: name not matched: ${name}\n`);
         continue;
       }
       if (st.isSymbolicLink()) {
@@ -208,11 +236,12 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
   const report: { item: Item; verb: string }[] = [];
   for (const it of items) {
     const i = byName.get(it.name);
+    if (a.freshen && i === undefined) continue;
     if (i !== undefined) {
       const e = kept[i]!;
-      if (a.update && Math.floor(it.mtime.getTime() / 1000) <= Math.floor(e.mtime.getTime() / 1000)) continue;
+      if ((a.update || a.freshen) && Math.floor(it.mtime.getTime() / 1000) <= Math.floor(e.mtime.getTime() / 1000)) continue;
       order[i] = it;
-      report.push({ item: it, verb: 'updating' });
+      report.push({ item: it, verb: a.freshen ? 'freshening' : 'updating' });
     } else {
       order.push(it);
       report.push({ item: it, verb: '  adding' });
@@ -220,11 +249,16 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
     changed = true;
   }
   if (!changed) {
-    if (a.update && old !== null && a.names.length > 0 && items.length > 0) return 12;
+    if ((a.update || a.freshen) && old !== null && a.names.length > 0 && items.length > 0) return 12;
     return nothingToDo(ctx, archive);
   }
   // write: the whole archive through the atomic writer, renamed into place only when complete
-  const w = ctx.fs.createWriter(archive, ctx.cwd);
+  // zip - : the archive goes to standard output (its lines to standard error, as Info-ZIP)
+  const toStdout = archive === '-';
+  let piped: Promise<void> = Promise.resolve();
+  const w = toStdout
+    ? { write: (b: Buffer) => { const c = Buffer.from(b); piped = piped.then(() => ctx.stdout.write(c)); }, commit() {}, abort() {} }
+    : ctx.fs.createWriter(archive, ctx.cwd);
   const zw = new ZipWriter((b) => w.write(b));
   const pct = new Map<Item, string>();
   try {
@@ -247,12 +281,14 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
         const r = zw.addBuffer(it.name, buf, a.level, o);
         pct.set(it, r.deflated ? `(deflated ${compressionPct(buf.length, r.csize)})` : '(stored 0%)');
       } else {
-        const r = await zw.addStream(it.name, ctx.fs.readChunks(it.path!, ctx.cwd), it.size, a.level, o);
+        const r = await zw.addStream(it.name, toStdout ? drained(ctx.fs.readChunks(it.path!, ctx.cwd), () => piped) : ctx.fs.readChunks(it.path!, ctx.cwd), it.size, a.level, o);
         pct.set(it, a.level > 0 ? `(deflated ${compressionPct(it.size, r.csize)})` : '(stored 0%)');
       }
+      await piped;
     }
     zw.end();
     w.commit();
+    await piped;
   } catch (e) {
     w.abort();
     if (e instanceof VfsError) {
@@ -263,7 +299,11 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
   }
   if (!a.quiet) {
     const out = [...lines, ...report.map(({ item, verb }) => `${verb}: ${item.name} ${pct.get(item) ?? ''}`)];
-    await ctx.stdout.write(out.map((l) => l + '\n').join(''));
+    await (toStdout ? ctx.stderr : ctx.stdout).write(out.map((l) => l + '\n').join(''));
+  }
+  if (a.test && !toStdout) {
+    const status = await testArchive(ctx, archive, a.quiet);
+    if (status !== 0) return status;
   }
   if (a.move) {
     for (const { item } of [...report].reverse()) {
@@ -287,4 +327,33 @@ function sameFile(ctx: CommandContext, p: string, archive: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Chunks of a file read for zip -, each waiting until what is already piped out is written (back-pressure). */
+async function* drained(chunks: Iterable<Buffer>, pending: () => Promise<void>): AsyncGenerator<Buffer> {
+  for (const c of chunks) {
+    await pending();
+    yield c;
+  }
+}
+
+/** zip -T: the archive written is read back, every entry inflated and its CRC checked (Info-ZIP runs unzip -tqq). */
+async function testArchive(ctx: CommandContext, archive: string, quiet: boolean): Promise<number> {
+  const r = ctx.fs.openRandom(archive, ctx.cwd);
+  let zip: ZipArchive | undefined;
+  try {
+    zip = await ZipArchive.open(r, ctx.limits.archive);
+    for (const e of zip.entries) {
+      if (e.isDir) continue;
+      for await (const _ of zip.data(e)) { /* inflated and checked */ }
+    }
+  } catch (e) {
+    await ctx.stdout.write(`test of ${archive} FAILED\n\nzip error: Zip file invalid, could not spawn unzip, or wrong unzip (original files unmodified)\n`);
+    return 8;
+  } finally {
+    zip?.close();
+    r.close();
+  }
+  if (!quiet) await ctx.stdout.write(`test of ${archive} OK\n`);
+  return 0;
 }

@@ -188,14 +188,16 @@ export async function runBasenc(ctx: CommandContext, fixed: Encoding | undefined
   if (ctx.operands.length > 1) throw new UsageError(`extra operand ${quoteAlways(ctx.operands[1]!)}`);
   if (enc === undefined) throw new UsageError('missing encoding type');
   let wrap = 76;
-  const w = ctx.opts.get('w');
-  if (w !== undefined) {
-    const n = /^\s*\+?\d+$/.test(w) ? Number(w.trim()) : NaN;
-    if (!Number.isSafeInteger(n)) {
+  // GNU checks every -w as getopt meets it (xstrtoimax): a bad one dies even if a later one is
+  // good; a value past intmax_t is no wrapping at all, a huge one a line that never fills.
+  for (const w of ctx.opts.all('w')) {
+    const m = /^[ \t\n\v\f\r]*([+-]?)(\d+)$/.exec(w);
+    const v = m ? BigInt(m[2]!) : 0n;
+    if (!m || (m[1] === '-' && v !== 0n)) {
       await ctx.warn(`invalid wrap size: ${quoteAlways(w)}`);
       return 1;
     }
-    wrap = n;
+    wrap = v > (1n << 63n) - 1n ? 0 : v > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(v);
   }
   const operand = ctx.operands[0] ?? '-';
   const source = (): AsyncIterable<Uint8Array> => (operand === '-' ? ctx.stdin : (ctx.fs.readChunks(operand, ctx.cwd) as unknown as AsyncIterable<Uint8Array>));
@@ -296,7 +298,8 @@ function dropNewlines(chunk: Uint8Array): Uint8Array {
 async function decode(ctx: CommandContext, enc: Encoding, source: AsyncIterable<Uint8Array>, ignoreGarbage: boolean): Promise<number> {
   const dec = makeDecoder(enc);
   const t = table(ALPHABET[enc]);
-  const keep = (c: number) => t[c]! >= 0 || (c === 0x3d && enc !== 'z85' && enc !== 'base16' && !enc.startsWith('base2'));
+  // basenc.c keeps '=' under -i for every alphabet (base16 and base2 then find it invalid)
+  const keep = (c: number) => t[c]! >= 0 || c === 0x3d;
   for await (const chunk of source) {
     const chars = ignoreGarbage ? chunk.filter(keep) : dropNewlines(chunk);
     const r = dec.push(chars);

@@ -18,12 +18,14 @@ import checkAccess from './check_access.js';
 import zip from './zip.js';
 import unzip from './unzip.js';
 import zipinfo from './zipinfo.js';
+import hexdump from './hexdump.js';
+import convertEol from './convert_eol.js';
 import { sqlite, importCsv } from './sqlite.js';
 
 export type { ToolDef, ToolContext, ToolResult } from './types.js';
 export { defineTool } from './types.js';
 
-const ALL = [read, readMany, write, edit, del, move, rename, copy, mkdir, exists, stat, list, tree, find, search, checkAccess, zip, unzip, zipinfo, sqlite, importCsv] as ToolDef[];
+const ALL = [read, readMany, write, edit, del, move, rename, copy, mkdir, exists, stat, list, tree, find, search, checkAccess, zip, unzip, zipinfo, hexdump, convertEol, sqlite, importCsv] as ToolDef[];
 
 /** A FILE_NOT_FOUND from any tool names the closest existing entries in its hint. */
 function withHints(t: ToolDef): ToolDef {

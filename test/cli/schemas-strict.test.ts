@@ -171,6 +171,8 @@ describe('strict-mode calls round-trip', () => {
     zip: { path: 'z.zip', paths: ['a.txt'] },
     unzip: { path: 'z.zip', destination: 'uz' },
     zipinfo: { path: 'z.zip' },
+    hexdump: { path: 'a.txt' },
+    convert_eol: { path: 'cp.txt', to: 'crlf' },
     transfer: { from: 'storage', to: 'documents', path: 'a.txt' },
     diff_versions: { path: 'a.txt', from: 'HEAD' },
     restore: { path: 'a.txt', version: 'HEAD' },

@@ -71,6 +71,15 @@ describe('nosh mcp with the SDK client', () => {
     expect(r.env).toMatchObject({ success: true, data: { exit_code: 0, stdout: '3\n' } });
   });
 
+  it('calls hexdump and convert_eol (Fileshed parity tools)', async () => {
+    const h = await call('hexdump', { path: 'notes.txt', length: 6 });
+    expect(h.env).toMatchObject({ success: true, data: { dump: '00000000  61 6c 70 68 61 0a                                 |alpha.|\n00000006\n', next_offset: 6 } });
+    fs.writeFileSync(path.join(root, 'eol.txt'), 'a\nb\n');
+    const c = await call('convert_eol', { path: 'eol.txt', to: 'crlf' });
+    expect(c.env).toMatchObject({ success: true, data: { changed: 2 } });
+    expect(fs.readFileSync(path.join(root, 'eol.txt'), 'utf8')).toBe('a\r\nb\r\n');
+  });
+
   it('a failure is isError with structuredContent.error.code and a hint', async () => {
     const r = await call('read', { path: 'note.txt' });
     expect(r.isError).toBe(true);
