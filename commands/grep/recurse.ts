@@ -3,6 +3,7 @@ import { VfsError } from '../../src/vfs/index.js';
 import { walk as walkTree } from '../../src/vfs/walk.js';
 import type { DirHandle, WalkFile } from '../../src/vfs/vfs.js';
 import { valueLimit, valueTooBig } from '../../src/runtime/memory.js';
+import { ContentCache, MAX_ENTRY, contentCache, nowNs } from '../../src/vfs/content-cache.js';
 import { excludedBy, globMatches } from './include.js';
 import { Matcher } from './matcher.js';
 import { FLUSH_AT, Opts, OutBuffer, SGR, SMALL_FILE, Scan, type ScanHost, dirOf, sgr } from './scan.js';
@@ -30,6 +31,8 @@ export class GrepRun implements ScanHost {
    * checked, with the output size before the first such file and the name to report.
    */
   private readonly unverified = new Map<DirHandle, { mark: number; display: string; escaped: boolean }>();
+  /** The worker's content cache (limits.contentCacheBytes), or null. */
+  private readonly cache: ContentCache | null;
 
   constructor(readonly ctx: CommandContext, readonly o: Opts, readonly m: Matcher, operandCount: number) {
     this.eol = o.z ? 0 : 10;
@@ -38,6 +41,7 @@ export class GrepRun implements ScanHost {
     this.quietOut = o.count || o.list !== '' || o.quiet;
     const fname = ctx.opts.get('fname');
     this.outFile = fname === 'H' ? true : fname === 'h' ? false : operandCount > 1 ? true : o.recurse ? 'auto' : false;
+    this.cache = o.recurse ? contentCache(ctx.limits.contentCacheBytes) : null;
   }
 
   push(b: Buffer | string): void {
@@ -254,6 +258,20 @@ export class GrepRun implements ScanHost {
   private listedFile(h: DirHandle, name: string, display: string): Promise<void> | undefined {
     const v = this.unverified.get(h);
     if (v?.escaped) return undefined; // reported once, when it was found outside
+    const cache = this.cache;
+    if (cache) {
+      // Its identity unchanged since its content was kept: search that (the directory is
+      // verified before output leaves, as for a file read through it).
+      const id = this.ctx.fs.identityAt(h, name);
+      const kept = id && id.size < MAX_ENTRY ? cache.get(id) : null;
+      if (kept) {
+        if (!v) this.unverified.set(h, { mark: this.out.size, display: dirOf(display), escaped: false });
+        const s = new Scan(this, display, this.o.tab ? this.tabWidth(kept.length) : 0);
+        s.whole(kept);
+        return this.report(s, display, h);
+      }
+    }
+    const start = cache ? nowNs() : 0n;
     let f: WalkFile;
     try {
       f = this.ctx.fs.openListedFileAt(h, name);
@@ -265,10 +283,12 @@ export class GrepRun implements ScanHost {
     let s: Scan;
     try {
       const buf = (scratch ??= Buffer.allocUnsafe(SMALL_FILE + 1));
+      const id = cache && f.size < MAX_ENTRY ? f.identity() : null;
       const n = f.read(buf, 0, f.size + 1);
       // It grew since its fstat: read on.
       if (n > f.size) return this.streamFile(f, h, display, Buffer.from(buf.subarray(0, n)));
       // Shorter than asked: that is the whole (regular) file.
+      if (id) cache!.put(id, start, buf.subarray(0, n));
       s = new Scan(this, display, this.o.tab ? this.tabWidth(f.size) : 0);
       s.whole(buf.subarray(0, n));
     } catch (e) {

@@ -142,6 +142,8 @@ export interface Limits {
   maxDatabaseBytes?: number;
   /** Open every SQLite database read-only (limits.sqliteReadonly). */
   sqliteReadonly?: boolean;
+  /** Budget of the worker's content cache (limits.contentCacheMb, src/vfs/content-cache.ts); absent: off. */
+  contentCacheBytes?: number;
 }
 
 export interface ArchiveLimits {

@@ -708,6 +708,29 @@ export class Vfs {
     }
   }
 
+  /**
+   * The identity (lstat, ns times) of a child that `dir`'s entries() listed as a regular
+   * file, with openListedFileAt's name and size checks, for the content cache
+   * (src/vfs/content-cache.ts); null when that is not a readable regular file now (the
+   * caller then opens it and reports what is wrong). As after openListedFileAt, the caller
+   * must call verifyDir(dir) before using what it takes from the cache.
+   */
+  identityAt(dir: DirHandle, name: string): fs.BigIntStats | null {
+    const d = this.own(dir);
+    if (d.fd < 0 || !d.located) return null;
+    try {
+      const vpath = this.childPath(d, name);
+      this.checkBlocked(d.parts, name, false, vpath);
+      this.checkExtension(name, vpath);
+      const st = fs.lstatSync(`${PROC_FD}/${d.fd}/${name}`, { bigint: true, throwIfNoEntry: false });
+      if (!st || !st.isFile()) return null;
+      this.checkReadSize(Number(st.size), vpath);
+      return st;
+    } catch {
+      return null;
+    }
+  }
+
   /** Is the directory of this handle still inside the zone? EESCAPE if not. */
   verifyDir(dir: DirHandle): void {
     const d = this.own(dir);
@@ -1550,6 +1573,11 @@ export class WalkFile {
       noteBytes(n);
       return n;
     }
+  }
+
+  /** fstat of the open file with ns times (the content cache's identity). */
+  identity(): fs.BigIntStats {
+    return fs.fstatSync(this.fd, { bigint: true });
   }
 
   close(): void {
