@@ -731,6 +731,23 @@ export class Vfs {
     }
   }
 
+  /**
+   * For a second thread reading a walk's files (grep -r, commands/grep/parallel.ts): the name
+   * checks of openListedFileAt, then the path through the open, located directory that thread
+   * opens exactly as openListedFileAt does (O_NOFOLLOW | O_NONBLOCK, fstat: a regular file of
+   * at most `maxSize`); null where openListedFileAt would take the full resolution (the caller
+   * then calls it). The caller must keep `dir` open until that thread is done with it and call
+   * verifyDir(dir) after its opens, before using what it read.
+   */
+  listedFileTarget(dir: DirHandle, name: string): { path: string; maxSize: number } | null {
+    const d = this.own(dir);
+    if (d.fd < 0 || !d.located) return null;
+    const vpath = this.childPath(d, name);
+    this.checkBlocked(d.parts, name, false, vpath);
+    this.checkExtension(name, vpath);
+    return { path: `${PROC_FD}/${d.fd}/${name}`, maxSize: this.policy.maxFileSize };
+  }
+
   /** Is the directory of this handle still inside the zone? EESCAPE if not. */
   verifyDir(dir: DirHandle): void {
     const d = this.own(dir);
