@@ -17,6 +17,7 @@
  * -q, -o) and the search needs no other state (no content cache, no symlink following).
  */
 import * as fs from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { Worker, MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { buildMatcher, type Matcher } from './matcher.js';
 import { OutBuffer, Scan, SGR, sgr, type Opts, type ScanHost } from './scan.js';
@@ -161,6 +162,8 @@ function helperFile(): URL {
 const SENT = 0;
 const DONE = 1;
 const ONLINE = 2;
+/** How long the command's thread watches for the helper's answer before it sleeps, ms. */
+const SPIN_MS = 0.1;
 
 export interface Batch {
   run: number;
@@ -238,6 +241,9 @@ export class Helper {
       }
       if (this.dead || Date.now() >= end) return null;
       const seen = Atomics.load(this.sig, DONE);
+      // A moment of watching first: its batch was started before this thread's half.
+      const until = performance.now() + SPIN_MS;
+      while (Atomics.load(this.sig, DONE) === seen && performance.now() < until) { /* watch */ }
       const again = receiveMessageOnPort(this.port);
       if (again) {
         Helper.answered++;
