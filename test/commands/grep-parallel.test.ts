@@ -3,6 +3,7 @@
 // messages, exit codes and truncation, whatever each file is.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Helper, setHelper } from '../../commands/grep/parallel.js';
@@ -91,5 +92,47 @@ describe('grep -r on two threads', () => {
       expect(two.stderr).toBe(one.stderr);
       expect(two.stdout.toString()).not.toContain('secret');
     }
+  });
+});
+
+describe('grep -r on two threads: a directory moved out of the zone while its files are read', () => {
+  // The helper opens its half through the directory's descriptor; the walk's thread moves the
+  // directory out as it opens its own half (before or after the helper's opens: both must be
+  // clean). Nothing read through it may show; the move is reported as on one thread.
+  const cfs = createRequire(import.meta.url)('node:fs') as Record<string, (...a: unknown[]) => unknown>;
+  const outside = tempDir('nosh-grep-par-out-');
+  afterAll(() => fs.rmSync(outside, { recursive: true, force: true }));
+  for (let round = 0; round < 6; round++) {
+    it(`round ${round}`, async () => {
+      const zoneDir = path.join(root, `esc${round}`);
+      for (let i = 0; i < 12; i++) write(`esc${round}/mv/f${String(i).padStart(2, '0')}.txt`, `needle inside ${i}\n`);
+      write(`esc${round}/z.txt`, 'needle after\n');
+      const moved = path.join(outside, `moved${round}`);
+      const orig = cfs.openSync!;
+      cfs.openSync = function hooked(this: unknown, ...args: unknown[]) {
+        const p = args[0];
+        if (typeof p === 'string' && /^\/proc\/(self|\d+)\/fd\/\d+\/f(0[6-9]|1\d)\.txt$/.test(p) && fs.existsSync(path.join(zoneDir, 'mv'))) {
+          fs.renameSync(path.join(zoneDir, 'mv'), moved);
+          for (let i = 0; i < 12; i++) fs.writeFileSync(path.join(moved, `f${String(i).padStart(2, '0')}.txt`), `needle TOP-SECRET ${i}\n`);
+        }
+        return orig.apply(this, args);
+      };
+      syncBuiltinESMExports();
+      let r;
+      try {
+        r = await run(root, `grep -r needle esc${round}`);
+      } finally {
+        cfs.openSync = orig;
+        syncBuiltinESMExports();
+      }
+      expect(r.stdout.toString()).not.toContain('TOP-SECRET');
+      expect(r.stdout.toString()).not.toContain('/mv/');
+      expect(r.stdout.toString()).toContain(`esc${round}/z.txt:needle after`);
+      expect(r.stderr).toContain(`esc${round}/mv: Permission denied (path leaves the zone)`);
+      expect(r.exitCode).toBe(2);
+    });
+  }
+  it('the helper took part', () => {
+    expect(Helper.answered).toBeGreaterThan(0);
   });
 });
