@@ -41,7 +41,7 @@ const USAGE = `Usage: npm run bench -- [--quick] [--filter NAME]... [--json FILE
 
 /** Table columns: system ids that go in each (the row's base system fills the nosh column). */
 const COLUMNS: { title: string; ids: string[] }[] = [
-  { title: 'nosh', ids: ['nosh', 'nosh-mcp'] },
+  { title: 'nosh', ids: ['nosh', 'nosh-mcp', 'nosh-cache'] },
   { title: 'nosh serve', ids: ['serve', 'nosh-rpc'] },
   { title: 'GNU spawn', ids: ['gnu'] },
   { title: 'just-bash mem', ids: ['jb-mem'] },
@@ -75,7 +75,7 @@ function machine() {
 
 /** The base system of a row: its cell in the nosh column. */
 function baseCell(r: ScenarioResult): Cell | undefined {
-  return r.cells.find((c) => c.system === 'nosh' || c.system === 'nosh-mcp') ??
+  return r.cells.find((c) => c.system === 'nosh' || c.system === 'nosh-mcp' || c.system === 'nosh-cache') ??
     (r.id === 'startup/server' ? r.cells.find((c) => c.system === 'serve') : undefined);
 }
 
@@ -180,6 +180,7 @@ async function main(): Promise<number> {
   const systems = new Map<string, Promise<System>>();
   const makers: Record<string, () => Promise<System>> = {
     nosh: () => NoshLib.create(data.root),
+    'nosh-cache': () => NoshLib.cached(data.root),
     gnu: async () => new Gnu(data.root),
     'jb-mem': async () => JustBashSystem.memory(data.root, ['/lat', '/tree1k', '/tree20k', '/big']),
     'jb-disk': async () => JustBashSystem.disk(data.root),

@@ -71,6 +71,13 @@ export class NoshLib implements System {
   static async create(root: string): Promise<NoshLib> {
     return new NoshLib(await createNosh({ root }), root);
   }
+  /** The library with the content cache of repeated searches (limits.contentCacheMb). */
+  static async cached(root: string): Promise<NoshLib> {
+    const s = new NoshLib(await createNosh({ root, limits: { contentCacheMb: 64 } }), root);
+    s.id = 'nosh-cache';
+    s.label = 'nosh (content cache)';
+    return s;
+  }
   async run(cmd: Cmd): Promise<Outcome> {
     const res = await this.nosh.exec({ command: line(cmd.argv), cwd: cmd.cwd },
       cmd.outFile ? { stdoutFile: cmd.outFile, timeoutMs: 300_000 } : { timeoutMs: 300_000 });

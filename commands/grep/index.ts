@@ -274,9 +274,10 @@ async function grep(ctx: CommandContext<Values<typeof FLAGS>>): Promise<number> 
   if (matcher === 'P' && patterns.length > 1) throw new Fatal('the -P option only supports a single pattern');
   const dialect: RegexDialect = matcher === 'E' ? 'extended' : matcher === 'F' ? 'fixed' : matcher === 'P' ? 'perl' : 'basic';
   const warnings: string[] = [];
-  const m = buildMatcher(patterns, dialect, { i: v.case === 'i', w: v.w === true, x: v.x === true, z: o.z }, (w) => warnings.push(w));
+  const flags = { i: v.case === 'i', w: v.w === true, x: v.x === true, z: o.z };
+  const m = buildMatcher(patterns, dialect, flags, (w) => warnings.push(w));
   for (const w of warnings) await ctx.stderr.write(`grep: ${w}\n`);
-  const run = new GrepRun(ctx, o, m, operands.length);
+  const run = new GrepRun(ctx, o, m, operands.length, { patterns, dialect, flags });
   const omitDotSlash = operands.length === 0 && o.recurse !== '';
   const list = operands.length > 0 ? operands : [o.recurse ? '.' : '-'];
   for (const op of list) {

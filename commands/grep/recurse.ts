@@ -3,6 +3,21 @@ import { VfsError } from '../../src/vfs/index.js';
 import { walk as walkTree } from '../../src/vfs/walk.js';
 import type { DirHandle, WalkFile } from '../../src/vfs/vfs.js';
 import { valueLimit, valueTooBig } from '../../src/runtime/memory.js';
+import { ContentCache, MAX_ENTRY, contentCache, nowNs } from '../../src/vfs/content-cache.js';
+import { FileSearcher, Helper, helperOn, tabWidth, type FileResult, type RemoteFile, type SearchSpec } from './parallel.js';
+
+/** Files of one directory searched in one go (half on the helper thread, half here). */
+const BATCH = 16;
+/** How long a batch may take on the helper before it is given up (and searched here), ms. */
+const HELPER_WAIT_MS = 10_000;
+
+/** A walked file waiting for its turn: where the helper may open it (null: the serial path), its result once known. */
+interface Job {
+  h: DirHandle;
+  name: string;
+  display: string;
+  target: RemoteFile | null;
+}
 import { excludedBy, globMatches } from './include.js';
 import { Matcher } from './matcher.js';
 import { FLUSH_AT, Opts, OutBuffer, SGR, SMALL_FILE, Scan, type ScanHost, dirOf, sgr } from './scan.js';
@@ -30,14 +45,21 @@ export class GrepRun implements ScanHost {
    * checked, with the output size before the first such file and the name to report.
    */
   private readonly unverified = new Map<DirHandle, { mark: number; display: string; escaped: boolean }>();
+  /** The worker's content cache (limits.contentCacheBytes), or null. */
+  private readonly cache: ContentCache | null;
 
-  constructor(readonly ctx: CommandContext, readonly o: Opts, readonly m: Matcher, operandCount: number) {
+  /** Two threads for the walk's small files (parallel.ts), or null. */
+  private par: { helper: Helper; run: number; local: FileSearcher; jobs: Job[]; buf: Buffer } | null = null;
+
+  constructor(readonly ctx: CommandContext, readonly o: Opts, readonly m: Matcher, operandCount: number,
+    private readonly spec: Omit<SearchSpec, 'o' | 'showName' | 'maxBufferBytes'> | null = null) {
     this.eol = o.z ? 0 : 10;
     this.eolChar = o.z ? '\0' : '\n';
     this.ctxOn = o.before >= 0 || o.after >= 0;
     this.quietOut = o.count || o.list !== '' || o.quiet;
     const fname = ctx.opts.get('fname');
     this.outFile = fname === 'H' ? true : fname === 'h' ? false : operandCount > 1 ? true : o.recurse ? 'auto' : false;
+    this.cache = o.recurse ? contentCache(ctx.limits.contentCacheBytes) : null;
   }
 
   push(b: Buffer | string): void {
@@ -169,7 +191,27 @@ export class GrepRun implements ScanHost {
     const pathPrefix = prefix(dir);
     const dispPrefix = prefix(display);
     const follow = this.o.recurse === 'R' && fs.policy.followSymlinks;
+    this.par = null;
+    if (helperOn() && this.spec && !follow && !this.cache && !this.ctxOn && !this.o.quiet && !this.o.only && this.outFile !== 'auto') {
+      const helper = Helper.get();
+      const { o } = this;
+      const spec: SearchSpec = { ...this.spec, o: { ...o, fileRules: undefined, dirRules: undefined } as unknown as SearchSpec['o'],
+        showName: this.outFile === true, maxBufferBytes: this.ctx.limits.maxBufferBytes };
+      if (helper) this.par = { helper, run: helper.begin(spec), local: new FileSearcher(spec, this.m), jobs: [], buf: Buffer.allocUnsafe(SMALL_FILE + 1) };
+    }
+    try {
+      await this.walkEvents(dir, display, pathPrefix, dispPrefix, follow);
+    } finally {
+      this.par = null;
+    }
+  }
+
+  private async walkEvents(dir: string, display: string, pathPrefix: string, dispPrefix: string, follow: boolean): Promise<void> {
+    const fs = this.ctx.fs;
     for (const ev of walkTree(fs, dir, this.ctx.cwd, { order: 'name', postOrder: true, symlinks: follow ? 'follow' : 'never' })) {
+      // Files waiting for a second thread: searched before anything else is said and before a
+      // directory is entered or left (its descriptor stays what their paths name).
+      if (this.par && this.par.jobs.length > 0 && ev.kind !== 'file') await this.dispatch();
       if (this.exitNow) {
         // Leaving every directory being walked, innermost first: check those read through.
         for (const h of [...this.unverified.keys()].reverse()) {
@@ -199,6 +241,11 @@ export class GrepRun implements ScanHost {
         default:
           if (ev.type === 'file' && !ev.followed) {
             if (excludedBy(this.o.fileRules, ev.name, true)) break;
+            if (this.par) {
+              this.queue(ev.dir!, ev.name, disp);
+              if (this.par.jobs.length >= BATCH) await this.dispatch();
+              break;
+            }
             const wait = this.listedFile(ev.dir!, ev.name, disp);
             if (wait) await wait;
           } else if (ev.type === 'file') {
@@ -213,6 +260,92 @@ export class GrepRun implements ScanHost {
           }
       }
     }
+  }
+
+  /** A walked file for the two threads: its name checks now (a refusal is reported in turn, by the serial path). */
+  private queue(h: DirHandle, name: string, display: string): void {
+    let target: RemoteFile | null = null;
+    try {
+      target = this.ctx.fs.listedFileTarget(h, name);
+    } catch {
+      target = null;
+    }
+    this.par!.jobs.push({ h, name, display, target });
+  }
+
+  /**
+   * Search the queued files: the first half on the helper thread while this one searches the
+   * second half, then every result in walk order (a file either thread could not take: the
+   * serial path, in its turn).
+   */
+  private async dispatch(): Promise<void> {
+    const par = this.par!;
+    const jobs = par.jobs;
+    par.jobs = [];
+    const half = jobs.length > 1 ? Math.ceil(jobs.length / 2) : 0;
+    const remote = jobs.slice(0, half).filter((j) => j.target);
+    let sent = false;
+    if (remote.length > 1 && par.helper.ready()) {
+      par.helper.send({ run: par.run, files: remote.map((j) => ({ f: j.target!, display: j.display })) });
+      sent = true;
+    }
+    const results: (FileResult | null)[] = new Array(jobs.length).fill(null);
+    for (let i = sent ? half : 0; i < jobs.length; i++) results[i] = this.searchHere(jobs[i]!);
+    if (sent) {
+      const back = par.helper.take(HELPER_WAIT_MS);
+      if (!back || back.length !== remote.length) {
+        // No answer: the helper is not used again, and its files are searched here.
+        par.helper.abandon();
+        this.par = null;
+        for (let i = 0; i < half; i++) results[i] = null;
+      } else {
+        let k = 0;
+        for (let i = 0; i < half; i++) if (jobs[i]!.target) results[i] = back[k++]!;
+      }
+    }
+    for (let i = 0; i < jobs.length; i++) {
+      if (this.exitNow) return;
+      await this.commit(jobs[i]!, results[i]!);
+    }
+  }
+
+  /** A queued file searched on this thread (null: the serial path). */
+  private searchHere(j: Job): FileResult | null {
+    if (!j.target) return null;
+    let f: WalkFile;
+    try {
+      f = this.ctx.fs.openListedFileAt(j.h, j.name);
+    } catch {
+      return null;
+    }
+    try {
+      if (f.size >= SMALL_FILE) return null;
+      const buf = this.par!.buf;
+      const n = f.read(buf, 0, f.size + 1);
+      if (n > f.size) return null;
+      return this.par!.local.search(buf.subarray(0, n), j.display, tabWidth(this.o, f.size));
+    } catch {
+      return null;
+    } finally {
+      f.close();
+    }
+  }
+
+  /** One file's result in its turn, as listedFile and report would have made it. */
+  private async commit(j: Job, r: FileResult | null): Promise<void> {
+    const v = this.unverified.get(j.h);
+    if (v?.escaped) return;
+    if (!r) {
+      const wait = this.listedFile(j.h, j.name, j.display);
+      if (wait) await wait;
+      return;
+    }
+    if (!v) this.unverified.set(j.h, { mark: this.out.size, display: dirOf(j.display), escaped: false });
+    if (r.out) this.push(r.out);
+    if (r.nlines > 0) this.anySelected = true;
+    if (r.binaryMatched) await this.binaryMatches(j.display, j.h);
+    else if (this.out.size >= FLUSH_AT) await this.flush();
+    this.heldTooMuch(false);
   }
 
   /** -T's width of numbers: the digits of the largest offset, or line number with -n (size + 1). */
@@ -254,6 +387,20 @@ export class GrepRun implements ScanHost {
   private listedFile(h: DirHandle, name: string, display: string): Promise<void> | undefined {
     const v = this.unverified.get(h);
     if (v?.escaped) return undefined; // reported once, when it was found outside
+    const cache = this.cache;
+    if (cache) {
+      // Its identity unchanged since its content was kept: search that (the directory is
+      // verified before output leaves, as for a file read through it).
+      const id = this.ctx.fs.identityAt(h, name);
+      const kept = id && id.size < MAX_ENTRY ? cache.get(id) : null;
+      if (kept) {
+        if (!v) this.unverified.set(h, { mark: this.out.size, display: dirOf(display), escaped: false });
+        const s = new Scan(this, display, this.o.tab ? this.tabWidth(kept.length) : 0);
+        s.whole(kept);
+        return this.report(s, display, h);
+      }
+    }
+    const start = cache ? nowNs() : 0n;
     let f: WalkFile;
     try {
       f = this.ctx.fs.openListedFileAt(h, name);
@@ -265,10 +412,12 @@ export class GrepRun implements ScanHost {
     let s: Scan;
     try {
       const buf = (scratch ??= Buffer.allocUnsafe(SMALL_FILE + 1));
+      const id = cache && f.size < MAX_ENTRY ? f.identity() : null;
       const n = f.read(buf, 0, f.size + 1);
       // It grew since its fstat: read on.
       if (n > f.size) return this.streamFile(f, h, display, Buffer.from(buf.subarray(0, n)));
       // Shorter than asked: that is the whole (regular) file.
+      if (id) cache!.put(id, start, buf.subarray(0, n));
       s = new Scan(this, display, this.o.tab ? this.tabWidth(f.size) : 0);
       s.whole(buf.subarray(0, n));
     } catch (e) {

@@ -144,6 +144,8 @@ export interface Limits {
   sqliteReadonly?: boolean;
   /** Downloads (curl): the config's network policy when it is "safe"; absent: no network. */
   network?: import('../net/policy.js').NetworkPolicy;
+  /** Budget of the worker's content cache (limits.contentCacheMb, src/vfs/content-cache.ts); absent: off. */
+  contentCacheBytes?: number;
 }
 
 export interface ArchiveLimits {

@@ -713,6 +713,46 @@ export class Vfs {
     }
   }
 
+  /**
+   * The identity (lstat, ns times) of a child that `dir`'s entries() listed as a regular
+   * file, with openListedFileAt's name and size checks, for the content cache
+   * (src/vfs/content-cache.ts); null when that is not a readable regular file now (the
+   * caller then opens it and reports what is wrong). As after openListedFileAt, the caller
+   * must call verifyDir(dir) before using what it takes from the cache.
+   */
+  identityAt(dir: DirHandle, name: string): fs.BigIntStats | null {
+    const d = this.own(dir);
+    if (d.fd < 0 || !d.located) return null;
+    try {
+      const vpath = this.childPath(d, name);
+      this.checkBlocked(d.parts, name, false, vpath);
+      this.checkExtension(name, vpath);
+      const st = fs.lstatSync(`${PROC_FD}/${d.fd}/${name}`, { bigint: true, throwIfNoEntry: false });
+      if (!st || !st.isFile()) return null;
+      this.checkReadSize(Number(st.size), vpath);
+      return st;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * For a second thread reading a walk's files (grep -r, commands/grep/parallel.ts): the name
+   * checks of openListedFileAt, then the path through the open, located directory that thread
+   * opens exactly as openListedFileAt does (O_NOFOLLOW | O_NONBLOCK, fstat: a regular file of
+   * at most `maxSize`); null where openListedFileAt would take the full resolution (the caller
+   * then calls it). The caller must keep `dir` open until that thread is done with it and call
+   * verifyDir(dir) after its opens, before using what it read.
+   */
+  listedFileTarget(dir: DirHandle, name: string): { path: string; maxSize: number } | null {
+    const d = this.own(dir);
+    if (d.fd < 0 || !d.located) return null;
+    const vpath = this.childPath(d, name);
+    this.checkBlocked(d.parts, name, false, vpath);
+    this.checkExtension(name, vpath);
+    return { path: `${PROC_FD}/${d.fd}/${name}`, maxSize: this.policy.maxFileSize };
+  }
+
   /** Is the directory of this handle still inside the zone? EESCAPE if not. */
   verifyDir(dir: DirHandle): void {
     const d = this.own(dir);
@@ -1577,6 +1617,11 @@ export class WalkFile {
       addProgress(0, n);
       return n;
     }
+  }
+
+  /** fstat of the open file with ns times (the content cache's identity). */
+  identity(): fs.BigIntStats {
+    return fs.fstatSync(this.fd, { bigint: true });
   }
 
   close(): void {
