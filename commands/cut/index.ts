@@ -1,6 +1,6 @@
 import { defineCommand, OptionError, type CommandDef, UsageError } from '../../src/command/index.js';
 import { inputOperands, openInput, reportFileError } from '../../src/gnulib/helpers.js';
-import { gnuQuote } from '../../src/gnulib/gnu-number.js';
+import { setFields, type FieldRange } from '../../src/gnulib/set-fields.js';
 import { CopyOut, OutBuffer, recordBatches, recordSpans } from '../../src/gnulib/text-lines.js';
 
 /** GNU cut (coreutils 9.1): -b/-c/-f lists, streamed line by line. */
@@ -36,7 +36,7 @@ const def: CommandDef = defineCommand({
       if (delimSpecified) throw new UsageError('an input delimiter may be specified only when operating on fields');
       if (suppress) throw new UsageError('suppressing non-delimited lines makes sense\n\tonly when operating on fields');
     }
-    const ranges = parseList(list, byteMode, v.complement === true);
+    const ranges = setFields(list, { pos: byteMode, complement: v.complement === true });
     const lineDelim = v.zero ? 0 : 0x0a;
     const nl = Buffer.from([lineDelim]);
     const od = outDelim ?? Buffer.from([delim]);
@@ -85,7 +85,7 @@ function delimiterByte(value: string): number {
   return b.length ? b[0]! : 0;
 }
 
-interface Range { lo: number; hi: number }
+type Range = FieldRange;
 
 /**
  * -f: lines as spans of each chunk (recordSpans) and their fields copied straight into the
@@ -191,92 +191,6 @@ async function cutWhole(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>
     if (found || !(suppress && field === 1)) await emit(Buffer.from([delim]));
     return;
   }
-}
-
-const MAX = Number.MAX_SAFE_INTEGER;
-
-/** gnulib/coreutils set_fields: "N", "N-", "N-M", "-M" separated by commas or blanks. */
-function parseList(spec: string, pos: boolean, complement: boolean): Range[] {
-  const ranges: (Range & { key: number })[] = [];
-  let initial = 1;
-  let initialKey = 1;
-  let value = 0;
-  let lhs = false;
-  let rhs = false;
-  let dash = false;
-  let inDigits = false;
-  let numStart = 0;
-  const fromOne = pos ? 'byte/character positions are numbered from 1' : 'fields are numbered from 1';
-  for (let i = 0; ; i++) {
-    const ch = i < spec.length ? spec[i]! : '\0';
-    if (ch === '-') {
-      inDigits = false;
-      if (dash) throw new UsageError(pos ? 'invalid byte or character range' : 'invalid field range');
-      dash = true;
-      if (lhs && !value) throw new UsageError(fromOne);
-      initial = lhs ? value : 1;
-      initialKey = lhs ? sortKey(spec.slice(numStart, i)) : 1;
-      value = 0;
-    } else if (ch === ',' || ch === ' ' || ch === '\t' || ch === '\0') {
-      inDigits = false;
-      if (dash) {
-        dash = false;
-        if (!lhs && !rhs) throw new UsageError('invalid range with no endpoint: -');
-        if (!rhs) ranges.push({ lo: initial, hi: MAX, key: initialKey });
-        else {
-          if (value < initial) throw new UsageError('invalid decreasing range');
-          ranges.push({ lo: initial, hi: value, key: initialKey });
-        }
-        value = 0;
-      } else {
-        if (value === 0) throw new UsageError(fromOne);
-        ranges.push({ lo: value, hi: value, key: sortKey(spec.slice(numStart, i)) });
-        value = 0;
-      }
-      if (i >= spec.length) break;
-      lhs = false;
-      rhs = false;
-    } else if (ch >= '0' && ch <= '9') {
-      if (!inDigits) numStart = i;
-      inDigits = true;
-      if (dash) rhs = true;
-      else lhs = true;
-      value = value * 10 + (ch.charCodeAt(0) - 48);
-      const digits = spec.slice(numStart, i + 1);
-      if (value >= MAX && BigInt(digits) >= (1n << 64n) - 1n) {
-        const bad = /^[0-9]*/.exec(spec.slice(numStart))![0];
-        throw new UsageError(pos ? `byte/character offset ${gnuQuote(bad)} is too large` : `field number ${gnuQuote(bad)} is too large`);
-      }
-      value = Math.min(value, MAX - 1);
-    } else {
-      throw new UsageError(pos ? `invalid byte/character position ${gnuQuote(spec.slice(i))}` : `invalid field value ${gnuQuote(spec.slice(i))}`);
-    }
-  }
-  if (ranges.length === 0) throw new UsageError(pos ? 'missing list of byte/character positions' : 'missing list of fields');
-  ranges.sort((a, b) => a.key - b.key);
-  const merged: Range[] = [];
-  for (const r of ranges) {
-    const last = merged[merged.length - 1];
-    if (last && r.lo <= last.hi) last.hi = Math.max(last.hi, r.hi);
-    else merged.push({ lo: r.lo, hi: r.hi });
-  }
-  if (!complement) return merged;
-  const c: Range[] = [];
-  if (merged[0]!.lo > 1) c.push({ lo: 1, hi: merged[0]!.lo - 1 });
-  for (let i = 1; i < merged.length; i++) {
-    if (merged[i - 1]!.hi + 1 === merged[i]!.lo) continue;
-    c.push({ lo: merged[i - 1]!.hi + 1, hi: merged[i]!.lo - 1 });
-  }
-  if (merged[merged.length - 1]!.hi < MAX) c.push({ lo: merged[merged.length - 1]!.hi + 1, hi: MAX });
-  return c;
-}
-
-/**
- * GNU 9.1 sorts the ranges by their start cast to int (compare_ranges): a start of 2^31 or
- * more sorts where its low 32 bits say, then swallows the ranges after it when merging.
- */
-function sortKey(digits: string): number {
-  return Number(BigInt.asIntN(32, BigInt(digits)));
 }
 
 /** First `b` in buf[from, to), or -1 (indexOf would look past the line end). */

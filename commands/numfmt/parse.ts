@@ -1,67 +1,11 @@
 // numfmt's option values: --field lists, --from-unit/--to-unit sizes, --format strings (GNU 9.1).
-import { OptionError, UsageError } from '../../src/command/options/errors.js';
+import { OptionError } from '../../src/command/options/errors.js';
 import { gnuQuote, xstrtoumax } from '../../src/gnulib/gnu-number.js';
-
-const MAX = Number.MAX_SAFE_INTEGER;
+import { setFields, type FieldRange } from '../../src/gnulib/set-fields.js';
 
 /** set_fields(spec, SETFLD_ALLOW_DASH): "N", "N-", "N-M", "-M" by commas or blanks; "-" alone is every field. */
-export function parseFieldList(spec: string): { lo: number; hi: number }[] {
-  const ranges: { lo: number; hi: number }[] = [];
-  let initial = 1;
-  let value = 0;
-  let lhs = false;
-  let rhs = false;
-  let dash = false;
-  let i = 0;
-  if (spec === '-') {
-    value = 1;
-    lhs = true;
-    dash = true;
-    i = 1;
-  }
-  let numStart = 0;
-  let inDigits = false;
-  for (; ; i++) {
-    const ch = i < spec.length ? spec[i]! : '\0';
-    if (ch === '-') {
-      inDigits = false;
-      if (dash) throw new UsageError('invalid field range');
-      dash = true;
-      if (lhs && !value) throw new UsageError('fields are numbered from 1');
-      initial = lhs ? value : 1;
-      value = 0;
-    } else if (ch === ',' || ch === ' ' || ch === '\t' || ch === '\0') {
-      inDigits = false;
-      if (dash) {
-        dash = false;
-        if (!lhs && !rhs) throw new UsageError('invalid range with no endpoint: -');
-        if (!rhs) ranges.push({ lo: initial, hi: MAX });
-        else {
-          if (value < initial) throw new UsageError('invalid decreasing range');
-          ranges.push({ lo: initial, hi: value });
-        }
-      } else {
-        if (value === 0) throw new UsageError('fields are numbered from 1');
-        ranges.push({ lo: value, hi: value });
-      }
-      value = 0;
-      if (i >= spec.length) break;
-      lhs = false;
-      rhs = false;
-    } else if (ch >= '0' && ch <= '9') {
-      if (!inDigits) numStart = i;
-      inDigits = true;
-      if (dash) rhs = true;
-      else lhs = true;
-      const digits = spec.slice(numStart, i + 1);
-      if (BigInt(digits) >= (1n << 64n) - 1n) {
-        throw new UsageError(`field number ${gnuQuote(/^[0-9]*/.exec(spec.slice(numStart))![0])} is too large`);
-      }
-      value = Math.min(value * 10 + (ch.charCodeAt(0) - 48), MAX - 1);
-    } else throw new UsageError(`invalid field value ${gnuQuote(spec.slice(i))}`);
-  }
-  if (ranges.length === 0) throw new UsageError('missing list of fields');
-  return ranges;
+export function parseFieldList(spec: string): FieldRange[] {
+  return setFields(spec, { allowDash: true });
 }
 
 /** unit_to_umax: N, N with K..Y (1000s), N with Ki..Yi (1024s); KB and the like are refused. */

@@ -191,7 +191,7 @@ export const LOCKEDIT_METHODS: HostMethod[] = [
   },
   {
     name: 'force_unlock',
-    description: 'Break the lock of a file (its working copy is discarded): allowed to the lock holder, and to the file\'s owner in a group zone ' +
+    description: 'Break the lock of a file (its working copy is discarded): allowed to the lock holder, to the admin role, and to the file\'s owner in a group zone ' +
       '(or, outside group zones, to whoever may write the zone).',
     input: z.object({ ...Where, ...Ctx }).strict(),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
@@ -201,13 +201,14 @@ export const LOCKEDIT_METHODS: HostMethod[] = [
       if (t.zone.policy.readonly) throw new NoshError('ZONE_READONLY', `${t.zone.name} is read-only for you`, '');
       const [l] = await engine.meta.locks(t.key, [t.rel]);
       if (!l) throw new NoshError('INVALID_ARGUMENT', `/${t.rel}: not locked`, 'Nothing to unlock.', { path: '/' + t.rel });
-      let allowed = l.user === t.user || t.zone.kind !== 'group';
+      const ctx = (args.context ?? {}) as { role?: string };
+      let allowed = l.user === t.user || ctx.role === 'admin' || t.zone.kind !== 'group';
       if (!allowed) {
         const [row] = await engine.meta.ownerships(t.key, [t.rel]);
         allowed = row?.owner === t.user;
       }
       if (!allowed) {
-        throw new NoshError('PERMISSION_DENIED', `/${t.rel}: only the lock holder (${l.user}) or the file's owner may break this lock`,
+        throw new NoshError('PERMISSION_DENIED', `/${t.rel}: only the lock holder (${l.user}), the file's owner or the admin role may break this lock`,
           'Ask the holder to save or cancel, or wait for the lock to expire.', { path: '/' + t.rel, holder: l.user });
       }
       await dropLock(engine, l);

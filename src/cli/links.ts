@@ -58,10 +58,13 @@ export async function httpCommand(args: string[], ws: WorkspaceFlags): Promise<n
     throw new Error(`http: cannot listen: ${(e as Error).message}`);
   }
   process.stdout.write(`nosh http: serving links at ${srv.url}${values['public-url'] ? ` (public URL ${values['public-url']})` : ''}\n`);
+  // The session TTL cleanup runs in every long-lived nosh process (sessionSweepSeconds).
+  const sweep = (await import('../api/upkeep.js')).startSessionSweep(nosh);
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });
+  await sweep.stop();
   await srv.close();
   await nosh.close();
   return 0;

@@ -35,8 +35,9 @@ describe('nosh mcp tool calls', () => {
     const ticks: number[] = [];
     const r = await client.callTool({ name: 'exec', arguments: { command: 'sleep 2.5' } }, undefined, { onprogress: (p) => ticks.push(p.progress) });
     expect(r.isError).toBe(false);
+    // the first notification comes after a second with what was done so far: sleep reads no file
     expect(ticks.length).toBeGreaterThanOrEqual(1);
-    expect(ticks[0]).toBe(1);
+    expect(ticks[0]).toBe(0);
   }, 30_000);
 
   it('stops a cancelled call: the one worker is free for the next call', async () => {

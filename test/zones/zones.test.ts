@@ -285,7 +285,7 @@ describe('read-only roles', () => {
   });
 
   it('an unknown role is refused', async () => {
-    const r = await nosh.exec({ context: { user: 'alice', role: 'admin' as never }, command: 'ls' });
+    const r = await nosh.exec({ context: { user: 'alice', role: 'root' as never }, command: 'ls' });
     expect(code(r)).toBe('INVALID_ARGUMENT');
   });
 });
