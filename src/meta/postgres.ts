@@ -38,6 +38,8 @@ export class PostgresMetaStore extends SqlMetaStore {
   /** The connection holding the current call's zone locks. */
   private readonly holding = new AsyncLocalStorage<PoolClient>();
   private readonly turns = new WeakMap<PoolClient, Promise<void>>();
+  /** The migrations, once: every call waits for them (`nosh serve` answers its first call before ready()); a failure is retried by the next call. */
+  private opening: Promise<void> | undefined;
 
   constructor(private readonly url: string, private readonly poolSize = 20) {
     super();
@@ -46,6 +48,7 @@ export class PostgresMetaStore extends SqlMetaStore {
       // the keys one call takes (its zones, its quota) are held on one connection: a call never
       // waits for a second connection while holding one, so a busy pool cannot deadlock
       const outer = this.holding.getStore();
+      if (!outer) await this.open();
       const client = outer ?? await this.connect();
       try {
         await client.query('SELECT pg_advisory_lock($1::bigint)', [advisoryKey(key)]);
@@ -92,7 +95,14 @@ export class PostgresMetaStore extends SqlMetaStore {
   }
 
   /** Create or migrate the schema; a schema newer than this nosh's is an error. */
-  async open(): Promise<void> {
+  open(): Promise<void> {
+    return this.opening ??= this.migrate().catch((e) => {
+      this.opening = undefined;
+      throw e;
+    });
+  }
+
+  private async migrate(): Promise<void> {
     const client = await this.connect();
     try {
       await client.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK]);
@@ -129,6 +139,7 @@ export class PostgresMetaStore extends SqlMetaStore {
   async close(): Promise<void> {
     const pool = this.pool;
     this.pool = undefined;
+    this.opening = undefined;
     await pool?.end();
   }
 
@@ -145,6 +156,7 @@ export class PostgresMetaStore extends SqlMetaStore {
       if (before) await before;
       return { client: held, done: () => { if (this.turns.get(held) === mine) this.turns.delete(held); next(); } };
     }
+    await this.open();
     const client = await this.connect();
     return { client, done: (failed) => client.release(failed) };
   }

@@ -215,6 +215,20 @@ describe('the PostgreSQL store', () => {
     await t.close();
   });
 
+  it('a call that comes before open() waits for the migrations (nosh serve answers its first call before ready())', async () => {
+    const url = await pg().freshDb();
+    const s = new PostgresMetaStore(url);
+    const opening = s.open();
+    expect(await s.quotaUsage('user:x')).toBeUndefined();
+    await s.setQuotaUsage('user:x', { bytes: 10, files: 1 });
+    expect(await s.withZone('users/x/Storage', () => s.quotaUsage('user:x'))).toEqual({ bytes: 10, files: 1 });
+    await opening;
+    await s.close();
+    const t = new PostgresMetaStore(url); // never opened: its first call migrates (nothing to do) and answers
+    expect((await t.takeLock({ zone: 'z', path: 'p', user: 'u', conversation: 'c', takenAt: 1, expiresAt: 2 }, 0)).taken).toBe(true);
+    await t.close();
+  });
+
   it('two processes opening together migrate once', async () => {
     const url = await pg().freshDb();
     const a = new PostgresMetaStore(url);
