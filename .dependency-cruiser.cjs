@@ -6,13 +6,13 @@
  *   L9 transports  src/cli, src/rpc, src/mcp, src/http, src/index.ts
  *   L8 api         src/api, src/audit
  *   L7 pool        src/pool (main-thread scheduler; worker.ts is the worker entry)
- *   L6 services    src/zones > src/tools > src/exec > src/versioning (each may import those after it)
+ *   L6 services    src/zones and src/meta > src/tools > src/exec > src/versioning (each may import those after it)
  *   L5 registry    commands/index.ts
  *   L4 commands    commands/NAME/ (and, until they move beside their commands, src/sed, src/find)
  *   L3 gnulib      src/gnulib (shared GNU behaviour: it may use the contract's types and UsageError)
  *   L2 contract    src/command
  *   L1 vfs         src/vfs
- *   L0 base        src/runtime, src/errors.ts, src/config.ts, src/regex, src/parse, src/links
+ *   L0 base        src/runtime, src/errors.ts, src/config.ts, src/regex, src/parse, src/links, src/net
  *
  * bench/ sits above everything (it may import any layer); nothing imports bench/ or test/.
  */
@@ -20,7 +20,7 @@
 const TRANSPORTS = '^src/(cli|rpc|mcp|http)/|^src/index\\.ts$';
 const API = '^src/(api|audit)/';
 const POOL = '^src/pool/';
-const ZONES = '^src/zones/';
+const ZONES = '^src/(zones|meta)/';
 const TOOLS = '^src/tools/';
 const EXEC = '^src/exec/';
 const VERSIONING = '^src/versioning/';
@@ -62,7 +62,7 @@ module.exports = {
     layer('gnulib', GNULIB, any(VERSIONING, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
     layer('contract', CONTRACT, any(VERSIONING, GNULIB, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
     layer('vfs', VFS, any(VERSIONING, GNULIB, CONTRACT, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
-    layer('base', '^src/(runtime|regex|parse|links)/|^src/(errors|config)\\.ts$',
+    layer('base', '^src/(runtime|regex|parse|links|net)/|^src/(errors|config)\\.ts$',
       any(VERSIONING, VFS, GNULIB, CONTRACT, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
     {
       name: 'command-to-command',
