@@ -90,7 +90,7 @@ export const LOCKEDIT_METHODS: HostMethod[] = [
       const st = (await engine.runZoneTool(t.zone, 'stat', { path: '/' + t.rel }, { context: args.context as Context })).data as { type: string };
       if (st.type !== 'file') throw new NoshError(st.type === 'dir' ? 'IS_A_DIRECTORY' : 'INVALID_ARGUMENT', `/${t.rel}: not a regular file`, 'Lock one file, not a folder or link.');
       const guard = await engine.guardOf(t.zone, args.context as Context);
-      const rule = guard?.rules[t.rel];
+      const rule = guard && Object.hasOwn(guard.rules, '/' + t.rel) ? guard.rules['/' + t.rel] : undefined;
       if (rule) {
         throw new NoshError('PERMISSION_DENIED', `/${t.rel}: owned by ${rule.owner}, mode ${rule.mode}`,
           rule.mode === 'owner_ro' ? 'Nobody may change it until its owner changes the mode (group_set_mode).' : `Only ${rule.owner} may edit it.`, { path: '/' + t.rel, ...rule });

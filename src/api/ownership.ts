@@ -34,14 +34,14 @@ export async function guardOf(meta: MetaStore, zone: Zone, key: string, caller: 
   if (zone.kind === 'group') {
     for (const r of only ? await meta.ownerships(key, only) : await meta.ownershipsUnder(key, '')) {
       if (r.mode === 'owner_ro' || (r.mode === 'owner' && r.owner !== caller.user)) {
-        guard.rules[r.path] = { owner: r.owner, mode: r.mode };
+        guard.rules['/' + r.path] = { owner: r.owner, mode: r.mode };
         any = true;
       }
     }
   }
   for (const l of only ? await meta.locks(key, only) : await meta.locksUnder(key, '')) {
     if (l.expiresAt <= now || (l.user === caller.user && l.conversation === caller.conversation)) continue;
-    guard.locks[l.path] = { user: l.user, conversation: l.conversation, takenAt: l.takenAt, expiresAt: l.expiresAt };
+    guard.locks['/' + l.path] = { user: l.user, conversation: l.conversation, takenAt: l.takenAt, expiresAt: l.expiresAt };
     any = true;
   }
   return any ? guard : undefined;

@@ -5,7 +5,8 @@
  * zone held by another user or conversation, and sends them with the task; the Vfs checks every
  * write, rename and delete against them. Plain data: structured-cloned into the worker.
  *
- * Paths are zone-relative, as the metadata store keeps them ('docs/a.txt', no leading '/').
+ * Keys are virtual paths with their leading '/' ('/docs/a.txt'; the store keeps 'docs/a.txt'), so
+ * that no file name can be a special key of an object ('__proto__' would set the prototype).
  */
 import { VfsError } from './errors.js';
 
@@ -48,18 +49,17 @@ function ruleError(vpath: string, r: GuardRule): VfsError {
 
 /** Refuse a change of the file at `vpath` ('/a/b'): a lock of another holder, then an ownership rule. */
 export function checkGuard(g: FileGuard, vpath: string): void {
-  const rel = vpath.replace(/^\/+/, '');
-  const l = g.locks[rel];
-  if (l) throw lockError(vpath, l);
-  const r = g.rules[rel];
-  if (r) throw ruleError(vpath, r);
+  const key = '/' + vpath.replace(/^\/+/, '');
+  // own keys only: a file named 'constructor' is not a rule of Object.prototype
+  if (Object.hasOwn(g.locks, key)) throw lockError(vpath, g.locks[key]!);
+  if (Object.hasOwn(g.rules, key)) throw ruleError(vpath, g.rules[key]!);
 }
 
 /** A folder being renamed: no file below it may be restricted (its rows and locks would move with it). */
 export function checkGuardTree(g: FileGuard, vpath: string): void {
   checkGuard(g, vpath);
   const rel = vpath.replace(/^\/+/, '');
-  const prefix = rel === '' ? '' : rel + '/';
-  for (const p in g.locks) if (p.startsWith(prefix)) throw lockError('/' + p, g.locks[p]!);
-  for (const p in g.rules) if (p.startsWith(prefix)) throw ruleError('/' + p, g.rules[p]!);
+  const prefix = rel === '' ? '/' : '/' + rel + '/';
+  for (const p of Object.keys(g.locks)) if (p.startsWith(prefix)) throw lockError(p, g.locks[p]!);
+  for (const p of Object.keys(g.rules)) if (p.startsWith(prefix)) throw ruleError(p, g.rules[p]!);
 }

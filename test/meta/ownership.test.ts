@@ -182,4 +182,19 @@ describe('rows made by every creating path', () => {
     const m = l.data.entries.find((e: { name: string }) => e.name === 'm.txt');
     expect(m).toMatchObject({ owner: 'bob', group_mode: 'group' });
   });
+  it("files named after Object.prototype's keys are not taken for restricted ones", async () => {
+    await aliceFile('owner'); // a restricting row: the guard is sent with bob's calls
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const w = await call('write', { zone: Z, context: BOB, path: name, content: 'b\n' });
+      expect(w.success, `${name}: ${JSON.stringify(w.error)}`).toBe(true);
+      const rm = await sh(BOB, `rm ${name}`);
+      expect(rm.success && rm.data.exit_code, `rm ${name}: ${JSON.stringify(rm)}`).toBe(0);
+    }
+    expect((await call('write', { zone: Z, context: BOB, path: 'a.txt', content: 'z\n' })).error?.code).toBe('PERMISSION_DENIED');
+    // and a restricted file with such a name is guarded like any other
+    expect((await call('write', { zone: Z, context: ALICE, path: '__proto__', content: 'a\n', group_mode: 'owner' })).success).toBe(true);
+    expect((await call('write', { zone: Z, context: BOB, path: '__proto__', content: 'z\n' })).error?.code).toBe('PERMISSION_DENIED');
+    expect((await sh(BOB, 'rm -f __proto__')).data.exit_code).toBe(1);
+    expect(fs.readFileSync(file('__proto__'), 'utf8')).toBe('a\n');
+  });
 });
