@@ -1,7 +1,7 @@
 import { defineCommand, versionText, type CommandContext, type CommandDef, type RepoAccess } from '../../src/command/index.js';
 import { NoshError } from '../../src/errors.js';
 import { walk } from '../../src/vfs/walk.js';
-import { patch, stat, type FileDiff } from './format.js';
+import { loadDiffs, patch, stat, type FileDiff } from './format.js';
 import { blame } from './blame.js';
 import { log, parseLogArgs, parts, showCommit } from './log.js';
 import { GitError, L, REFUSED, REFUSED_GLOBAL, refuseDashRef, refused } from './util.js';
@@ -197,15 +197,7 @@ async function treeDiffs(repo: RepoAccess, a: string, b: string, paths: string[]
   if (paths.length === 0) changes.push(...await repo.diffTrees(a, b));
   else for (const p of paths) changes.push(...await repo.diffTrees(a, b, p));
   changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
-  const out: FileDiff[] = [];
-  for (const c of changes) {
-    out.push({
-      path: c.path,
-      old: c.oldOid ? { oid: c.oldOid, mode: c.oldMode!, data: await repo.readBlob(c.oldOid) } : undefined,
-      new: c.newOid ? { oid: c.newOid, mode: c.newMode!, data: await repo.readBlob(c.newOid) } : undefined,
-    });
-  }
-  return out;
+  return loadDiffs(repo, changes);
 }
 
 async function status(ctx: CommandContext, repo: RepoAccess, args: string[], out: Out): Promise<number> {

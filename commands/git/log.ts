@@ -152,12 +152,19 @@ export async function showCommit(repo: RepoAccess, c: RepoCommit, o: LogOptions,
   return text;
 }
 
-/** Index of the first operand that names a file or folder of HEAD and no revision (-1: none). */
+/**
+ * Index of the first operand that names a file or folder of HEAD and no revision (-1: none);
+ * every operand after it must be a path too, as git requires.
+ */
 async function firstPathOperand(repo: RepoAccess, head: string, revs: string[]): Promise<number> {
   const tree = (await repo.readCommit(head)).tree;
+  const isPath = async (p: string) => (await repo.entryAt(tree, parts(p).join('/'))) !== undefined;
   for (let i = 0; i < revs.length; i++) {
-    if (await repo.resolve(revs[i]!) !== undefined) continue;
-    if (await repo.entryAt(tree, parts(revs[i]!).join('/'))) return i;
+    if (await repo.resolve(revs[i]!) !== undefined || !await isPath(revs[i]!)) continue;
+    for (const p of revs.slice(i + 1)) {
+      if (!await isPath(p)) throw new GitError(`${L(p)}: no such path in the working tree.\nUse 'git <command> -- <path>...' to specify paths that do not exist locally.`, 128);
+    }
+    return i;
   }
   return -1;
 }
@@ -182,15 +189,7 @@ export async function log(repo: RepoAccess, args: string[], write: (s: string) =
   if (head === undefined) throw new GitError("your current branch 'main' does not have any commits yet", 128);
   // As git: operands before '--' that are not revisions but files of HEAD are paths.
   const firstPath = await firstPathOperand(repo, head, revs);
-  if (firstPath >= 0) {
-    const tree = (await repo.readCommit(head)).tree;
-    for (const p of revs.slice(firstPath + 1)) {
-      if (!await repo.entryAt(tree, parts(p).join('/'))) {
-        throw new GitError(`${L(p)}: no such path in the working tree.\nUse 'git <command> -- <path>...' to specify paths that do not exist locally.`, 128);
-      }
-    }
-    o.paths = [...revs.splice(firstPath).map(parts), ...o.paths];
-  }
+  if (firstPath >= 0) o.paths = [...revs.splice(firstPath).map(parts), ...o.paths];
   if (o.follow && o.paths.length !== 1) throw new GitError('--follow requires exactly one pathspec', 128);
   const startRev = revs[0] ?? 'HEAD';
   const start = await repo.resolve(startRev);

@@ -159,31 +159,42 @@ export class FileLines {
     return { done: false, value: b.subarray(at, end) };
   }
 
+  /** The input ended: an unterminated rest is queued as the last line. */
+  private endOfInput(): void {
+    this.done = true;
+    const rest = this.joinCarry('');
+    if (rest !== '') {
+      this.q = [rest];
+      this.qi = 0;
+      this.lastPartial = true;
+    }
+  }
+
+  /**
+   * A chunk with no delimiter: a long line goes on; its pieces are kept and joined once. Past
+   * a quarter of the budget the line could not be worked on (one copy of it, one join)
+   * without V8 running out of heap, which aborts the whole process.
+   */
+  private carryOn(s: string): void {
+    this.carryParts.push(this.carry);
+    this.carry = s;
+    this.carryLen += s.length;
+    if (this.carryLen > valueLimit()) throw valueTooBig("a line of sed's input");
+  }
+
   /** True when a line is available (reads chunks as needed). Errors propagate. */
   async fill(): Promise<boolean> {
     while (this.qi >= this.q.length) {
       if (this.done) return false;
       const r = await this.piece();
       if (r.done) {
-        this.done = true;
-        const rest = this.joinCarry('');
-        if (rest !== '') {
-          this.q = [rest];
-          this.qi = 0;
-          this.lastPartial = true;
-        }
+        this.endOfInput();
         continue;
       }
       const chunk = r.value;
       const s = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
       if (s.indexOf(this.delim) < 0) {
-        // a long line: keep the pieces, join once
-        this.carryParts.push(this.carry);
-        this.carry = s;
-        this.carryLen += s.length;
-        // Past a quarter of the budget the line could not be worked on (one copy of it, one
-        // join) without V8 running out of heap, which aborts the whole process.
-        if (this.carryLen > valueLimit()) throw valueTooBig("a line of sed's input");
+        this.carryOn(s);
         continue;
       }
       // Only the chunk is split: splitting carry + chunk would flatten a long line once more.
@@ -196,6 +207,7 @@ export class FileLines {
     }
     return true;
   }
+
   /**
    * Every complete line of the next chunk (with the carried start of the first) as one string
    * ending with its delimiter, for a script that works on blocks of lines (SedRunner's bulk
@@ -206,23 +218,14 @@ export class FileLines {
     while (!this.done) {
       const r = await this.piece();
       if (r.done) {
-        this.done = true;
-        const rest = this.joinCarry('');
-        if (rest !== '') {
-          this.q = [rest];
-          this.qi = 0;
-          this.lastPartial = true;
-        }
+        this.endOfInput();
         return null;
       }
       const chunk = r.value;
       const s = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
       const last = s.lastIndexOf(this.delim);
       if (last < 0) {
-        this.carryParts.push(this.carry);
-        this.carry = s;
-        this.carryLen += s.length;
-        if (this.carryLen > valueLimit()) throw valueTooBig("a line of sed's input");
+        this.carryOn(s);
         continue;
       }
       const block = this.joinCarry(s.slice(0, last + 1));
