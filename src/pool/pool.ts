@@ -92,6 +92,8 @@ interface Job {
   stopped?: 'timeout' | 'cancel' | 'memory';
   /** Reports the lane's progress counters to cancel.onProgress while it runs. */
   progressTimer?: NodeJS.Timeout;
+  /** Once a report was made: report the final counts, if they moved since (called as the job ends). */
+  lastProgress?: () => void;
   /** The process's RSS when it was dispatched (only while the RSS watch runs). */
   rssAtStart?: number;
   done?: boolean;
@@ -355,14 +357,18 @@ export class WorkerPool {
   private watchProgress(lane: Lane, job: Job, report: (p: Progress) => void): void {
     resetProgress(lane.progress);
     let last = '';
-    const tick = () => {
-      if (job.done || lane.job !== job) return;
+    const read = () => {
       const p = readProgress(lane.progress);
       const key = `${p.files}/${p.bytes}/${p.total}`;
-      if (key !== last) {
-        last = key;
-        try { report(p); } catch { /* a listener's failure is not the task's */ }
-      }
+      if (key === last) return;
+      last = key;
+      try { report(p); } catch { /* a listener's failure is not the task's */ }
+    };
+    const tick = () => {
+      if (job.done || lane.job !== job) return;
+      read();
+      // A caller that was told the task's progress is also told where it ended.
+      job.lastProgress = read;
       job.progressTimer = setTimeout(tick, PROGRESS_EVERY_MS);
     };
     job.progressTimer = setTimeout(tick, PROGRESS_AFTER_MS);
@@ -439,6 +445,7 @@ export class WorkerPool {
     job.done = true;
     clearTimeout(job.timer);
     clearTimeout(job.progressTimer);
+    job.lastProgress?.();
     if (job.onCancel) job.cancel?.removeEventListener('abort', job.onCancel);
     job.resolve(res);
   }

@@ -21,7 +21,8 @@ afterAll(async () => {
 });
 
 describe('progress of a long call', () => {
-  // Made long on purpose: the walk is done at once, then sleep holds the task past the first report.
+  // Made long on purpose: sleep holds the task past the first report. The last report is the
+  // call's final count even when grep is still reading at the last tick (a loaded machine).
   it('reports the files walked and bytes read of a call past a second, and nothing for a short one', async () => {
     const seen: { files: number; bytes: number }[] = [];
     const r = await nosh.exec({ command: 'grep -rc text . | sleep 2' }, { onProgress: (p) => seen.push(p) }) as any;
