@@ -24,12 +24,12 @@ export function createMetaStore(cfg: ResolvedConfig, base: string): MetaStore {
 
 /**
  * The key that names a zone in the store, the same in every process serving the base: the
- * zone's folder relative to the base ('groups/eng', 'users/alice/Storage'), or 'mount:NAME' /
- * 'root' for folders outside it.
+ * zone's folder relative to the base ('groups/eng', 'users/alice/Storage'), or 'abs:' and the
+ * folder for one outside it (a mount, the 'root' of `--root DIR`). Not the zone's name: every
+ * `nosh exec --root DIR` shares the default base, and two DIRs are two zones named 'root'.
  */
 export function zoneKey(base: string, zone: Pick<Zone, 'kind' | 'name' | 'root'>): string {
-  if (zone.kind === 'mount') return `mount:${zone.name}`;
   const rel = path.relative(base, zone.root);
-  if (zone.kind === 'root' || rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return zone.kind === 'root' ? 'root' : `abs:${path.resolve(zone.root)}`;
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return `abs:${path.resolve(zone.root)}`;
   return rel.split(path.sep).join('/');
 }

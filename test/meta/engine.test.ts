@@ -45,3 +45,34 @@ describe('two nosh instances on one base (embedded store)', () => {
     }
   }, 120_000);
 });
+
+// The CLI's `--root DIR` keeps its store in the default base (~/.nosh) whatever DIR is: two
+// processes on two different folders share that base, and their 'root' zones are different
+// zones. They once shared the key 'root': one's long call held the other's writes (BUSY after
+// 60 s) and a lock on a path in one folder was a lock on that path in the other.
+describe('two root folders on one base', () => {
+  it('do not share a write order or locks', async () => {
+    const base = tempDir();
+    const [ra, rb] = [tempDir(), tempDir()];
+    for (const r of [ra, rb]) fs.writeFileSync(path.join(r, 'a.txt'), 'one\n');
+    const [a, b] = await Promise.all([createNosh({ base, root: ra, threads: 2 }), createNosh({ base, root: rb, threads: 2 })]);
+    try {
+      for (const n of [a, b]) expect((await n.call('write', { path: 'warm.txt', content: 'x' })).success).toBe(true);
+      const long = a.exec({ command: 'sleep 3' });
+      await new Promise((r) => setTimeout(r, 300));
+      let answered = false;
+      const write = b.call('write', { path: 'b.txt', content: 'x' }).then((e) => { answered = true; return e; });
+      await new Promise((r) => setTimeout(r, 1500));
+      // b's write does not wait for a's call in another folder (before the fix it waited for it)
+      expect(answered).toBe(true);
+      expect((await write).success).toBe(true);
+      expect((await long).success).toBe(true);
+      const open = await a.call('lockedit_open', { path: 'a.txt' });
+      expect(open.success).toBe(true);
+      expect((await b.call('write', { path: 'a.txt', content: 'two\n' })).success).toBe(true);
+      expect(fs.readFileSync(path.join(rb, 'a.txt'), 'utf8')).toBe('two\n');
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  }, 60_000);
+});
