@@ -45,10 +45,13 @@ export default defineCommand({
   name: 'sqlite3',
   summary: 'Run SQL on an SQLite database file of the zone (the sqlite3 shell: modes, dot-commands).',
   usage: '[OPTIONS] FILENAME [SQL...]',
-  // Writes go back through the Vfs only when a statement changed the database: the zone's
-  // write order is not taken; a database changed by another call since it was read is
+  // A writer (in the zone's write order) whatever its SQL says: a statement, .import or .output
+  // may change files, and a change must be committed in a versioned zone and checked against
+  // the group's ownership rows like any other. Writes go back through the Vfs only when a
+  // statement changed the database; one changed by another process since it was read is
   // refused (BUSY) rather than overwritten. Read-only zones open databases read-only.
-  mutates: false,
+  mutates: true,
+  readOnlyMode: true,
   parse: 'raw',
   usageStatus: 1,
   reference: 'SQLite 3.40.1',

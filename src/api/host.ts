@@ -99,7 +99,7 @@ export const HOST_METHODS: HostMethod[] = [
       const allowed = named.filter(({ name, def }) => {
         if (zone.policy.allowedCommands && !zone.policy.allowedCommands.includes(name)) return false;
         if (!zone.policy.readonly) return true;
-        return def.mutates !== true || (zone.policy.allowDelete && (name === 'rm' || name === 'rmdir'));
+        return def.mutates !== true || def.readOnlyMode === true || (zone.policy.allowDelete && (name === 'rm' || name === 'rmdir'));
       });
       return { data: { zone: zone.name, readonly: zone.policy.readonly, commands: allowed.map(({ name, def }) => ({ name, summary: def.summary, conditional: typeof def.mutates === 'function' })) } };
     },

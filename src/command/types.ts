@@ -238,6 +238,11 @@ export interface CommandDef<F extends readonly FlagSpec[] = readonly FlagSpec[]>
    */
   mutates: boolean | ((args: string[], name?: string) => boolean);
   /**
+   * In a read-only zone or role it runs read-only (opens its files read-only; a write fails as
+   * the real tool's does) instead of being refused: sqlite3, a writer that mostly reads.
+   */
+  readOnlyMode?: boolean;
+  /**
    * A command that runs another (xargs): the argv it runs for these args, before the
    * arguments it adds (undefined if the args do not parse). Exec checks that command as a
    * stage of its own before anything runs (allowed here, read-only zones, writes).

@@ -30,7 +30,7 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal,
     if (req.tool) {
       const tool = await toolNamed(req.tool.name);
       if (!tool) throw new NoshError('INVALID_ARGUMENT', `unknown tool '${req.tool.name}'`, '');
-      if (tool.mutates && req.policy.readonly && !(tool.deleteOnly && req.policy.allowDelete)) {
+      if (tool.mutates && req.policy.readonly && !tool.readOnlyMode && !(tool.deleteOnly && req.policy.allowDelete)) {
         throw readonlyError(tool.name, req.policy);
       }
       const peer = req.peer && new Vfs(req.peer.root, req.peer.policy, counterOf(req.peer.quota));

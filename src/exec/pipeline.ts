@@ -69,7 +69,7 @@ function checkAllowed(vfs: Vfs, name: string): void {
 function checkMutates(vfs: Vfs, def: CommandDef, argv: string[]): boolean {
   const name = argv[0]!;
   const mutates = typeof def.mutates === 'function' ? def.mutates(argv.slice(1), name) : def.mutates;
-  if (mutates && vfs.policy.readonly && !(vfs.policy.allowDelete && DELETE_ONLY.has(def.name))) {
+  if (mutates && vfs.policy.readonly && !def.readOnlyMode && !(vfs.policy.allowDelete && DELETE_ONLY.has(def.name))) {
     throw readonlyError(name, vfs.policy);
   }
   return mutates;

@@ -86,6 +86,7 @@ export interface ToolResult {
 export interface TaskTool {
   name: string;
   mutates: boolean;
+  readOnlyMode?: boolean;
   deleteOnly?: boolean;
   run(ctx: ToolContext, args: never): Promise<ToolResult> | ToolResult;
 }

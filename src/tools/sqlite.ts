@@ -68,7 +68,10 @@ export const sqlite = defineTool({
     'back atomically; readonly: true refuses every write. For the sqlite3 shell (modes, dot-commands) use exec.',
   input: SqlInput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
-  mutates: false,
+  // in the zone's write order even for a SELECT (the SQL decides, once it runs): a change is
+  // committed in a versioned zone and checked against the group's ownership rows
+  mutates: true,
+  readOnlyMode: true,
   async run(ctx, args) {
     refuseForbidden(args.sql);
     const s = await openSession(ctx, args.path, args.readonly);

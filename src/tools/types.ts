@@ -16,6 +16,8 @@ export interface ToolDef<S extends z.ZodType = z.ZodType> {
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean };
   /** Refused up front in read-only zones and roles. */
   mutates: boolean;
+  /** In a read-only zone or role it runs read-only instead of being refused (as CommandDef.readOnlyMode). */
+  readOnlyMode?: boolean;
   /** Only deletes: allowed in read-only zones that allow deleting (uploads). */
   deleteOnly?: boolean;
   /** Runs in a worker; throws NoshError / VfsError for failures. */

@@ -65,7 +65,17 @@ describe('JSON-RPC (nosh serve)', () => {
     expect((await rpc('force_unlock', { zone: 'group:team', context: BOB, path: 'o.md' })).error.code).toBe('PERMISSION_DENIED');
     expect((await rpc('lockedit_save', { zone: 'group:team', context: ALICE, path: 'o.md' })).success).toBe(true);
     expect((await rpc('write', { zone: 'group:team', context: BOB, path: 'o.md', content: 'b\n' })).success).toBe(true);
-  });
+  }, 120_000);
+
+  it('sqlite3 and the sqlite tool cannot change another member\'s owner database', async () => {
+    const made = await rpc('exec', { zone: 'group:team', context: ALICE, command: 'sqlite3 o.db "create table t(a); insert into t values(1)"', group_mode: 'owner' });
+    expect(made.data.exit_code).toBe(0);
+    const ex = await rpc('exec', { zone: 'group:team', context: BOB, command: 'sqlite3 o.db "insert into t values(666)"' });
+    expect(ex.data).toMatchObject({ exit_code: 1, stderr: 'sqlite3: /o.db: Permission denied (owned by alice, mode owner)\n' });
+    const tool = await rpc('sqlite', { zone: 'group:team', context: BOB, path: 'o.db', sql: 'insert into t values(777)' });
+    expect(tool.error).toMatchObject({ code: 'PERMISSION_DENIED', details: { owner: 'alice', mode: 'owner' } });
+    expect((await rpc('sqlite', { zone: 'group:team', context: BOB, path: 'o.db', sql: 'select a from t' })).data.rows).toEqual([[1]]);
+  }, 120_000);
 });
 
 describe('MCP (SDK client)', () => {
@@ -97,5 +107,5 @@ describe('MCP (SDK client)', () => {
     expect((await call('read', { zone: 'group:team', path: 'ro.md' })).data.content).toBe('R\n');
     const info = await call('group_info', { group: 'team' });
     expect(info.data.files_by_owner.alice).toContain('/ro.md');
-  });
+  }, 120_000);
 });
