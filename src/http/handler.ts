@@ -161,7 +161,7 @@ async function serve(zones: ZoneCache, links: ReturnType<typeof linksOf>, now: (
   if (short) {
     token = url.searchParams.get('t');
     st.id = short[1]!;
-    rec = links.store.get(st.id);
+    rec = await links.get(st.id);
     if (!rec || token === null) throw new HttpRefusal(403, INVALID);
     vpath = rec.path;
   } else if (url.pathname === '/files/out') {
@@ -170,7 +170,7 @@ async function serve(zones: ZoneCache, links: ReturnType<typeof linksOf>, now: (
     const claimed = token === null ? undefined : parseToken(token);
     if (!claimed) throw new HttpRefusal(403, INVALID);
     st.id = claimed.id;
-    rec = links.store.get(claimed.id);
+    rec = await links.get(claimed.id);
     if (!rec) throw new HttpRefusal(403, INVALID);
   } else {
     throw new HttpRefusal(404, 'Nothing is served here: links look like /l/<id>?t=<token>.');
@@ -196,7 +196,7 @@ async function serve(zones: ZoneCache, links: ReturnType<typeof linksOf>, now: (
     }
     if (opened) await file(opened, links, rec, vpath, download, url.searchParams.get('raw') === '1', req, res, st);
     else listing(vfs, links, rec, vpath, req, res, st);
-    links.store.countHit(rec.id);
+    links.countHit(rec.id);
   } catch (e) {
     if (e instanceof VfsError) {
       const missing = e.errno === 'ENOENT' || e.errno === 'ENOTDIR';
