@@ -62,7 +62,8 @@ class ZoneCache {
   constructor(private readonly engine: Engine) {}
 
   async of(rec: LinkRecord): Promise<Zone> {
-    const key = `${rec.zone}\0${JSON.stringify(rec.context)}`;
+    // a link's zone and maker never change: its id names them
+    const key = rec.id;
     const hit = this.zones.get(key);
     if (hit) return hit;
     const known = this.engine.zoneOf({ zone: rec.zone, context: rec.context });
@@ -82,9 +83,8 @@ export function handlerFor(engine: Engine, opts: HandlerOptions = {}): RequestHa
   return (req, res) => {
     const t0 = performance.now();
     const st = { id: '-', bytes: 0 };
-    res.on('close', () => {
-      opts.log?.(`${req.method} ${st.id} ${res.statusCode} ${st.bytes} ${(performance.now() - t0).toFixed(1)}ms`);
-    });
+    const log = opts.log;
+    if (log) res.on('close', () => log(`${req.method} ${st.id} ${res.statusCode} ${st.bytes} ${(performance.now() - t0).toFixed(1)}ms`));
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
     res.setHeader('Content-Security-Policy', PAGE_CSP);
@@ -145,12 +145,10 @@ function within(rec: LinkRecord, p: string): boolean {
 async function serve(zones: ZoneCache, links: ReturnType<typeof linksOf>, now: () => number, req: IncomingMessage, res: ServerResponse, st: { id: string; bytes: number }): Promise<void> {
   const raw = req.url ?? '/';
   if (raw.length > 8 * 1024) throw new HttpRefusal(414, 'The address is too long.');
-  let url: URL;
-  try {
-    url = new URL(raw, 'http://link.invalid');
-  } catch {
-    throw new HttpRefusal(400, 'Bad address.');
-  }
+  // the request target as given (origin form): its path as sent, its query parsed
+  if (!raw.startsWith('/')) throw new HttpRefusal(400, 'Bad address.');
+  const q = raw.indexOf('?');
+  const url = { pathname: q < 0 ? raw : raw.slice(0, q), searchParams: new URLSearchParams(q < 0 ? '' : raw.slice(q + 1)) };
   let token: string | null;
   let vpath: string;
   let rec: LinkRecord | undefined;

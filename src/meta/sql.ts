@@ -75,7 +75,7 @@ function lock(r: Row): FileLock {
 }
 
 /** A link row (times stored in ms like every other table; a LinkRecord counts in seconds). */
-function link(r: Row): LinkRecord {
+export function linkOf(r: Row): LinkRecord {
   return { id: String(r.id), scope: String(r.scope), zone: String(r.zone), context: JSON.parse(String(r.context)) as LinkRecord['context'],
     path: String(r.file_path), kind: r.kind === 'dir' ? 'dir' : 'file', download: Number(r.download) === 1,
     created_at: Math.floor(Number(r.created_at) / 1000), expires_at: Math.floor(Number(r.expires_at) / 1000), hits: Number(r.hits) };
@@ -212,12 +212,12 @@ export abstract class SqlMetaStore implements MetaStore {
 
   async link(id: string): Promise<LinkRecord | undefined> {
     const rows = await this.read((q) => q('SELECT * FROM links WHERE id = $1', [id]));
-    return rows[0] ? link(rows[0]) : undefined;
+    return rows[0] ? linkOf(rows[0]) : undefined;
   }
 
   async linksOf(scope: string): Promise<LinkRecord[]> {
     const rows = await this.read((q) => q('SELECT * FROM links WHERE scope = $1 ORDER BY created_at, id', [scope]));
-    return rows.map(link);
+    return rows.map(linkOf);
   }
 
   async deleteLink(id: string): Promise<boolean> {
