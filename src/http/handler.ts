@@ -204,6 +204,45 @@ async function serve(zones: ZoneCache, links: ReturnType<typeof linksOf>, now: (
   }
 }
 
+/**
+ * A relative reference of a rendered Markdown file (`b.md`, `../img.png`, `/docs/x.md` from the
+ * zone's root): the tokenised URL of the same link when its target stays inside what the link
+ * shares, else undefined (the element is left inert). The query is dropped, a #fragment kept.
+ */
+export function relativeHref(links: ReturnType<typeof linksOf>, rec: LinkRecord, from: string, ref: string): string | undefined {
+  const hash = ref.indexOf('#');
+  const frag = hash < 0 ? '' : ref.slice(hash);
+  let p = hash < 0 ? ref : ref.slice(0, hash);
+  const q = p.indexOf('?');
+  if (q >= 0) p = p.slice(0, q);
+  if (p === '') return undefined;
+  try {
+    p = decodeURIComponent(p);
+  } catch {
+    return undefined;
+  }
+  if (p.includes('\\') || p.includes('\0')) return undefined;
+  const segs = p.startsWith('/') ? [] : from.split('/').slice(1, -1);
+  for (const seg of p.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') {
+      if (segs.length === 0) return undefined;
+      segs.pop();
+    } else segs.push(seg);
+  }
+  const target = '/' + segs.join('/');
+  if (target.length > MAX_PATH || !within(rec, target)) return undefined;
+  return links.fileHref(rec, target) + (frag.length > 1 ? '#' + encodeURIComponent(decodeFrag(frag.slice(1))) : '');
+}
+
+function decodeFrag(f: string): string {
+  try {
+    return decodeURIComponent(f);
+  } catch {
+    return f;
+  }
+}
+
 function crumbsOf(links: ReturnType<typeof linksOf>, rec: LinkRecord, vpath: string): { name: string; href: string }[] {
   const root = rec.path;
   const rootName = root === '/' ? rec.zone : baseName(root);
@@ -284,7 +323,7 @@ async function file(opened: { fd: number; stat: fs.Stats }, links: ReturnType<ty
       const text = whole ?? Buffer.alloc(stat.size);
       if (!whole) readAll(fd, text, 0);
       const crumbs = crumbsOf(links, rec, vpath);
-      const html = markdownPage(name, crumbs, text.toString('utf8'), `${links.fileHref(rec, vpath)}&raw=1`);
+      const html = markdownPage(name, crumbs, text.toString('utf8'), `${links.fileHref(rec, vpath)}&raw=1`, (ref) => relativeHref(links, rec, vpath, ref));
       send(req, res, 200, 'text/html; charset=utf-8', Buffer.from(html), st);
       return;
     }
