@@ -153,3 +153,32 @@ describe('links.json of an older nosh', () => {
     await store.close();
   });
 });
+
+describe('the link server and the store', () => {
+  it('a GET writes nothing to access_auth.sqlite; the counted hits are in the row after close', async () => {
+    const { createNosh } = await import('../../src/index.js');
+    const { createLinkHandler } = await import('../../src/http/server.js');
+    const { get, listen, pathOf } = await import('../http/helpers.js');
+    const http = await import('node:http');
+    const base = path.join(tempDir(), 'base');
+    const nosh = await createNosh({ base, threads: 1 });
+    const server = http.createServer(createLinkHandler(nosh));
+    const url = await listen(server);
+    try {
+      await nosh.call('write', { path: 'a.txt', content: 'hello' });
+      const l = (await nosh.call('link_create', { path: 'a.txt' })).data as { id: string; url: string };
+      const file = path.join(base, 'access_auth.sqlite');
+      const before = fs.statSync(file);
+      for (let i = 0; i < 5; i++) expect((await get(url, pathOf(l.url))).text).toBe('hello');
+      const after = fs.statSync(file);
+      expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+      expect(((await nosh.call('link_list', {})).data as { links: { hits: number }[] }).links[0]!.hits).toBe(5);
+    } finally {
+      await new Promise((r) => server.close(r));
+      await nosh.close();
+    }
+    const store = new EmbeddedMetaStore(base);
+    expect((await store.linksOf('user:default'))[0]!.hits).toBe(5);
+    await store.close();
+  });
+});
