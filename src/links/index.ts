@@ -7,10 +7,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { loadSecret, readLegacyLinks, type LinkRecord, type LinkStore } from './store.js';
 import { macOf, parseToken, signToken, type Signed } from './token.js';
-import { timingSafeEqual } from 'node:crypto';
 
 export type { LinkRecord, LinkStore } from './store.js';
 export { loadSecret, readLegacyLinks } from './store.js';
@@ -144,7 +143,6 @@ export class Links {
     // the canonical text only (a last character's unused bits would give two tokens one MAC)
     return given.length === want.length && timingSafeEqual(given, want) && given.toString('base64url') === t.sig;
   }
-
 
   /** The short URL of a link, absolute (its public URL). */
   url(rec: LinkRecord): string {
