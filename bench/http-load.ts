@@ -192,7 +192,8 @@ async function main(): Promise<void> {
     if (firstErrors.length) console.log('errors:', firstErrors);
     console.log(`\nmachine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}, node ${process.version}`);
   } finally {
-    for (const c of children) c.kill('SIGTERM');
+    // each server is let finish (nosh writes its counted hits as it closes) before its base goes
+    await Promise.all(children.map((c) => new Promise((r) => { if (c.exitCode !== null || c.signalCode !== null) r(null); else { c.once('exit', r); c.kill('SIGTERM'); } })));
     agent.destroy();
     fs.rmSync(dir, { recursive: true, force: true });
   }

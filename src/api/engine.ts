@@ -17,6 +17,7 @@ import { checkParamsSize, type Surface } from './params.js';
 import { nullsAsAbsent } from './strict.js';
 import type { Invocation, Method, MethodEngine, MethodInfo } from './method.js';
 import { createMetaStore, zoneKey, type MetaStore, type WriteAccess } from '../meta/index.js';
+import { flushLinks } from '../links/index.js';
 import { guardOf, recordOwnership, relOf, type Caller } from './ownership.js';
 import type { FileGuard } from '../vfs/index.js';
 import { WriteOrder } from './write-order.js';
@@ -327,6 +328,7 @@ export class Engine implements MethodEngine {
     this.closed = true;
     this.audit?.file?.close();
     await this.pool.close();
+    await flushLinks(this.meta).catch(() => {}); // the links' counted hits
     await this.meta.close();
   }
 }

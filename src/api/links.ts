@@ -16,8 +16,8 @@ import { orderKey } from './write-order.js';
 const Ctx = { context: ContextSchema.optional().describe('Who is calling: user, conversation, session, groups, role.') };
 
 /** The links of the engine's base. */
-export function linksOf(engine: Pick<HostEngine, 'config' | 'workspace'>): Links {
-  return linksFor(engine.workspace.base, engine.config.links);
+export function linksOf(engine: Pick<HostEngine, 'config' | 'workspace' | 'meta'>): Links {
+  return linksFor(engine.meta, engine.workspace.base, engine.config.links);
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -82,7 +82,7 @@ export async function createLink(engine: HostEngine, args: { zone?: string; path
     id: Links.newId(), scope: `user:${engine.workspace.userOf(ctx)}`, zone: zone.name, context: keptContext(engine, ctx),
     path: vpath, kind, download: args.download === true, created_at: now, expires_at: now + seconds, hits: 0,
   };
-  links.store.create(rec);
+  await links.create(rec);
   const url = links.url(rec);
   const name = vpath === '/' ? zone.name : baseName(vpath);
   return { id: rec.id, url, markdown: markdownLink(name, url), expires_at: iso(rec.expires_at), zone: rec.zone, path: vpath, kind, download: rec.download };
@@ -138,7 +138,7 @@ export const LINK_METHODS: HostMethod[] = [
       const ctx = (args.context ?? {}) as Context;
       const links = linksOf(engine);
       const now = nowSeconds();
-      const rows = links.store.list(`user:${engine.workspace.userOf(ctx)}`).sort((a, b) => a.created_at - b.created_at).map((r) => shown(links, r, now));
+      const rows = (await links.list(`user:${engine.workspace.userOf(ctx)}`)).map((r) => shown(links, r, now));
       return { data: { links: rows }, message: `${rows.length} link${rows.length === 1 ? '' : 's'}` };
     },
   },
@@ -151,11 +151,11 @@ export const LINK_METHODS: HostMethod[] = [
     async run(engine, args) {
       const ctx = (args.context ?? {}) as Context;
       const links = linksOf(engine);
-      const rec = links.store.get(String(args.id));
+      const rec = await links.get(String(args.id));
       if (!rec || rec.scope !== `user:${engine.workspace.userOf(ctx)}`) {
         throw new NoshError('FILE_NOT_FOUND', `no link of yours with id '${String(args.id).slice(0, 64)}'`, 'List your links with link_list.', { id: args.id });
       }
-      links.store.delete(rec.id);
+      await links.delete(rec.id);
       return { data: { id: rec.id, deleted: true, path: rec.path, zone: rec.zone }, message: `link ${rec.id} revoked` };
     },
   },

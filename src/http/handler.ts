@@ -62,7 +62,8 @@ class ZoneCache {
   constructor(private readonly engine: Engine) {}
 
   async of(rec: LinkRecord): Promise<Zone> {
-    const key = `${rec.zone}\0${JSON.stringify(rec.context)}`;
+    // a link's zone and maker never change: its id names them
+    const key = rec.id;
     const hit = this.zones.get(key);
     if (hit) return hit;
     const known = this.engine.zoneOf({ zone: rec.zone, context: rec.context });
@@ -82,9 +83,8 @@ export function handlerFor(engine: Engine, opts: HandlerOptions = {}): RequestHa
   return (req, res) => {
     const t0 = performance.now();
     const st = { id: '-', bytes: 0 };
-    res.on('close', () => {
-      opts.log?.(`${req.method} ${st.id} ${res.statusCode} ${st.bytes} ${(performance.now() - t0).toFixed(1)}ms`);
-    });
+    const log = opts.log;
+    if (log) res.on('close', () => log(`${req.method} ${st.id} ${res.statusCode} ${st.bytes} ${(performance.now() - t0).toFixed(1)}ms`));
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
     res.setHeader('Content-Security-Policy', PAGE_CSP);
@@ -145,12 +145,10 @@ function within(rec: LinkRecord, p: string): boolean {
 async function serve(zones: ZoneCache, links: ReturnType<typeof linksOf>, now: () => number, req: IncomingMessage, res: ServerResponse, st: { id: string; bytes: number }): Promise<void> {
   const raw = req.url ?? '/';
   if (raw.length > 8 * 1024) throw new HttpRefusal(414, 'The address is too long.');
-  let url: URL;
-  try {
-    url = new URL(raw, 'http://link.invalid');
-  } catch {
-    throw new HttpRefusal(400, 'Bad address.');
-  }
+  // the request target as given (origin form): its path as sent, its query parsed
+  if (!raw.startsWith('/')) throw new HttpRefusal(400, 'Bad address.');
+  const q = raw.indexOf('?');
+  const url = { pathname: q < 0 ? raw : raw.slice(0, q), searchParams: new URLSearchParams(q < 0 ? '' : raw.slice(q + 1)) };
   let token: string | null;
   let vpath: string;
   let rec: LinkRecord | undefined;
@@ -161,7 +159,7 @@ async function serve(zones: ZoneCache, links: ReturnType<typeof linksOf>, now: (
   if (short) {
     token = url.searchParams.get('t');
     st.id = short[1]!;
-    rec = links.store.get(st.id);
+    rec = await links.get(st.id);
     if (!rec || token === null) throw new HttpRefusal(403, INVALID);
     vpath = rec.path;
   } else if (url.pathname === '/files/out') {
@@ -170,7 +168,7 @@ async function serve(zones: ZoneCache, links: ReturnType<typeof linksOf>, now: (
     const claimed = token === null ? undefined : parseToken(token);
     if (!claimed) throw new HttpRefusal(403, INVALID);
     st.id = claimed.id;
-    rec = links.store.get(claimed.id);
+    rec = await links.get(claimed.id);
     if (!rec) throw new HttpRefusal(403, INVALID);
   } else {
     throw new HttpRefusal(404, 'Nothing is served here: links look like /l/<id>?t=<token>.');
@@ -196,13 +194,52 @@ async function serve(zones: ZoneCache, links: ReturnType<typeof linksOf>, now: (
     }
     if (opened) await file(opened, links, rec, vpath, download, url.searchParams.get('raw') === '1', req, res, st);
     else listing(vfs, links, rec, vpath, req, res, st);
-    links.store.countHit(rec.id);
+    links.countHit(rec.id);
   } catch (e) {
     if (e instanceof VfsError) {
       const missing = e.errno === 'ENOENT' || e.errno === 'ENOTDIR';
       throw new HttpRefusal(missing ? 404 : 403, missing ? 'The file of this link is gone.' : 'This file is not shared (zone rules).');
     }
     throw e;
+  }
+}
+
+/**
+ * A relative reference of a rendered Markdown file (`b.md`, `../img.png`, `/docs/x.md` from the
+ * zone's root): the tokenised URL of the same link when its target stays inside what the link
+ * shares, else undefined (the element is left inert). The query is dropped, a #fragment kept.
+ */
+export function relativeHref(links: ReturnType<typeof linksOf>, rec: LinkRecord, from: string, ref: string): string | undefined {
+  const hash = ref.indexOf('#');
+  const frag = hash < 0 ? '' : ref.slice(hash);
+  let p = hash < 0 ? ref : ref.slice(0, hash);
+  const q = p.indexOf('?');
+  if (q >= 0) p = p.slice(0, q);
+  if (p === '') return undefined;
+  try {
+    p = decodeURIComponent(p);
+  } catch {
+    return undefined;
+  }
+  if (p.includes('\\') || p.includes('\0')) return undefined;
+  const segs = p.startsWith('/') ? [] : from.split('/').slice(1, -1);
+  for (const seg of p.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') {
+      if (segs.length === 0) return undefined;
+      segs.pop();
+    } else segs.push(seg);
+  }
+  const target = '/' + segs.join('/');
+  if (target.length > MAX_PATH || !within(rec, target)) return undefined;
+  return links.fileHref(rec, target) + (frag.length > 1 ? '#' + encodeURIComponent(decodeFrag(frag.slice(1))) : '');
+}
+
+function decodeFrag(f: string): string {
+  try {
+    return decodeURIComponent(f);
+  } catch {
+    return f;
   }
 }
 
@@ -286,7 +323,7 @@ async function file(opened: { fd: number; stat: fs.Stats }, links: ReturnType<ty
       const text = whole ?? Buffer.alloc(stat.size);
       if (!whole) readAll(fd, text, 0);
       const crumbs = crumbsOf(links, rec, vpath);
-      const html = markdownPage(name, crumbs, text.toString('utf8'), `${links.fileHref(rec, vpath)}&raw=1`);
+      const html = markdownPage(name, crumbs, text.toString('utf8'), `${links.fileHref(rec, vpath)}&raw=1`, (ref) => relativeHref(links, rec, vpath, ref));
       send(req, res, 200, 'text/html; charset=utf-8', Buffer.from(html), st);
       return;
     }

@@ -77,14 +77,43 @@ const SANITIZE: sanitizeHtml.IOptions = {
   transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: 'noopener noreferrer' }) },
 };
 
-/** Markdown to sanitised HTML (GitHub flavour: tables, fenced code, task lists). */
-export function renderMarkdown(text: string): string {
-  const html = marked.parse(text, { async: false, gfm: true }) as string;
-  return sanitizeHtml(html, SANITIZE);
+/**
+ * Where a relative reference of the page points (a link's href, an image's src): the URL to
+ * write instead, or undefined to leave the element inert (the attribute removed).
+ */
+export type RelativeRef = (ref: string) => string | undefined;
+
+/** A reference the page's own resolver decides: not a scheme, not `//host`, not a bare `#fragment`. */
+function isRelative(ref: string): boolean {
+  return ref !== '' && !ref.startsWith('#') && !ref.startsWith('//') && !/^[a-z][a-z0-9+.-]*:/i.test(ref.trimStart());
 }
 
-export function markdownPage(title: string, crumbs: { name: string; href: string }[], text: string, rawHref: string): string {
-  return page(title, `${breadcrumb(crumbs)}\n<article class="md">\n${renderMarkdown(text)}\n</article>\n<footer><a href="${esc(rawHref)}">source</a></footer>`);
+function withRefs(relative: RelativeRef | undefined): sanitizeHtml.IOptions {
+  if (!relative) return SANITIZE;
+  const rewrite = (name: 'href' | 'src', extra: Record<string, string>): sanitizeHtml.Transformer => (tagName, attribs) => {
+    const out: Record<string, string> = { ...attribs, ...extra };
+    const ref = attribs[name];
+    if (ref !== undefined && isRelative(ref)) {
+      const to = relative(ref);
+      if (to === undefined) delete out[name];
+      else out[name] = to;
+    }
+    return { tagName, attribs: out };
+  };
+  return { ...SANITIZE, transformTags: { a: rewrite('href', { rel: 'noopener noreferrer' }), img: rewrite('src', {}) } };
+}
+
+/**
+ * Markdown to sanitised HTML (GitHub flavour: tables, fenced code, task lists). `relative`
+ * rewrites the relative links and images (the link server: tokenised URLs, or inert).
+ */
+export function renderMarkdown(text: string, relative?: RelativeRef): string {
+  const html = marked.parse(text, { async: false, gfm: true }) as string;
+  return sanitizeHtml(html, withRefs(relative));
+}
+
+export function markdownPage(title: string, crumbs: { name: string; href: string }[], text: string, rawHref: string, relative?: RelativeRef): string {
+  return page(title, `${breadcrumb(crumbs)}\n<article class="md">\n${renderMarkdown(text, relative)}\n</article>\n<footer><a href="${esc(rawHref)}">source</a></footer>`);
 }
 
 export function errorPage(status: number, message: string): string {

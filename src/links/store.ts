@@ -1,10 +1,7 @@
 /**
- * The link store: one JSON file in the base, written atomically (temp, fsync, rename), and the
- * signing secret beside it (mode 0600). A narrow interface (create, get, list, delete, countHit)
- * so that the links can move to the metadata store of issue #20 without their callers changing.
- * Several processes may share the file (an MCP server creates links, `nosh http` serves them):
- * every read sees the file as it is now (re-read when its identity changed), every change is
- * read-modify-write of the current file.
+ * What a link is (a row of the metadata store's `links` table, src/meta) and the signing secret
+ * (`<base>/link-secret`, mode 0600). Links were once kept in `<base>/links.json`: readLegacyLinks
+ * reads such a file (and its hit counts) so that the first process to open the store imports it.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -27,15 +24,35 @@ export interface LinkRecord {
   hits: number;
 }
 
+/** The link rows of the metadata store (MetaStore implements it). */
 export interface LinkStore {
-  create(rec: LinkRecord): void;
-  get(id: string): LinkRecord | undefined;
-  list(scope: string): LinkRecord[];
-  delete(id: string): boolean;
-  countHit(id: string): void;
+  /** Insert a link; a row with the same id already there is kept (imports run more than once). */
+  putLinks(rows: readonly LinkRecord[]): Promise<void>;
+  link(id: string): Promise<LinkRecord | undefined>;
+  /** The links of a scope ('user:<id>'), oldest first. */
+  linksOf(scope: string): Promise<LinkRecord[]>;
+  /** Remove a link; false when there was none. */
+  deleteLink(id: string): Promise<boolean>;
+  /** Add counted hits (id -> hits since the last call) in one change; ids gone meanwhile are skipped. */
+  addLinkHits(hits: ReadonlyMap<string, number>): Promise<void>;
 }
 
-const HIT_FLUSH_MS = 2000;
+/** The links of an old `links.json` (and its `links.hits.json` counts); [] when there is none or it is unreadable. */
+export function readLegacyLinks(file: string): LinkRecord[] | undefined {
+  let rows: LinkRecord[];
+  try {
+    rows = (JSON.parse(fs.readFileSync(file, 'utf8')) as { links: LinkRecord[] }).links;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return [];
+  }
+  let hits: Record<string, number> = {};
+  try {
+    hits = JSON.parse(fs.readFileSync(file.replace(/\.json$/, '.hits.json'), 'utf8')) as Record<string, number>;
+  } catch { /* no counts */ }
+  return (Array.isArray(rows) ? rows : []).filter((r) => r && typeof r.id === 'string' && typeof r.path === 'string')
+    .map((r) => ({ ...r, context: r.context ?? {}, hits: (r.hits ?? 0) + (Number(hits[r.id]) || 0) }));
+}
 
 function atomicTemp(tmp: string, text: string): void {
   const fd = fs.openSync(tmp, 'wx', 0o600);
@@ -44,154 +61,6 @@ function atomicTemp(tmp: string, text: string): void {
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
-  }
-}
-
-function atomicWrite(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  atomicTemp(tmp, text);
-  fs.renameSync(tmp, file);
-}
-
-const LOCK_WAIT_MS = 5000;
-/** A lock file older than this was left by a process that died holding it. */
-const LOCK_STALE_MS = 10_000;
-const pause = new Int32Array(new SharedArrayBuffer(4));
-
-function takeLock(lock: string): void {
-  const until = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      fs.closeSync(fs.openSync(lock, 'wx', 0o600));
-      return;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-    try {
-      if (Date.now() - fs.statSync(lock).mtimeMs > LOCK_STALE_MS) fs.rmSync(lock, { force: true });
-    } catch { /* removed meanwhile */ }
-    if (Date.now() > until) throw new Error('the link store is locked by another process; try again');
-    Atomics.wait(pause, 0, 0, 5);
-  }
-}
-
-/** The links of a base, in `<base>/links.json`. */
-export class JsonLinkStore implements LinkStore {
-  private rows = new Map<string, LinkRecord>();
-  private seen = '';
-  private hits = new Map<string, number>();
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(readonly file: string) {}
-
-  /** The file's identity: a rename by any process gives a new inode. */
-  private identity(): string {
-    try {
-      const st = fs.statSync(this.file, { bigint: true });
-      return `${st.ino}:${st.size}:${st.mtimeNs}`;
-    } catch {
-      return '';
-    }
-  }
-
-  private load(): void {
-    const id = this.identity();
-    if (id === this.seen) return;
-    let rows: LinkRecord[] = [];
-    if (id !== '') {
-      try {
-        rows = (JSON.parse(fs.readFileSync(this.file, 'utf8')) as { links: LinkRecord[] }).links;
-      } catch {
-        return; // a file being replaced: keep the last good view
-      }
-    }
-    this.rows = new Map(rows.map((r) => [r.id, r]));
-    this.seen = id;
-  }
-
-  /** Read-modify-write of the file under its lock file (processes sharing the base take turns). */
-  private change(fn: (rows: Map<string, LinkRecord>) => void): void {
-    fs.mkdirSync(path.dirname(this.file), { recursive: true });
-    const lock = `${this.file}.lock`;
-    takeLock(lock);
-    try {
-      this.load();
-      fn(this.rows);
-      atomicWrite(this.file, JSON.stringify({ links: [...this.rows.values()] }));
-      this.seen = this.identity();
-    } finally {
-      fs.rmSync(lock, { force: true });
-    }
-  }
-
-  create(rec: LinkRecord): void {
-    this.change((rows) => rows.set(rec.id, rec));
-  }
-
-  /** The link as stored (its hits: see list). */
-  get(id: string): LinkRecord | undefined {
-    this.load();
-    return this.rows.get(id);
-  }
-
-  list(scope: string): LinkRecord[] {
-    this.load();
-    const counted = this.readHits();
-    return [...this.rows.values()].filter((r) => r.scope === scope)
-      .map((r) => ({ ...r, hits: r.hits + (counted[r.id] ?? 0) + (this.hits.get(r.id) ?? 0) }));
-  }
-
-  /** Hits are kept apart, in `<file>.hits` (a counter lost in a crash loses nothing else). */
-  private get hitsFile(): string {
-    return `${this.file.replace(/\.json$/, '')}.hits.json`;
-  }
-
-  private readHits(): Record<string, number> {
-    try {
-      return JSON.parse(fs.readFileSync(this.hitsFile, 'utf8')) as Record<string, number>;
-    } catch {
-      return {};
-    }
-  }
-
-  delete(id: string): boolean {
-    let found = false;
-    this.change((rows) => { found = rows.delete(id); });
-    this.hits.delete(id);
-    return found;
-  }
-
-  /** Hits are counted in memory and written at most every HIT_FLUSH_MS (and by flush()). */
-  countHit(id: string): void {
-    this.hits.set(id, (this.hits.get(id) ?? 0) + 1);
-    this.timer ??= setTimeout(() => this.flush(), HIT_FLUSH_MS).unref();
-  }
-
-  flush(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.hits.size === 0) return;
-    const hits = this.hits;
-    this.hits = new Map();
-    // not fsynced, and not the links' file: a serving process never waits on the disk for a count
-    const lock = `${this.file}.lock`;
-    try {
-      takeLock(lock);
-      try {
-        this.load();
-        const counted = this.readHits();
-        const next: Record<string, number> = {};
-        for (const id of this.rows.keys()) {
-          const n = (counted[id] ?? 0) + (hits.get(id) ?? 0);
-          if (n > 0) next[id] = n;
-        }
-        const tmp = `${this.hitsFile}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-        fs.writeFileSync(tmp, JSON.stringify(next), { mode: 0o600, flag: 'wx' });
-        fs.renameSync(tmp, this.hitsFile);
-      } finally {
-        fs.rmSync(lock, { force: true });
-      }
-    } catch { /* counting is best effort */ }
   }
 }
 

@@ -4,7 +4,10 @@
  * in constant time. The id and the expiry are in clear (they are not secret); changing any byte
  * of the token breaks the signature or names another link.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
+
+/** The secret, as bytes or (the server's, made once) a KeyObject: no key import per request. */
+export type Secret = Buffer | KeyObject;
 
 export interface Signed {
   id: string;
@@ -18,13 +21,14 @@ export interface Signed {
 
 const ID = /^[A-Za-z0-9_-]{6,64}$/;
 
-function mac(secret: Buffer, s: Signed): Buffer {
+/** The MAC of what a token signs. */
+export function macOf(secret: Secret, s: Signed): Buffer {
   // NUL never occurs in any field (ids and zones are validated, paths refused with it)
   return createHmac('sha256', secret).update(['nosh-link-v1', s.id, s.scope, s.zone, s.path, String(s.expires)].join('\0')).digest();
 }
 
-export function signToken(secret: Buffer, s: Signed): string {
-  return `${s.id}.${s.expires}.${mac(secret, s).toString('base64url')}`;
+export function signToken(secret: Secret, s: Signed): string {
+  return `${s.id}.${s.expires}.${macOf(secret, s).toString('base64url')}`;
 }
 
 /** The id and expiry a token claims, before any check (undefined: not a token's shape). */
@@ -35,11 +39,11 @@ export function parseToken(token: string): { id: string; expires: number; sig: s
 }
 
 /** Whether `token` is the signature of `s` (constant-time compare of the MACs). */
-export function verifyToken(secret: Buffer, token: string, s: Signed): boolean {
+export function verifyToken(secret: Secret, token: string, s: Signed): boolean {
   const t = parseToken(token);
   if (!t || t.id !== s.id || t.expires !== s.expires) return false;
   const given = Buffer.from(t.sig, 'base64url');
-  const want = mac(secret, s);
+  const want = macOf(secret, s);
   // base64url of 32 bytes is 43 characters, but a last character may carry unused bits: the
   // text must be the canonical one, or two tokens would pass for one signature
   return given.length === want.length && timingSafeEqual(given, want) && given.toString('base64url') === t.sig;

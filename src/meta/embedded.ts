@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { NoshError } from '../errors.js';
 import { KeyedLocks, lockFile, unlockFile } from './lockfile.js';
-import { MIGRATIONS, SCHEMA_VERSION, SqlMetaStore, type Query, type Row } from './sql.js';
+import type { LinkRecord } from '../links/store.js';
+import { MIGRATIONS, SCHEMA_VERSION, SqlMetaStore, linkOf, type Query, type Row } from './sql.js';
 
 /** The database file of the embedded store, in the base (Fileshed's name). */
 export const DB_FILE = 'access_auth.sqlite';
@@ -147,6 +148,7 @@ export class EmbeddedMetaStore extends SqlMetaStore {
     }
     this.db = db;
     this.stamp = st;
+    this.linkRows.clear();
     return db;
   }
 
@@ -158,6 +160,7 @@ export class EmbeddedMetaStore extends SqlMetaStore {
     return this.local.with('\0db', async () => {
       const lock = path.join(this.lockDir, `${DB_FILE}.lock`);
       await lockFile(lock, `the metadata database ${DB_FILE}`);
+      this.linkRows.clear();
       try {
         const db = await this.current();
         db.exec('BEGIN');
@@ -229,7 +232,33 @@ export class EmbeddedMetaStore extends SqlMetaStore {
     fs.writeFileSync(tmp, `${usage.bytes} ${usage.files}`);
     fs.renameSync(tmp, file);
   }
+
+  // ---- links (issue #21): the link server looks a link up on every request; the rows read are
+  // kept while the database is the one read (a change by any process reloads it and drops them)
+  private readonly linkRows = new Map<string, LinkRecord | undefined>();
+
+  override async link(id: string): Promise<LinkRecord | undefined> {
+    // the common case without the read turn: a row already read, the file unchanged since (one stat)
+    if (this.db && this.linkRows.has(id)) {
+      const st = this.statFile();
+      if (st && this.stamp && st.ino === this.stamp.ino && st.size === this.stamp.size && st.mtimeMs === this.stamp.mtimeMs) return this.linkCopy(id);
+    }
+    return this.read(async (q) => {
+      if (!this.linkRows.has(id)) {
+        const rows = await q('SELECT * FROM links WHERE id = $1', [id]);
+        if (this.linkRows.size >= 10_000) this.linkRows.clear();
+        this.linkRows.set(id, rows[0] ? linkOf(rows[0]) : undefined);
+      }
+      return this.linkCopy(id);
+    });
+  }
+
+  private linkCopy(id: string): LinkRecord | undefined {
+    const r = this.linkRows.get(id);
+    return r && { ...r, context: { ...r.context } };
+  }
 }
+
 
 function queryOf(db: Database): Query {
   return async (sql: string, params: readonly unknown[] = []) => {

@@ -1,3 +1,4 @@
+import type { LinkRecord } from '../links/store.js';
 import { isUnder, type FileLock, type MetaStore, type Ownership, type WriteAccess } from './store.js';
 
 /**
@@ -8,6 +9,7 @@ export class MemoryMetaStore implements MetaStore {
   readonly kind = 'memory' as const;
   private readonly owners = new Map<string, Map<string, Ownership>>();
   private readonly held = new Map<string, Map<string, FileLock>>();
+  private readonly links = new Map<string, LinkRecord>();
 
   async open(): Promise<void> {}
   async close(): Promise<void> {}
@@ -107,4 +109,30 @@ export class MemoryMetaStore implements MetaStore {
   }
 
   async setQuotaUsage(): Promise<void> {}
+
+  // ---- links (issue #21)
+  async putLinks(rows: readonly LinkRecord[]): Promise<void> {
+    for (const r of rows) if (!this.links.has(r.id)) this.links.set(r.id, structuredClone(r));
+  }
+
+  async link(id: string): Promise<LinkRecord | undefined> {
+    const r = this.links.get(id);
+    return r ? structuredClone(r) : undefined;
+  }
+
+  async linksOf(scope: string): Promise<LinkRecord[]> {
+    return [...this.links.values()].filter((r) => r.scope === scope).sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1))
+      .map((r) => structuredClone(r));
+  }
+
+  async deleteLink(id: string): Promise<boolean> {
+    return this.links.delete(id);
+  }
+
+  async addLinkHits(hits: ReadonlyMap<string, number>): Promise<void> {
+    for (const [id, n] of hits) {
+      const r = this.links.get(id);
+      if (r) r.hits += n;
+    }
+  }
 }

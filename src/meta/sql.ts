@@ -1,3 +1,4 @@
+import type { LinkRecord } from '../links/store.js';
 import { isUnder, type FileLock, type MetaStore, type Ownership, type WriteAccess } from './store.js';
 
 /**
@@ -6,7 +7,7 @@ import { isUnder, type FileLock, type MetaStore, type Ownership, type WriteAcces
  */
 
 /** The schema's version (SQLite: PRAGMA user_version; PostgreSQL: the nosh_schema table). */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** The migrations, by the version they bring the schema to. Times are milliseconds since the epoch. */
 export const MIGRATIONS: Record<number, string[]> = {
@@ -38,6 +39,22 @@ export const MIGRATIONS: Record<number, string[]> = {
       files BIGINT NOT NULL,
       updated_at BIGINT NOT NULL)`,
   ],
+  // shareable links (issue #21): one row per link; hits are added in batches by the serving process
+  2: [
+    `CREATE TABLE IF NOT EXISTS links (
+      id TEXT PRIMARY KEY,
+      owner_id TEXT NOT NULL,
+      scope TEXT NOT NULL,
+      zone TEXT NOT NULL,
+      context TEXT NOT NULL,
+      file_path TEXT NOT NULL,
+      kind TEXT NOT NULL CHECK (kind IN ('file', 'dir')),
+      download INTEGER NOT NULL DEFAULT 0,
+      created_at BIGINT NOT NULL,
+      expires_at BIGINT NOT NULL,
+      hits BIGINT NOT NULL DEFAULT 0)`,
+    'CREATE INDEX IF NOT EXISTS idx_links_scope ON links (scope, created_at)',
+  ],
 };
 
 export type Row = Record<string, unknown>;
@@ -55,6 +72,13 @@ function ownership(r: Row): Ownership {
 function lock(r: Row): FileLock {
   return { zone: String(r.zone), path: String(r.file_path), user: String(r.user_id), conversation: String(r.conversation),
     takenAt: Number(r.taken_at), expiresAt: Number(r.expires_at) };
+}
+
+/** A link row (times stored in ms like every other table; a LinkRecord counts in seconds). */
+export function linkOf(r: Row): LinkRecord {
+  return { id: String(r.id), scope: String(r.scope), zone: String(r.zone), context: JSON.parse(String(r.context)) as LinkRecord['context'],
+    path: String(r.file_path), kind: r.kind === 'dir' ? 'dir' : 'file', download: Number(r.download) === 1,
+    created_at: Math.floor(Number(r.created_at) / 1000), expires_at: Math.floor(Number(r.expires_at) / 1000), hits: Number(r.hits) };
 }
 
 const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
@@ -171,5 +195,40 @@ export abstract class SqlMetaStore implements MetaStore {
     await this.write((q) => q(`INSERT INTO quota_usage (quota_key, bytes, files, updated_at) VALUES ($1, $2, $3, $4)
       ON CONFLICT (quota_key) DO UPDATE SET bytes = excluded.bytes, files = excluded.files, updated_at = excluded.updated_at`,
     [key, usage.bytes, usage.files, Date.now()]));
+  }
+
+  // ---- links (issue #21)
+  async putLinks(rows: readonly LinkRecord[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.write(async (q) => {
+      for (const r of rows) {
+        await q(`INSERT INTO links (id, owner_id, scope, zone, context, file_path, kind, download, created_at, expires_at, hits)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
+        [r.id, r.context.user ?? r.scope.replace(/^user:/, ''), r.scope, r.zone, JSON.stringify(r.context), r.path, r.kind, r.download ? 1 : 0,
+          r.created_at * 1000, r.expires_at * 1000, r.hits]);
+      }
+    });
+  }
+
+  async link(id: string): Promise<LinkRecord | undefined> {
+    const rows = await this.read((q) => q('SELECT * FROM links WHERE id = $1', [id]));
+    return rows[0] ? linkOf(rows[0]) : undefined;
+  }
+
+  async linksOf(scope: string): Promise<LinkRecord[]> {
+    const rows = await this.read((q) => q('SELECT * FROM links WHERE scope = $1 ORDER BY created_at, id', [scope]));
+    return rows.map(linkOf);
+  }
+
+  async deleteLink(id: string): Promise<boolean> {
+    const rows = await this.write((q) => q('DELETE FROM links WHERE id = $1 RETURNING id', [id]));
+    return rows.length > 0;
+  }
+
+  async addLinkHits(hits: ReadonlyMap<string, number>): Promise<void> {
+    if (hits.size === 0) return;
+    await this.write(async (q) => {
+      for (const [id, n] of hits) await q('UPDATE links SET hits = hits + $2 WHERE id = $1', [id, n]);
+    });
   }
 }

@@ -9,6 +9,7 @@
  * ('docs/a.txt'). A zone is named by its key (zoneKey): stable across processes and restarts.
  * Times are milliseconds since the epoch.
  */
+import type { LinkStore } from '../links/store.js';
 
 export const WRITE_ACCESS = ['owner', 'group', 'owner_ro'] as const;
 /** Fileshed's write_access: `owner` only the owner writes; `group` every member; `owner_ro` nobody until the owner changes it. */
@@ -35,7 +36,8 @@ export interface FileLock {
   expiresAt: number;
 }
 
-export interface MetaStore {
+/** The shareable links of issue #21 are rows of the store too (table `links`): see LinkStore. */
+export interface MetaStore extends LinkStore {
   readonly kind: 'memory' | 'embedded' | 'postgres';
   /**
    * Open (create or migrate the schema). A database that is corrupt or from a newer schema is

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNosh, type Nosh } from '../../src/index.js';
 import { createLinkHandler, FILE_CSP, PAGE_CSP } from '../../src/http/server.js';
-import { linksFor } from '../../src/links/index.js';
+import { linksOf } from '../../src/api/links.js';
+import { engineOf } from '../../src/nosh.js';
 import { tempDir } from '../helpers.js';
 import { get, hrefs, listen, pathOf } from './helpers.js';
 
@@ -227,8 +228,8 @@ describe('refusals', () => {
   it('a symlink out of the zone (or any symlink the zone does not follow) under a folder link: 403', async () => {
     const l = await nosh.call('link_create', { path: 'pub', context: { user: 'alice' } });
     const id = (l as any).data.id;
-    const links = linksFor(base, nosh.config.links);
-    const rec = links.store.get(id)!;
+    const links = linksOf(engineOf(nosh));
+    const rec = (await links.get(id))!;
     for (const name of ['escape.txt', 'inside-link.txt']) {
       const r = await get(url, links.fileHref(rec, `/pub/${name}`));
       expect(r.status, name).toBe(403);
