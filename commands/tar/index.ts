@@ -338,7 +338,8 @@ async function extractEntry(r: Run, entry: TarEntry, name: string, prefix: strin
     await drain(entry);
     return error(r, `${rest}: Cannot open: File exists`);
   }
-  if (existsNoFollow(r, dest) && ctx.fs.lstat(dest, ctx.cwd).isDirectory()) {
+  const exists = existsNoFollow(r, dest);
+  if (exists && ctx.fs.lstat(dest, ctx.cwd).isDirectory()) {
     await drain(entry);
     return error(r, `${rest}: Cannot open: Is a directory`);
   }
@@ -347,7 +348,9 @@ async function extractEntry(r: Run, entry: TarEntry, name: string, prefix: strin
   const staged = `${st.folder}/${st.files.length}-${dest.slice(dest.lastIndexOf('/') + 1)}`;
   let w;
   try {
-    w = ctx.fs.createWriter(staged, ctx.cwd, { mode: 0o600 });
+    // No fsync for a file the archive creates (GNU tar syncs nothing; a crash can lose its new
+    // bytes, no old ones); one that replaces a file already there is synced (DESIGN).
+    w = ctx.fs.createWriter(staged, ctx.cwd, { mode: 0o600, durable: exists });
   } catch (e) {
     await drain(entry);
     if (isLimitError(e)) throw stop(rest, e);

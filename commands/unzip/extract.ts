@@ -121,8 +121,8 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
     let n = 0;
     for (const p of plan) {
       const dest = join(o.exdir, p.rel);
+      let exists = false;
       if (!p.e.isDir) {
-        let exists = false;
         try {
           ctx.fs.lstat(dest, ctx.cwd);
           exists = true;
@@ -142,7 +142,9 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
       const staged = join(staging, `${n++}-${p.rel.slice(p.rel.lastIndexOf('/') + 1)}`);
       let w;
       try {
-        w = ctx.fs.createWriter(staged, ctx.cwd, { mode: 0o600 });
+        // No fsync for a file the archive creates (GNU unzip syncs nothing; a crash can lose its
+        // new bytes, no old ones); one that replaces a file is synced before the move (DESIGN).
+        w = ctx.fs.createWriter(staged, ctx.cwd, { mode: 0o600, durable: exists });
       } catch (err) {
         // a name the zone refuses (extension, blocked pattern) is skipped; a limit stops everything
         if (isLimitError(err)) throw new StopAll(`${p.e.name}: ${err.reason}`);
