@@ -102,11 +102,11 @@ function peakRss(root: string, system: string, cmd: Cmd, made: string[]): string
   const argv = sub(cmd.argv, `${system}-mem`, root, made);
   const base = fs.mkdtempSync(join(os.tmpdir(), 'nosh-bench-rss-'));
   try {
-    const full = system === 'gnu' ? argv : [process.execPath, MAIN, 'exec', '--root', root, '--base', base, '--timeout', '300000', '--', ...argv];
+    const full = system === 'gnu' ? argv : [process.execPath, MAIN, 'exec', '--root', root, '--timeout', '300000', '--', ...argv];
     const out = cmd.outFile ? fs.openSync(join(root, `${cmd.outFile}.${system}-mem`), 'w') : 'ignore';
     made.push(`${cmd.outFile}.${system}-mem`.slice(1));
     try {
-      const r = spawnSync('/usr/bin/time', ['-f', 'RSS %M', ...full], { cwd: join(root, cmd.cwd), stdio: ['ignore', out, 'pipe'], env: { ...process.env, LC_ALL: 'C', TZ: 'UTC' } });
+      const r = spawnSync('/usr/bin/time', ['-f', 'RSS %M', ...full], { cwd: join(root, cmd.cwd), stdio: ['ignore', out, 'pipe'], env: { ...process.env, LC_ALL: 'C', TZ: 'UTC', NOSH_HOME: base } });
       const m = /RSS (\d+)/.exec(r.stderr?.toString() ?? '');
       return m && r.status === 0 ? `${Math.round(Number(m[1]) / 1024)} MB` : `unknown (exit ${r.status})`;
     } finally {
