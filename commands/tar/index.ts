@@ -30,6 +30,11 @@ interface Stage {
   folder: string;
   files: { staged: string; dest: string; rest: string; mode: number; mtime?: Date }[];
   made: string[];
+  /**
+   * Folders this extraction made or saw to be folders (it never makes a link): each lstat
+   * resolves its whole path, so checking every component again per member cost depth² lstats.
+   */
+  dirs: Set<string>;
 }
 
 
@@ -250,7 +255,7 @@ function openStage(r: Run): Stage {
   } catch (e) {
     throw new Fatal(`${r.dir}: Cannot open: ${reasonOf(e)}`);
   }
-  return { folder, files: [], made: [] };
+  return { folder, files: [], made: [], dirs: new Set() };
 }
 
 function stop(member: string, e: VfsError): Fatal {
@@ -382,6 +387,7 @@ function mkdirs(r: Run, path: string, last: boolean): void {
   let cur = path.startsWith('/') ? '' : '';
   for (let i = 0; i < parts.length; i++) {
     cur = cur === '' && !path.startsWith('/') ? parts[i]! : `${cur}/${parts[i]}`;
+    if (r.stage?.dirs.has(cur)) continue;
     let st = null;
     try {
       st = r.ctx.fs.lstat(cur, r.ctx.cwd);
@@ -392,6 +398,7 @@ function mkdirs(r: Run, path: string, last: boolean): void {
       r.ctx.fs.mkdir(cur, r.ctx.cwd);
       r.stage?.made.push(cur);
     } else if (!st.isDirectory()) throw new VfsError('ENOTDIR', cur);
+    r.stage?.dirs.add(cur);
     void last;
   }
 }
