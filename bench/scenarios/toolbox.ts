@@ -1,13 +1,20 @@
 /**
  * The toolbox, archive, language and SQLite commands against spawning the real tools (issues
- * #22-#25): checksums, base64 and gunzip of the big file, tar and zip of the 1000-file tree and
- * their extraction, awk, diff, jq and sqlite3 on the CSV. Inputs the rows need beyond the data
+ * #22-#25): checksums, base64, gzip and gunzip of the big file, tar and zip of the 1000-file tree and
+ * their extraction, unzip of the big file, awk, diff, jq and sqlite3 on the CSV. Inputs the rows need beyond the data
  * set are made once by the real tools. Outputs to files are compared by digest; archives by what they hold (their bytes
  * carry times and host ids that differ between tools).
  */
+import { spawnSync } from 'node:child_process';
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as zlib from 'node:zlib';
 import { P } from '../data.js';
 import { runCommandScenario, type Ctx, type Scenario } from './common.js';
-import type { Cmd } from '../systems.js';
+import type { Cmd, System } from '../systems.js';
 
 const SYSTEMS = ['nosh', 'gnu'];
 const mb = (b: number) => `${Math.round(b / 1048576)} MB`;
@@ -16,14 +23,98 @@ const csvName = P.csv.slice(1);
 const tree = P.tree1k.slice(1);
 const out = P.out.slice(1);
 
-function row(id: string, group: string, title: (ctx: Ctx) => string, cmd: Cmd, prepare?: (ctx: Ctx) => Promise<void>): Scenario {
+/**
+ * Archive rows: `@N@` in an argument or the out file becomes a new name on every run (each
+ * extraction into a new folder, each archive a new file, as an agent unpacking an upload does;
+ * an argument after -C is made first, as tar needs), removed after the row. `gunzipOut`: the
+ * out file is compared by its decompressed content (zlib's and gzip's deflate bytes differ).
+ * `memory`: one more run of each, GNU's tool and the nosh CLI (a whole process: node, the
+ * worker), under /usr/bin/time for its peak RSS, shown in the row's notes.
+ */
+interface RowOpts { gunzipOut?: boolean; memory?: boolean }
+
+function row(id: string, group: string, title: (ctx: Ctx) => string, cmd: Cmd, prepare?: (ctx: Ctx) => Promise<void>, ro: RowOpts = {}): Scenario {
   return {
     id, group, title: title({ data: { sizes: { bigFileBytes: 100 * 1048576, csvBytes: 10 * 1048576 } } } as Ctx).replace(/\(\d+ MB\)/, '(big file)'),
     async run(ctx) {
       await prepare?.(ctx);
-      return runCommandScenario(ctx, { id, group, title: title(ctx), cmd, systems: SYSTEMS, opts: () => ctx.profile.big });
+      const fresh = JSON.stringify(cmd).includes('@N@') || ro.gunzipOut;
+      const made: string[] = [];
+      const c = fresh ? freshCtx(ctx, made, ro) : ctx;
+      try {
+        const res = await runCommandScenario(c, { id, group, title: title(ctx), cmd, systems: SYSTEMS, opts: () => ctx.profile.big });
+        if (ro.memory) {
+          for (const cell of res.cells) {
+            if (cell.status !== 'ok') continue;
+            const mb = peakRss(ctx.data.root, cell.system, cmd, made);
+            cell.note = `peak RSS of one run ${mb} (${cell.system === 'gnu' ? 'the tool' : 'nosh exec CLI: node + worker'})`;
+          }
+        }
+        return res;
+      } finally {
+        for (const m of made) fs.rmSync(join(ctx.data.root, m), { recursive: true, force: true });
+      }
     },
   };
+}
+
+function sub(argv: string[], name: string, root: string, made: string[]): string[] {
+  return argv.map((a, i) => {
+    if (!a.includes('@N@')) return a;
+    const r = a.replace('@N@', name);
+    made.push(r);
+    if (argv[i - 1] === '-C') fs.mkdirSync(join(root, r), { recursive: true });
+    return r;
+  });
+}
+
+function freshCtx(ctx: Ctx, made: string[], ro: RowOpts): Ctx {
+  const root = ctx.data.root;
+  const wrapped = new Map<string, System>();
+  return {
+    ...ctx,
+    async system(id) {
+      const sys = await ctx.system(id);
+      let w = wrapped.get(id);
+      if (w) return w;
+      let n = 0;
+      w = {
+        id: sys.id, label: sys.label, unavailable: sys.unavailable,
+        run: (c) => sys.run({ ...c, argv: sub(c.argv, `${id}-${n++}`, root, made) }),
+        readOut: ro.gunzipOut
+          ? async (p) => {
+            const data = zlib.gunzipSync(fs.readFileSync(join(root, p)));
+            return `${crypto.createHash('sha256').update(data).digest('hex')} ${data.length} (decompressed)`;
+          }
+          : (p) => sys.readOut(p),
+        close: () => sys.close(),
+      };
+      wrapped.set(id, w);
+      return w;
+    },
+  };
+}
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+/** Peak RSS (MB) of one run in its own process: the real tool, or `nosh exec` (its workers are threads). */
+function peakRss(root: string, system: string, cmd: Cmd, made: string[]): string {
+  const argv = sub(cmd.argv, `${system}-mem`, root, made);
+  const base = fs.mkdtempSync(join(os.tmpdir(), 'nosh-bench-rss-'));
+  try {
+    const full = system === 'gnu' ? argv : [process.execPath, MAIN, 'exec', '--root', root, '--timeout', '300000', '--', ...argv];
+    const out = cmd.outFile ? fs.openSync(join(root, `${cmd.outFile}.${system}-mem`), 'w') : 'ignore';
+    made.push(`${cmd.outFile}.${system}-mem`.slice(1));
+    try {
+      const r = spawnSync('/usr/bin/time', ['-f', 'RSS %M', ...full], { cwd: join(root, cmd.cwd), stdio: ['ignore', out, 'pipe'], env: { ...process.env, LC_ALL: 'C', TZ: 'UTC', NOSH_HOME: base } });
+      const m = /RSS (\d+)/.exec(r.stderr?.toString() ?? '');
+      return m && r.status === 0 ? `${Math.round(Number(m[1]) / 1024)} MB` : `unknown (exit ${r.status})`;
+    } finally {
+      if (typeof out === 'number') fs.closeSync(out);
+    }
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true });
+  }
 }
 
 /** An input archive made once by the real tool (what an agent is handed). */
@@ -44,15 +135,20 @@ export const toolboxScenarios: Scenario[] = [
   row('toolbox/base64', 'toolbox', (c) => `base64 (${mb(c.data.sizes.bigFileBytes)}) > file`, { argv: ['base64', bigName], cwd: '/', outFile: `${P.out}/b64.txt` }),
   row('toolbox/paste', 'toolbox', (c) => `paste -d, CSV CSV (${mb(c.data.sizes.csvBytes)}) > file`, { argv: ['paste', '-d,', csvName, csvName], cwd: '/', outFile: `${P.out}/paste.txt` }),
   row('toolbox/od', 'toolbox', (c) => `od -An -tx1 CSV (${mb(c.data.sizes.csvBytes)}) > file`, { argv: ['od', '-An', '-tx1', csvName], cwd: '/', outFile: `${P.out}/od.txt` }),
-  // (compression is not a row: zlib's deflate and gzip's own give different bytes to compare)
+  row('archive/gzip', 'archive', (c) => `gzip -c (${mb(c.data.sizes.bigFileBytes)} text) > file`, { argv: ['gzip', '-c', bigName], cwd: '/', outFile: `${P.out}/gzip.gz` },
+    undefined, { gunzipOut: true, memory: true }),
   row('archive/gunzip', 'archive', (c) => `gzip -dc (${mb(c.data.sizes.bigFileBytes)} text) > file`, { argv: ['gzip', '-dc', `${out}/gnu.gz`], cwd: '/', outFile: `${P.out}/gunzip.txt` },
-    async (ctx) => { await byGnu(['sh', '-c', `gzip -c ${bigName} > ${out}/gnu.gz`])(ctx); }),
-  row('archive/tar-czf', 'archive', () => 'tar czf of the 1000-file tree', { argv: ['tar', 'czf', `${out}/t.tgz`, tree], cwd: '/' }),
-  row('archive/tar-xzf', 'archive', () => 'tar xzf of the 1000-file tree', { argv: ['tar', 'xzf', `${out}/gnu.tgz`, '-C', `${out}/tx`], cwd: '/' },
-    async (ctx) => { await byGnu(['mkdir', '-p', `${out}/tx`])(ctx); await byGnu(['tar', 'czf', `${out}/gnu.tgz`, tree])(ctx); }),
-  row('archive/zip-r', 'archive', () => 'zip -q -r of the 1000-file tree', { argv: ['zip', '-q', '-r', `${out}/z.zip`, tree], cwd: '/' }),
-  row('archive/unzip', 'archive', () => 'unzip -q -o of the 1000-file tree', { argv: ['unzip', '-q', '-o', `${out}/gnu.zip`, '-d', `${out}/ux`], cwd: '/' },
-    byGnu(['zip', '-q', '-r', `${out}/gnu.zip`, tree])),
+    async (ctx) => { await byGnu(['sh', '-c', `gzip -c ${bigName} > ${out}/gnu.gz`])(ctx); }, { memory: true }),
+  row('archive/tar-czf', 'archive', () => 'tar czf of the 1000-file tree (a new archive each run)', { argv: ['tar', 'czf', `${out}/t-@N@.tgz`, tree], cwd: '/' },
+    undefined, { memory: true }),
+  row('archive/tar-xzf', 'archive', () => 'tar xzf of the 1000-file tree (into a new folder each run)', { argv: ['tar', 'xzf', `${out}/gnu.tgz`, '-C', `${out}/tx-@N@`], cwd: '/' },
+    byGnu(['tar', 'czf', `${out}/gnu.tgz`, tree]), { memory: true }),
+  row('archive/zip-r', 'archive', () => 'zip -q -r of the 1000-file tree (a new archive each run)', { argv: ['zip', '-q', '-r', `${out}/z-@N@.zip`, tree], cwd: '/' },
+    undefined, { memory: true }),
+  row('archive/unzip', 'archive', () => 'unzip -q of the 1000-file tree (into a new folder each run)', { argv: ['unzip', '-q', `${out}/gnu.zip`, '-d', `${out}/ux-@N@`], cwd: '/' },
+    byGnu(['zip', '-q', '-r', `${out}/gnu.zip`, tree]), { memory: true }),
+  row('archive/unzip-big', 'archive', (c) => `unzip -q of one ${mb(c.data.sizes.bigFileBytes)} file (into a new folder each run)`, { argv: ['unzip', '-q', `${out}/big.zip`, '-d', `${out}/ub-@N@`], cwd: '/' },
+    byGnu(['zip', '-q', '-j', `${out}/big.zip`, bigName]), { memory: true }),
   row('lang/awk-sum', 'languages', (c) => `awk '{s+=$3} END{print s}' (${mb(c.data.sizes.bigFileBytes)})`, { argv: ['awk', '{s+=$3} END{print s}', bigName], cwd: '/' }),
   row('lang/awk-field', 'languages', (c) => `awk -F, '{print $1}' CSV (${mb(c.data.sizes.csvBytes)}) > file`, { argv: ['awk', '-F,', '{print $1}', csvName], cwd: '/', outFile: `${P.out}/awk.txt` }),
   row('lang/awk-group', 'languages', (c) => `awk -F, sum by city CSV (${mb(c.data.sizes.csvBytes)})`, { argv: ['awk', '-F,', 'NR>1{s[$3]+=$4} END{for (k in s) printf "%s %.2f\\n", k, s[k]}', csvName], cwd: '/' }),

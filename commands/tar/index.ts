@@ -30,6 +30,11 @@ interface Stage {
   folder: string;
   files: { staged: string; dest: string; rest: string; mode: number; mtime?: Date }[];
   made: string[];
+  /**
+   * Folders this extraction made or saw to be folders (it never makes a link): each lstat
+   * resolves its whole path, so checking every component again per member cost depth² lstats.
+   */
+  dirs: Set<string>;
 }
 
 
@@ -250,7 +255,7 @@ function openStage(r: Run): Stage {
   } catch (e) {
     throw new Fatal(`${r.dir}: Cannot open: ${reasonOf(e)}`);
   }
-  return { folder, files: [], made: [] };
+  return { folder, files: [], made: [], dirs: new Set() };
 }
 
 function stop(member: string, e: VfsError): Fatal {
@@ -338,7 +343,8 @@ async function extractEntry(r: Run, entry: TarEntry, name: string, prefix: strin
     await drain(entry);
     return error(r, `${rest}: Cannot open: File exists`);
   }
-  if (existsNoFollow(r, dest) && ctx.fs.lstat(dest, ctx.cwd).isDirectory()) {
+  const exists = existsNoFollow(r, dest);
+  if (exists && ctx.fs.lstat(dest, ctx.cwd).isDirectory()) {
     await drain(entry);
     return error(r, `${rest}: Cannot open: Is a directory`);
   }
@@ -347,7 +353,9 @@ async function extractEntry(r: Run, entry: TarEntry, name: string, prefix: strin
   const staged = `${st.folder}/${st.files.length}-${dest.slice(dest.lastIndexOf('/') + 1)}`;
   let w;
   try {
-    w = ctx.fs.createWriter(staged, ctx.cwd, { mode: 0o600 });
+    // No fsync for a file the archive creates (GNU tar syncs nothing; a crash can lose its new
+    // bytes, no old ones); one that replaces a file already there is synced (DESIGN).
+    w = ctx.fs.createWriter(staged, ctx.cwd, { mode: 0o600, durable: exists });
   } catch (e) {
     await drain(entry);
     if (isLimitError(e)) throw stop(rest, e);
@@ -379,6 +387,7 @@ function mkdirs(r: Run, path: string, last: boolean): void {
   let cur = path.startsWith('/') ? '' : '';
   for (let i = 0; i < parts.length; i++) {
     cur = cur === '' && !path.startsWith('/') ? parts[i]! : `${cur}/${parts[i]}`;
+    if (r.stage?.dirs.has(cur)) continue;
     let st = null;
     try {
       st = r.ctx.fs.lstat(cur, r.ctx.cwd);
@@ -389,6 +398,7 @@ function mkdirs(r: Run, path: string, last: boolean): void {
       r.ctx.fs.mkdir(cur, r.ctx.cwd);
       r.stage?.made.push(cur);
     } else if (!st.isDirectory()) throw new VfsError('ENOTDIR', cur);
+    r.stage?.dirs.add(cur);
     void last;
   }
 }

@@ -27,13 +27,21 @@ function pad23(s: string): string {
   return s.length >= 23 ? s : s + ' '.repeat(23 - s.length);
 }
 
+/**
+ * Folders this extraction has seen to be folders (made or checked; it never makes a link): each
+ * lstat resolves its whole path, so checking every component again for every entry cost
+ * depth² lstats per file. The moves, chmods and times still resolve their paths in the Vfs.
+ */
+type Known = Set<string>;
+
 /** The first existing component of `path` below `base` that is a symbolic link, or null. */
-function linkOnTheWay(ctx: CommandContext, base: string, rel: string, includeLast: boolean): string | null {
+function linkOnTheWay(ctx: CommandContext, base: string, rel: string, includeLast: boolean, known: Known): string | null {
   const parts = rel.split('/');
   const upto = includeLast ? parts.length : parts.length - 1;
   let p = base;
   for (let i = 0; i < upto; i++) {
     p = join(p, parts[i]!);
+    if (known.has(p)) continue;
     let st;
     try {
       st = ctx.fs.lstat(p, ctx.cwd);
@@ -43,6 +51,7 @@ function linkOnTheWay(ctx: CommandContext, base: string, rel: string, includeLas
     }
     if (st.isSymbolicLink()) return p;
     if (!st.isDirectory()) return null;
+    known.add(p);
   }
   return null;
 }
@@ -108,9 +117,10 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
     plan.push({ e, rel, warning: dotdot, absolute });
   }
   // 2. stage: inflate every file into a hidden folder beside its destination
+  const known: Known = new Set();
   const staging = join(o.exdir, `.nosh-unzip-${randomBytes(6).toString('hex')}`);
   try {
-    if (o.exdir !== '' && !ctx.fs.exists(o.exdir, ctx.cwd)) makeDirs(ctx, '', o.exdir);
+    if (o.exdir !== '' && !ctx.fs.exists(o.exdir, ctx.cwd)) makeDirs(ctx, '', o.exdir, known);
     ctx.fs.mkdir(staging, ctx.cwd, 0o700);
   } catch (err) {
     if (err instanceof VfsError) throw new StopAll(`cannot create ${err.path}: ${err.reason}`);
@@ -121,8 +131,8 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
     let n = 0;
     for (const p of plan) {
       const dest = join(o.exdir, p.rel);
+      let exists = false;
       if (!p.e.isDir) {
-        let exists = false;
         try {
           ctx.fs.lstat(dest, ctx.cwd);
           exists = true;
@@ -142,7 +152,9 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
       const staged = join(staging, `${n++}-${p.rel.slice(p.rel.lastIndexOf('/') + 1)}`);
       let w;
       try {
-        w = ctx.fs.createWriter(staged, ctx.cwd, { mode: 0o600 });
+        // No fsync for a file the archive creates (GNU unzip syncs nothing; a crash can lose its
+        // new bytes, no old ones); one that replaces a file is synced before the move (DESIGN).
+        w = ctx.fs.createWriter(staged, ctx.cwd, { mode: 0o600, durable: exists });
       } catch (err) {
         // a name the zone refuses (extension, blocked pattern) is skipped; a limit stops everything
         if (isLimitError(err)) throw new StopAll(`${p.e.name}: ${err.reason}`);
@@ -175,7 +187,7 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
       const dest = join(o.exdir, p.rel);
       if (p.warning && o.quiet === 0) await ctx.stdout.write(p.warning + '\n');
       if (p.absolute) await ctx.stderr.write(p.absolute + '\n');
-      const link = linkOnTheWay(ctx, o.exdir, p.rel, p.e.isDir);
+      const link = linkOnTheWay(ctx, o.exdir, p.rel, p.e.isDir, known);
       if (link !== null) {
         await warn(`    skipping: ${p.e.name}  would be written through the symbolic link ${link}`);
         status = Math.max(status, 1);
@@ -184,13 +196,13 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
       try {
         if (p.e.isDir) {
           if (!ctx.fs.exists(dest, ctx.cwd)) {
-            makeDirs(ctx, o.exdir, p.rel);
+            makeDirs(ctx, o.exdir, p.rel, known);
             await say(`   creating: ${dest}/`);
           }
           continue;
         }
         const slash = p.rel.lastIndexOf('/');
-        if (slash > 0) makeDirs(ctx, o.exdir, p.rel.slice(0, slash));
+        if (slash > 0) makeDirs(ctx, o.exdir, p.rel.slice(0, slash), known);
         await say(`${p.e.method === 0 ? ' extracting' : '  inflating'}: ${pad23(dest)} `);
         ctx.fs.rename(staged!, dest, ctx.cwd);
         const mode = p.e.unixMode & 0o777;
@@ -214,19 +226,22 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
 }
 
 /** mkdir -p of base/rel, refusing to go through a symbolic link. */
-function makeDirs(ctx: CommandContext, base: string, rel: string): void {
+function makeDirs(ctx: CommandContext, base: string, rel: string, known: Known): void {
   let p = base;
   for (const part of rel.split('/')) {
     p = join(p, part);
+    if (known.has(p)) continue;
     let st;
     try {
       st = ctx.fs.lstat(p, ctx.cwd);
     } catch (e) {
       if (!(e instanceof VfsError) || e.errno !== 'ENOENT') throw e;
       ctx.fs.mkdir(p, ctx.cwd);
+      known.add(p);
       continue;
     }
     if (st.isSymbolicLink()) throw new VfsError('ELOOP', p);
     if (!st.isDirectory()) throw new VfsError('ENOTDIR', p);
+    known.add(p);
   }
 }

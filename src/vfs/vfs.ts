@@ -130,6 +130,12 @@ export interface WriteOptions {
    */
   beforeRename?: () => void;
   afterRename?: () => void;
+  /**
+   * false: no fsync before the rename. Only for bytes whose final name holds nothing yet (unzip
+   * and tar stage each new file, then move it there): a crash can lose those new bytes, never an
+   * old file's. Default true: a crash leaves a replaced file's old or new content (DESIGN).
+   */
+  durable?: boolean;
 }
 
 export function typeOfStats(st: fs.Stats): DirEntry['type'] {
@@ -1326,9 +1332,11 @@ export class AtomicWriter {
   private newEntry = false;
 
   private readonly hooks: Pick<WriteOptions, 'beforeRename' | 'afterRename'>;
+  private readonly durable: boolean;
 
   constructor(private readonly vfs: Vfs, private readonly target: Resolved, private readonly path: string, opts: WriteOptions, private readonly dir: HeldDir) {
     this.hooks = { beforeRename: opts.beforeRename, afterRename: opts.afterRename };
+    this.durable = opts.durable !== false;
     const tmpHost = vfs.tempHostFor(target.host);
     this.tmp = tmpHost.slice(tmpHost.lastIndexOf('/') + 1);
     this.name = target.parts[target.parts.length - 1]!;
@@ -1430,7 +1438,7 @@ export class AtomicWriter {
     let delta: number;
     let over = 0;
     try {
-      fs.fsyncSync(this.fd);
+      if (this.durable) fs.fsyncSync(this.fd);
       delta = chargeOf({ size: this.size, blocks: fs.fstatSync(this.fd).blocks }) - this.oldSize;
       over = delta - this.reserved;
       if (over > 0) {
