@@ -97,7 +97,8 @@ export class Gnu implements System {
   label = 'GNU spawn';
   unavailable: string | null = null;
   readOut: (p: string) => Promise<string>;
-  private readonly env = { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', TZ: 'UTC' };
+  /** /opt/ref-bin first when present: the reference builds the issues name (jq 1.7 there; the machine's jq is 1.6). */
+  private readonly env = { PATH: [...(fs.existsSync('/opt/ref-bin') ? ['/opt/ref-bin'] : []), process.env.PATH ?? '/usr/bin:/bin'].join(':'), LC_ALL: 'C', TZ: 'UTC' };
   constructor(private readonly root: string) {
     this.readOut = hostOut(root);
   }

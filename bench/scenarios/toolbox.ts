@@ -31,7 +31,14 @@ const out = P.out.slice(1);
  * `memory`: one more run of each, GNU's tool and the nosh CLI (a whole process: node, the
  * worker), under /usr/bin/time for its peak RSS, shown in the row's notes.
  */
-interface RowOpts { gunzipOut?: boolean; memory?: boolean }
+interface RowOpts {
+  gunzipOut?: boolean;
+  memory?: boolean;
+  /** Each timed run is this many calls in a row (a cache that serves repeated calls shows). */
+  repeat?: number;
+  /** Note nosh's memory as the library holds it: the RSS of this process (library and workers) during the row. */
+  rss?: boolean;
+}
 
 function row(id: string, group: string, title: (ctx: Ctx) => string, cmd: Cmd, prepare?: (ctx: Ctx) => Promise<void>, ro: RowOpts = {}): Scenario {
   return {
@@ -40,7 +47,16 @@ function row(id: string, group: string, title: (ctx: Ctx) => string, cmd: Cmd, p
       await prepare?.(ctx);
       const fresh = JSON.stringify(cmd).includes('@N@') || ro.gunzipOut;
       const made: string[] = [];
-      const c = fresh ? freshCtx(ctx, made, ro) : ctx;
+      let c = fresh ? freshCtx(ctx, made, ro) : ctx;
+      const probe = ro.rss ? rssProbe() : undefined;
+      if (ro.repeat || probe) {
+        const under = c;
+        c = { ...under, system: async (sid) => {
+          const s = await under.system(sid);
+          const r = ro.repeat ? repeated(s, ro.repeat) : s;
+          return probe && sid === 'nosh' ? probe.watch(r) : r;
+        } };
+      }
       try {
         const res = await runCommandScenario(c, { id, group, title: title(ctx), cmd, systems: SYSTEMS, opts: () => ctx.profile.big });
         if (ro.memory) {
@@ -50,10 +66,47 @@ function row(id: string, group: string, title: (ctx: Ctx) => string, cmd: Cmd, p
             cell.note = `peak RSS of one run ${mb} (${cell.system === 'gnu' ? 'the tool' : 'nosh exec CLI: node + worker'})`;
           }
         }
+        const nosh = res.cells.find((x) => x.system === 'nosh');
+        if (probe && nosh?.status === 'ok') nosh.note = probe.done();
         return res;
       } finally {
         for (const m of made) fs.rmSync(join(ctx.data.root, m), { recursive: true, force: true });
       }
+    },
+  };
+}
+
+/** A system whose run is `n` runs in a row (the last one's outcome). */
+function repeated(s: System, n: number): System {
+  return Object.assign(Object.create(s) as System, {
+    async run(cmd: Cmd) {
+      let r = await s.run(cmd);
+      for (let i = 1; i < n; i++) r = await s.run(cmd);
+      return r;
+    },
+  });
+}
+
+/** Samples this process's RSS every 20 ms while nosh's calls run: nosh's memory (bench, library and workers). */
+function rssProbe() {
+  const base = process.memoryUsage.rss();
+  let peak = base;
+  let busy = 0;
+  const timer = setInterval(() => { if (busy > 0) peak = Math.max(peak, process.memoryUsage.rss()); }, 20);
+  timer.unref();
+  const m = (b: number) => `${Math.round(b / 1048576)} MB`;
+  return {
+    watch(s: System): System {
+      return Object.assign(Object.create(s) as System, {
+        async run(cmd: Cmd) {
+          busy++;
+          try { return await s.run(cmd); } finally { busy--; peak = Math.max(peak, process.memoryUsage.rss()); }
+        },
+      });
+    },
+    done(): string {
+      clearInterval(timer);
+      return `memory: RSS of the process holding nosh (library and workers) ${m(base)} before the row, peak ${m(peak)} during nosh's calls (+${m(peak - base)})`;
     },
   };
 }
@@ -129,6 +182,30 @@ function byGnu(argv: string[]): (ctx: Ctx) => Promise<void> {
   };
 }
 
+/** Issue #24's sizes in the full run: awk -F, on a 100 MB CSV (the CSV repeated), jq on 20 MB of JSON. */
+const bigCsvCopies = (c: Ctx) => Math.max(1, Math.round(c.data.sizes.bigFileBytes / c.data.sizes.csvBytes));
+const bigCsvBytes = (c: Ctx) => bigCsvCopies(c) * c.data.sizes.csvBytes;
+const jsonBytes = (c: Ctx) => c.data.sizes.csvBytes * 2;
+/** Issue #23's: a COUNT/GROUP BY on a 50 MB database repeated 20 times (the CSV's size in --quick). */
+const GROUP_BY_CALLS = 20;
+const dbBytes = (c: Ctx) => (c.quick ? c.data.sizes.csvBytes : 50 * 1048576);
+
+/** The database, made by the real sqlite3: the CSV imported, then its rows again until it reaches dbBytes. */
+async function makeDb(ctx: Ctx): Promise<void> {
+  const db = `${out}/bench.db`;
+  const key = `db ${db}`;
+  if (made.has(key)) return;
+  const gnu = await ctx.system('gnu');
+  const run = async (argv: string[]) => {
+    const r = await gnu.run({ argv, cwd: '/' });
+    if (r.exitCode !== 0) throw new Error(`${argv.join(' ')}: exit ${r.exitCode}`);
+  };
+  await run(['rm', '-f', db]);
+  await run(['sqlite3', db, `.import --csv ${csvName} t`]);
+  while (fs.statSync(join(ctx.data.root, db)).size < dbBytes(ctx) * 0.95) await run(['sqlite3', db, `.import --csv --skip 1 ${csvName} t`]);
+  made.add(key);
+}
+
 export const toolboxScenarios: Scenario[] = [
   row('toolbox/sha256sum', 'toolbox', (c) => `sha256sum (${mb(c.data.sizes.bigFileBytes)})`, { argv: ['sha256sum', bigName], cwd: '/' }),
   row('toolbox/md5sum', 'toolbox', (c) => `md5sum (${mb(c.data.sizes.bigFileBytes)})`, { argv: ['md5sum', bigName], cwd: '/' }),
@@ -150,17 +227,19 @@ export const toolboxScenarios: Scenario[] = [
   row('archive/unzip-big', 'archive', (c) => `unzip -q of one ${mb(c.data.sizes.bigFileBytes)} file (into a new folder each run)`, { argv: ['unzip', '-q', `${out}/big.zip`, '-d', `${out}/ub-@N@`], cwd: '/' },
     byGnu(['zip', '-q', '-j', `${out}/big.zip`, bigName]), { memory: true }),
   row('lang/awk-sum', 'languages', (c) => `awk '{s+=$3} END{print s}' (${mb(c.data.sizes.bigFileBytes)})`, { argv: ['awk', '{s+=$3} END{print s}', bigName], cwd: '/' }),
-  row('lang/awk-field', 'languages', (c) => `awk -F, '{print $1}' CSV (${mb(c.data.sizes.csvBytes)}) > file`, { argv: ['awk', '-F,', '{print $1}', csvName], cwd: '/', outFile: `${P.out}/awk.txt` }),
+  row('lang/awk-field', 'languages', (c) => `awk -F, '{print $1}' CSV (${mb(bigCsvBytes(c))}) > file`, { argv: ['awk', '-F,', '{print $1}', `${out}/big.csv`], cwd: '/', outFile: `${P.out}/awk.txt` },
+    (ctx) => byGnu(['sh', '-c', `for i in $(seq ${bigCsvCopies(ctx)}); do cat ${csvName}; done > ${out}/big.csv`])(ctx)),
   row('lang/awk-group', 'languages', (c) => `awk -F, sum by city CSV (${mb(c.data.sizes.csvBytes)})`, { argv: ['awk', '-F,', 'NR>1{s[$3]+=$4} END{for (k in s) printf "%s %.2f\\n", k, s[k]}', csvName], cwd: '/' }),
   row('lang/diff-u', 'languages', (c) => `diff -u CSV and a copy with scattered changes (${mb(c.data.sizes.csvBytes)}) > file`,
     { argv: ['diff', '-u', '--label', 'a', '--label', 'b', csvName, `${out}/data2.csv`], cwd: '/', outFile: `${P.out}/diff.txt` },
     byGnu(['sh', '-c', `gawk -F, -v OFS=, 'NR%500==0{$2="changed"} NR%777==0{next} 1' ${csvName} > ${out}/data2.csv`])),
-  row('lang/jq', 'languages', (c) => `jq over the CSV as JSON (${mb(c.data.sizes.csvBytes)} CSV)`,
-    { argv: ['jq', '-c', 'map(select(.[2] == "Riga")) | length', `${out}/data.json`], cwd: '/' },
-    byGnu(['sh', '-c', `jq -R -s -c 'split("\\n") | map(select(length > 0) | split(","))' ${csvName} > ${out}/data.json`])),
-  row('sqlite/group-by', 'sqlite', (c) => `sqlite3 COUNT/GROUP BY on the CSV's table (${mb(c.data.sizes.csvBytes)} CSV)`,
+  row('lang/jq', 'languages', (c) => `jq select/length of a JSON array of objects (${mb(jsonBytes(c))})`,
+    { argv: ['jq', 'map(select(.city == "Riga") | .amount | tonumber) | {n: length, sum: add}', `${out}/data.json`], cwd: '/' },
+    (ctx) => byGnu(['sh', '-c', `jq -R -s -c 'split("\\n") | .[1:] | map(select(length > 0) | split(",") | {id: .[0], name: .[1], city: .[2], amount: .[3], date: .[4]})' `
+      + `${csvName} > ${out}/data.json && head -c ${jsonBytes(ctx)} ${out}/data.json | sed 's/,{[^}]*$//; s/,$//; s/}$/}]/' > ${out}/data.tmp && mv ${out}/data.tmp ${out}/data.json`])(ctx)),
+  row('sqlite/group-by', 'sqlite', (c) => `sqlite3 COUNT/GROUP BY on a ${mb(dbBytes(c))} database, ${GROUP_BY_CALLS} calls`,
     { argv: ['sqlite3', `${out}/bench.db`, 'select city, count(*) from t group by city order by city'], cwd: '/' },
-    byGnu(['sh', '-c', `rm -f ${out}/bench.db && sqlite3 ${out}/bench.db '.import --csv ${csvName} t'`])),
+    makeDb, { repeat: GROUP_BY_CALLS, rss: true }),
   row('sqlite/import', 'sqlite', (c) => `sqlite3 .import of the CSV (${mb(c.data.sizes.csvBytes)}) into :memory:`,
-    { argv: ['sqlite3', ':memory:', `.import --csv ${csvName} t`, 'select count(*) from t'], cwd: '/' }),
+    { argv: ['sqlite3', ':memory:', `.import --csv ${csvName} t`, 'select count(*) from t'], cwd: '/' }, undefined, { rss: true }),
 ];

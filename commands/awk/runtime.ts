@@ -144,6 +144,8 @@ export class Rt {
     this.rec = s;
     this.assigned = null;
     this.splitDone = false;
+    this.partK = 0;
+    this.partAt = 0;
     this.recFs = this.str(S.FS);
     this.paragraph = this.str(S.RS) === '';
   }
@@ -155,15 +157,68 @@ export class Rt {
   }
   fieldStr(i: number): string {
     if (i === 0) return this.rec;
-    if (!this.splitDone) this.split();
+    if (!this.splitDone) return this.partial(i);
     return i <= this.nf ? this.fields[i]! : '';
   }
   field(i: number): V {
     if (i === 0) return new SN(this.rec);
-    if (!this.splitDone) this.split();
+    if (!this.splitDone) return new SN(this.partial(i));
     if (this.assigned !== null && this.assigned.has(i)) return this.assigned.get(i);
     if (i <= this.nf) return new SN(this.fields[i]!);
     return new SN('');
+  }
+  /** Fields found so far by a partial split, and where its scan stopped (past the end: none left). */
+  private partK = 0;
+  private partAt = 0;
+
+  /**
+   * Field i of a record not split yet: with the default FS or a one-character FS the record is
+   * scanned only as far as field i (as gawk does), so `{s+=$3}` does not cut a long line whole.
+   * NF, $0 rebuilding and field assignment still split it whole (split()).
+   */
+  private partial(i: number): string {
+    const s = this.rec;
+    const fs = this.recFs;
+    const out = this.fields;
+    let k = this.partK;
+    let at = this.partAt;
+    const n = s.length;
+    if (fs === ' ') {
+      while (k < i) {
+        while (at < n && isWs(s.charCodeAt(at))) at++;
+        if (at >= n) return this.partEnd(k, i);
+        let j = at + 1;
+        while (j < n && !isWs(s.charCodeAt(j))) j++;
+        out[++k] = s.slice(at, j);
+        at = j;
+      }
+    } else if (fs.length === 1 && fs !== '\\' && !this.paragraph) {
+      if (n === 0) return this.partEnd(0, i);
+      while (k < i) {
+        if (at > n) return this.partEnd(k, i);
+        const j = s.indexOf(fs, at);
+        if (j < 0) {
+          out[++k] = s.slice(at);
+          at = n + 1;
+        } else {
+          out[++k] = s.slice(at, j);
+          at = j + 1;
+        }
+      }
+    } else {
+      this.split();
+      return i <= this.nf ? out[i]! : '';
+    }
+    this.partK = k;
+    this.partAt = at;
+    return out[i]!;
+  }
+  /** The partial scan reached the end of the record: it is split whole. */
+  private partEnd(k: number, i: number): string {
+    this.nf = k;
+    this.fields.length = k + 1;
+    this.splitDone = true;
+    return i <= k ? this.fields[i]! : '';
   }
   checkIndex(n: number): number {
     if (n < 0 || n !== n) throw new AwkFatal(`attempt to access field ${Math.trunc(n)}`);

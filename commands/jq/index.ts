@@ -10,7 +10,10 @@ import { HIDDEN, createInstance, isWasmError, type EmFs, type JqInstance } from 
  * jq 1.7.1 itself (its C sources compiled to WebAssembly: jq-wasm), run in the worker.
  * jq sees an in-memory file system only: the files its argv names (inputs, -f, --slurpfile,
  * --rawfile) are read through the Vfs and placed at their zone paths before the run, and
- * dropped with the instance after it (one instance per run). stdin is read whole first; output is collected, then written.
+ * dropped with the instance after it (one instance per run). stdin is read whole first, within the
+ * same buffer limit as the files (jq's C code reads its input synchronously inside callMain, so a
+ * pipe cannot feed it piece by piece: the whole input is there before it starts, several
+ * top-level values included); output is collected, then written.
  */
 
 /** Heap ceiling of the wasm: the build's 256 MiB, or half the worker's budget if smaller. */
@@ -91,7 +94,7 @@ const def: CommandDef = defineCommand({
       return 2;
     }
     const limit = ctx.limits.maxBufferBytes;
-    const stdin = await ctx.stdin.readAll();
+    const stdin = await readStdin(ctx, limit);
     const placed = placeFiles(ctx, scan.files, limit - stdin.length);
     const max = heapMax();
     const inst = await takeInstance(max);
@@ -131,6 +134,21 @@ const def: CommandDef = defineCommand({
 });
 
 export default def;
+
+/** stdin whole, refused past `limit` bytes (the buffer limit the files are held to), not read on. */
+async function readStdin(ctx: CommandContext, limit: number): Promise<Buffer> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of ctx.stdin) {
+    total += chunk.length;
+    if (total > limit) {
+      throw new NoshError('FILE_TOO_LARGE', `jq: standard input is larger than the ${limit}-byte buffer limit (jq reads its input whole)`,
+        'Give jq a file or a smaller input: select the values first (grep, head), or split the input and run jq on each part.');
+    }
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts, total);
+}
 
 type Placed = { path: string; data?: Buffer; dir?: boolean; denied?: boolean };
 

@@ -67,13 +67,28 @@ class Reader {
       if (c === 0xef && !this.notFirst && this.z[this.pos] === 0xbb && this.z[this.pos + 1] === 0xbf) {
         this.pos += 2;
         c = this.get();
+        if (c === EOF) { this.cTerm = EOF; this.notFirst = true; return ''; }
       }
-      while (c !== EOF && c !== cSep && c !== rSep) { out.push(c); c = this.get(); }
+      // An unquoted field is the bytes up to the next separator: decoded in one piece.
+      const z = this.z;
+      const n = z.length;
+      const start = this.pos - 1;
+      let p = start;
+      while (p < n) {
+        const b = z[p]!;
+        if (b === cSep || b === rSep) break;
+        p++;
+      }
+      let end = p;
+      c = p < n ? z[p]! : EOF;
+      this.pos = p < n ? p + 1 : n;
       if (c === rSep) {
         this.nLine++;
-        if (out.length > 0 && out[out.length - 1] === 0x0d) out.pop();
+        if (end > start && z[end - 1] === 0x0d) end--;
       }
       this.cTerm = c;
+      this.notFirst = true;
+      return z.toString('utf8', start, end);
     }
     this.notFirst = true;
     return Buffer.from(out).toString('utf8');
@@ -221,7 +236,7 @@ export async function importFile(sh: Shell, argv: string[], zoneFile: (cmd: stri
           warnings.push(`${file}:${startLine}: INSERT failed: ${messageOf(e)}\n`);
         }
       }
-      await flushWarnings();
+      if (warnings.length > 0) await flushWarnings();
     } while (rd.cTerm !== EOF);
   } finally {
     stmt.free();

@@ -5,6 +5,8 @@ import { InputError, delimited, quoted, type Item } from './input.js';
 
 /** GNU's default and largest command line (bytes of the arguments, each with its NUL). */
 const MAX_CHARS = 131072;
+/** -P 0 ("as many as possible") and larger -P values: commands at once, all in this task's worker. */
+const MAX_PROCS = 32;
 
 function count(option: string, min: number) {
   return (v: string): number => {
@@ -32,7 +34,8 @@ function delimiter(v: string): number {
 const def: CommandDef = defineCommand({
   name: 'xargs',
   summary: 'Run COMMAND (a nosh command, echo by default) with arguments read from standard input, in batches. '
-    + 'Each batch runs inside this task and its limits; COMMAND must be allowed in the zone. -P runs batches one after another.',
+    + 'Each batch runs inside this task and its limits; COMMAND must be allowed in the zone. -P N runs up to N commands at once '
+    + '(in this task\'s worker, as async commands; their output is written as it comes, as GNU\'s).',
   usage: '[COMMAND [INITIAL-ARGS]...]',
   mutates: false,
   optionsEnd: 'first-operand',
@@ -57,7 +60,7 @@ const def: CommandDef = defineCommand({
     { key: 'maxLines', short: 'L', long: 'max-lines', kind: 'string', arg: 'MAX-LINES', parse: count('-L', 1), help: 'use at most MAX-LINES non-blank input lines per command line' },
     { key: 'maxLines', short: 'l', kind: 'optional', arg: 'MAX-LINES', value: '1', parse: count('-l', 1), help: 'similar to -L but defaults to at most one non-blank input line if MAX-LINES is not specified' },
     { key: 'maxArgs', short: 'n', long: 'max-args', kind: 'string', arg: 'MAX-ARGS', parse: count('-n', 1), help: 'use at most MAX-ARGS arguments per command line' },
-    { key: 'procs', short: 'P', long: 'max-procs', kind: 'string', arg: 'MAX-PROCS', parse: count('-P', 0), help: 'accepted; batches run one after another' },
+    { key: 'procs', short: 'P', long: 'max-procs', kind: 'string', arg: 'MAX-PROCS', parse: count('-P', 0), help: 'run at most MAX-PROCS commands at a time (0: up to 32, all in this task)' },
     { key: 'noEmpty', short: 'r', long: 'no-run-if-empty', help: 'if there are no arguments, then do not run COMMAND; if this option is not given, COMMAND will be run at least once' },
     { key: 'maxChars', short: 's', long: 'max-chars', kind: 'string', arg: 'MAX-CHARS', parse: count('-s', 1), help: 'limit length of command line to MAX-CHARS' },
     { key: 'verbose', short: 't', long: 'verbose', help: 'print commands before executing them' },
@@ -66,7 +69,7 @@ const def: CommandDef = defineCommand({
   async run(ctx) {
     const v = ctx.values as {
       null?: true; argFile?: string; delimiter?: number; eof?: string; replace?: string; maxLines?: number;
-      maxArgs?: number; noEmpty?: true; maxChars?: number; verbose?: true; exit?: true;
+      maxArgs?: number; noEmpty?: true; maxChars?: number; verbose?: true; exit?: true; procs?: number;
     };
     if (!ctx.run) {
       await ctx.warn('cannot run commands here');
@@ -103,8 +106,25 @@ const def: CommandDef = defineCommand({
 
     let status = 0;
     let ran = false;
-    /** Run one command line; a non-undefined result ends xargs with that status. */
+    const procs = v.procs === undefined ? 1 : v.procs === 0 ? MAX_PROCS : Math.min(v.procs, MAX_PROCS);
+    /** Commands still running (-P), the first status that ends xargs, and a failure of the task itself. */
+    const running = new Set<Promise<void>>();
+    let stop: number | undefined;
+    let failure: { error: unknown } | undefined;
+    /** Start one command line when a slot is free; a non-undefined result ends xargs with that status. */
     const launch = async (args: string[]): Promise<number | undefined> => {
+      while (running.size >= procs) await Promise.race(running);
+      if (stop !== undefined || failure) return stop ?? 1;
+      const p: Promise<void> = runOne(args).then(
+        (end) => { if (end !== undefined) stop ??= end; },
+        (error: unknown) => { failure ??= { error }; },
+      ).finally(() => running.delete(p));
+      running.add(p);
+      if (procs === 1) await p;
+      return stop ?? (failure ? 1 : undefined);
+    };
+    /** Run one command line (-t prints it first); the status that ends xargs, if it does. */
+    const runOne = async (args: string[]): Promise<number | undefined> => {
       const argv = replace !== undefined
         ? command.map((a) => a.split(replace).join(args[0] ?? ''))
         : [...command, ...args];
@@ -124,61 +144,69 @@ const def: CommandDef = defineCommand({
       return undefined;
     };
 
-    let batch: string[] = [];
-    let size = baseSize;
-    let lines = 0;
-    try {
-      for (const item of items) {
-        const len = Buffer.byteLength(item.arg, 'latin1') + 1;
-        if (replace !== undefined) {
-          const end = await launch([item.arg]);
-          if (end !== undefined) return end;
-          continue;
-        }
-        if (baseSize + len > maxChars) {
-          await ctx.warn('argument line too long');
-          if (batch.length > 0) {
-            const end = await launch(batch);
+    /** Reads the items and launches the batches; a number ends xargs with it, undefined: the commands' status. */
+    const feed = async (): Promise<number | undefined> => {
+      let batch: string[] = [];
+      let size = baseSize;
+      let lines = 0;
+      try {
+        for (const item of items) {
+          const len = Buffer.byteLength(item.arg, 'latin1') + 1;
+          if (replace !== undefined) {
+            const end = await launch([item.arg]);
             if (end !== undefined) return end;
+            continue;
           }
-          return 1;
-        }
-        if (size + len > maxChars) {
-          if (mustFit && (maxLines !== undefined || maxArgs !== undefined)) {
-            await ctx.warn('argument list too long');
+          if (baseSize + len > maxChars) {
+            await ctx.warn('argument line too long');
+            if (batch.length > 0) {
+              const end = await launch(batch);
+              if (end !== undefined) return end;
+            }
             return 1;
           }
+          if (size + len > maxChars) {
+            if (mustFit && (maxLines !== undefined || maxArgs !== undefined)) {
+              await ctx.warn('argument list too long');
+              return 1;
+            }
+            const end = await launch(batch);
+            if (end !== undefined) return end;
+            batch = [];
+            size = baseSize;
+            lines = 0;
+          }
+          batch.push(item.arg);
+          size += len;
+          if (item.eol) lines++;
+          if ((maxArgs !== undefined && batch.length >= maxArgs) || (maxLines !== undefined && lines >= maxLines)) {
+            const end = await launch(batch);
+            if (end !== undefined) return end;
+            batch = [];
+            size = baseSize;
+            lines = 0;
+          }
+        }
+      } catch (e) {
+        if (!(e instanceof InputError)) throw e;
+        if (batch.length > 0) {
           const end = await launch(batch);
           if (end !== undefined) return end;
-          batch = [];
-          size = baseSize;
-          lines = 0;
         }
-        batch.push(item.arg);
-        size += len;
-        if (item.eol) lines++;
-        if ((maxArgs !== undefined && batch.length >= maxArgs) || (maxLines !== undefined && lines >= maxLines)) {
-          const end = await launch(batch);
-          if (end !== undefined) return end;
-          batch = [];
-          size = baseSize;
-          lines = 0;
-        }
+        await ctx.warn(e.message);
+        return 1;
       }
-    } catch (e) {
-      if (!(e instanceof InputError)) throw e;
-      if (batch.length > 0) {
+      if (batch.length > 0 || (!ran && !v.noEmpty && replace === undefined)) {
         const end = await launch(batch);
         if (end !== undefined) return end;
       }
-      await ctx.warn(e.message);
-      return 1;
-    }
-    if (batch.length > 0 || (!ran && !v.noEmpty && replace === undefined)) {
-      const end = await launch(batch);
-      if (end !== undefined) return end;
-    }
-    return status;
+      return undefined;
+    };
+    const ended = await feed();
+    // every command started ends before xargs does (GNU waits for its children too)
+    while (running.size > 0) await Promise.race(running);
+    if (failure) throw failure.error;
+    return stop ?? ended ?? status;
   },
 });
 

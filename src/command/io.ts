@@ -97,7 +97,8 @@ export class Pipe implements Output, Input {
   private writerDone = false;
   private readerGone = false;
   private wakeReader: (() => void) | null = null;
-  private wakeWriter: (() => void) | null = null;
+  /** Every writer waiting for room (xargs -P runs several commands writing into one pipe). */
+  private wakeWriters: (() => void)[] = [];
   bytes = 0;
 
   write(data: Uint8Array | string): void | Promise<void> {
@@ -111,7 +112,7 @@ export class Pipe implements Output, Input {
     this.buffered += b.length;
     this.bytes += b.length;
     this.wake('reader');
-    if (this.buffered >= HIGH_WATER) return new Promise<void>((r) => (this.wakeWriter = r));
+    if (this.buffered >= HIGH_WATER) return new Promise<void>((r) => { this.wakeWriters.push(r); });
   }
 
   /** Writer end finished. */
@@ -129,9 +130,14 @@ export class Pipe implements Output, Input {
   }
 
   private wake(which: 'reader' | 'writer'): void {
-    const fn = which === 'reader' ? this.wakeReader : this.wakeWriter;
-    if (which === 'reader') this.wakeReader = null;
-    else this.wakeWriter = null;
+    if (which === 'writer') {
+      const all = this.wakeWriters;
+      if (all.length > 0) this.wakeWriters = [];
+      for (const fn of all) fn();
+      return;
+    }
+    const fn = this.wakeReader;
+    this.wakeReader = null;
     fn?.();
   }
 

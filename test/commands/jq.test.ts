@@ -74,6 +74,25 @@ describe('jq sees the zone only', () => {
   });
 });
 
+describe('jq reads standard input within the buffer limit', () => {
+  it('stdin past maxBufferBytes is refused with FILE_TOO_LARGE, as a file that size is; under it jq reads every value', async () => {
+    const value = JSON.stringify({ k: 'x'.repeat(1000) }) + '\n';
+    fs.writeFileSync(path.join(root, 'many.json'), value.repeat(3000)); // about 3 MB, 3000 top-level values
+    const nosh = await createNosh({ root, threads: 1, limits: { maxBufferBytes: 1024 * 1024 } });
+    try {
+      const piped = await nosh.exec({ command: 'cat many.json | jq -c .k' });
+      expect(piped.success ? piped.data : piped.error.code).toBe('FILE_TOO_LARGE');
+      if (!piped.success) expect(piped.error.message).toMatch(/^jq: standard input is larger than the 1048576-byte buffer limit/);
+      const file = await nosh.exec({ command: 'jq -c .k many.json' });
+      expect(file.success ? file.data : file.error.code).toBe('FILE_TOO_LARGE');
+      const small = await nosh.exec({ command: 'head -n 500 many.json | jq -c .k | wc -l' });
+      expect(small).toMatchObject({ success: true, data: { stdout: '500\n', exit_code: 0 } });
+    } finally {
+      await nosh.close();
+    }
+  });
+});
+
 describe('jq within the worker limits (library)', () => {
   let nosh: Nosh;
   beforeAll(async () => {
