@@ -63,7 +63,7 @@ export class Repo {
 
   /**
    * Bytes (chargeOf: what a quota counts) of the object files this Repo wrote: a commit adds
-   * what it wrote to its zone's quota (see Versioning.write). An object already there is not
+   * what it wrote to its zone's quota (see Versioning.counted). An object already there is not
    * written again by isomorphic-git, and costs nothing.
    */
   written = 0;
