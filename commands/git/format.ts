@@ -59,7 +59,7 @@ export interface FileDiff {
   path: string;
   old?: { oid: string; mode: string; data: Uint8Array };
   new?: { oid: string; mode: string; data: Uint8Array };
-  /** A rename (log --follow): the old name and git's similarity score. */
+  /** A rename: the old name and git's similarity score. */
   from?: { path: string; score: number };
 }
 
@@ -121,13 +121,13 @@ function funcname(lines: string[], before: number): string {
 /** `git diff --stat` / `log --stat` lines for these files (no graph scaling past 80 columns). */
 export function stat(files: FileDiff[]): string {
   if (files.length === 0) return '';
-  const rows = files.map((f) => ({ f, c: counts(f) }));
-  const nameW = Math.max(...files.map((f) => f.path.length));
+  const rows = files.map((f) => ({ f, c: counts(f), name: f.from ? renameName(f.from.path, f.path) : f.path }));
+  const nameW = Math.max(...rows.map((r) => r.name.length));
   const totals = rows.map((r) => (r.c ? r.c.add + r.c.del : 0));
   const numW = Math.max(...rows.map((r, i) => (r.c ? String(totals[i]).length : 3)));
   let add = 0, del = 0;
   const lines = rows.map((r, i) => {
-    const name = r.f.path.padEnd(nameW);
+    const name = r.name.padEnd(nameW);
     if (!r.c) {
       const o = r.f.old?.data.length ?? 0, n = r.f.new?.data.length ?? 0;
       return ` ${name} | ${'Bin'.padStart(numW)} ${o} -> ${n} bytes`;
@@ -143,12 +143,30 @@ export function stat(files: FileDiff[]): string {
   return lines.join('\n') + '\n' + summary + '\n';
 }
 
+/**
+ * A renamed file's name in --stat, as git's pprint_rename writes it: the common folder prefix
+ * and suffix outside braces ("dir/{a.txt => b.txt}", "{old => new}/f.txt", "a.txt => b.txt").
+ */
+export function renameName(a: string, b: string): string {
+  let pfx = 0;
+  for (let i = 0; i < a.length && i < b.length && a[i] === b[i]; i++) if (a[i] === '/') pfx = i + 1;
+  let sfx = 0;
+  const adjust = pfx ? 1 : 0;
+  for (let i = a.length, j = b.length; i >= pfx - adjust && j >= pfx - adjust && a[i] === b[j]; i--, j--) {
+    if (a[i] === '/') sfx = a.length - i;
+  }
+  const am = Math.max(0, a.length - pfx - sfx), bm = Math.max(0, b.length - pfx - sfx);
+  const mid = `${a.slice(pfx, pfx + am)} => ${b.slice(pfx, pfx + bm)}`;
+  return pfx + sfx ? `${a.slice(0, pfx)}{${mid}}${a.slice(a.length - sfx)}` : mid;
+}
+
 /** The FileDiffs of tree changes, contents read from the repository. */
-export async function loadDiffs(repo: RepoAccess, changes: { path: string; oldOid?: string; newOid?: string; oldMode?: string; newMode?: string }[]): Promise<FileDiff[]> {
+export async function loadDiffs(repo: RepoAccess, changes: { path: string; oldOid?: string; newOid?: string; oldMode?: string; newMode?: string; from?: { path: string; score: number } }[]): Promise<FileDiff[]> {
   const out: FileDiff[] = [];
   for (const c of changes) {
     out.push({
       path: c.path,
+      ...(c.from ? { from: c.from } : {}),
       old: c.oldOid ? { oid: c.oldOid, mode: c.oldMode!, data: await repo.readBlob(c.oldOid) } : undefined,
       new: c.newOid ? { oid: c.newOid, mode: c.newMode!, data: await repo.readBlob(c.newOid) } : undefined,
     });

@@ -4,6 +4,7 @@ import { walk } from '../../src/vfs/walk.js';
 import { loadDiffs, patch, stat, type FileDiff } from './format.js';
 import { blame } from './blame.js';
 import { log, parseLogArgs, parts, showCommit } from './log.js';
+import { fileDiffRenames } from './rename.js';
 import { GitError, L, REFUSED, REFUSED_GLOBAL, refuseDashRef, refused } from './util.js';
 
 /** Subcommands that change files (and so take the zone's write order), by their words. */
@@ -184,10 +185,12 @@ async function diff(ctx: CommandContext, repo: RepoAccess, args: string[], out: 
     const tree = revs.length === 1 ? (await repo.readCommit(await resolve(repo, revs[0]!))).tree : (await repo.head()) === undefined ? undefined : (await repo.readCommit(await mustHead(repo))).tree;
     diffs = (await worktreeChanges(ctx, repo, tree, paths)).diffs;
   }
-  diffs = diffs.map((d) => ({ ...d, path: L(d.path) }));
+  diffs = (await fileDiffRenames(diffs)).map((d) => ({ ...d, path: L(d.path), ...(d.from ? { from: { path: L(d.from.path), score: d.from.score } } : {}) }));
   if (mode === 'stat') await out(stat(diffs));
   else if (mode === 'name-only') await out(diffs.map((d) => d.path + '\n').join(''));
-  else if (mode === 'name-status') await out(diffs.map((d) => `${!d.old ? 'A' : !d.new ? 'D' : 'M'}\t${d.path}\n`).join(''));
+  else if (mode === 'name-status') {
+    await out(diffs.map((d) => (d.from ? `R${String(d.from.score).padStart(3, '0')}\t${d.from.path}\t${d.path}\n` : `${!d.old ? 'A' : !d.new ? 'D' : 'M'}\t${d.path}\n`)).join(''));
+  }
   else await out(diffs.map((d) => patch(d, context)).join(''));
   return 0;
 }

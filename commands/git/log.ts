@@ -1,7 +1,7 @@
 /** git log and git show. */
 import type { RepoAccess, RepoCommit, RepoFileChange } from '../../src/command/index.js';
 import { formatDate, loadDiffs, patch, stat, type DateMode } from './format.js';
-import { renameSource } from './rename.js';
+import { renameSource, withRenames } from './rename.js';
 import { GitError, L, refuseDashRef } from './util.js';
 
 export interface LogOptions {
@@ -138,16 +138,17 @@ export async function showCommit(repo: RepoAccess, c: RepoCommit, o: LogOptions,
   else if (o.oneline) head = `${c.oid.slice(0, 7)} ${L(subject(c))}\n`;
   else head = medium(c, o.date);
   if (!listing) return head;
+  changes = await withRenames(repo, changes);
   let text = o.oneline && o.format === undefined ? head : head + '\n';
   if (o.nameOnly) return text + changes.map((x) => L(x.path) + '\n').join('');
   if (o.nameStatus) {
     return text + changes.map((x) => (x.from ? `R${String(x.from.score).padStart(3, '0')}\t${L(x.from.path)}\t${L(x.path)}\n` : `${x.status}\t${L(x.path)}\n`)).join('');
   }
-  const diffs = await loadDiffs(repo, changes);
-  if (o.stat) text += stat(diffs.map((d) => ({ ...d, path: L(d.path) })));
+  const diffs = (await loadDiffs(repo, changes)).map((d) => ({ ...d, path: L(d.path), ...(d.from ? { from: { path: L(d.from.path), score: d.from.score } } : {}) }));
+  if (o.stat) text += stat(diffs);
   if (o.patch) {
     if (o.stat && diffs.length > 0) text += '\n';
-    text += diffs.map((d, i) => patch({ ...d, path: L(d.path), from: changes[i]!.from && { path: L(changes[i]!.from!.path), score: changes[i]!.from!.score } }, o.context)).join('');
+    text += diffs.map((d) => patch(d, o.context)).join('');
   }
   return text;
 }

@@ -334,7 +334,7 @@ export class Engine implements MethodEngine {
 }
 
 export function versionedZone(zone: Zone): VersionedZone {
-  return { root: zone.root, gitdir: zone.gitdir!, policy: zone.policy };
+  return { root: zone.root, gitdir: zone.gitdir!, policy: zone.policy, quota: zone.quota };
 }
 
 /** A main-thread method's answer, or TIMEOUT at the call's deadline (as the pool stops a worker's run). */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { NoshError } from '../errors.js';
 import { commandNames, loadCommand } from '../../commands/index.js';
 import { ContextSchema, roleMayWrite, type Context } from '../zones/context.js';
-import { countFiles } from '../zones/quota.js';
+import { countFiles, scanBytes } from '../zones/quota.js';
 import { STALE_TEMP_SECONDS, expireSessions, removeStaleTemps } from '../zones/maintenance.js';
 import { gitdirsUnder, packLoose } from '../versioning/pack.js';
 import { validateFileName } from '../zones/transfer.js';
@@ -47,7 +47,7 @@ No shell: no ; && > $() or variables; one command line (pipes allowed) per exec 
 export const HOST_METHODS: HostMethod[] = [
   {
     name: 'stats',
-    description: 'Usage of your zones: bytes and files per zone, quota used and limit, files and folders against the file limit. Use before large writes.',
+    description: 'Usage of your zones: bytes and files per zone, quota used and limit, files and folders against the file limit; versions_bytes: the git history of versioned zones (counted in the quota). Use before large writes.',
     input: z.object({ ...Ctx }).strict(),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     runs: 'main',
@@ -60,10 +60,11 @@ export const HOST_METHODS: HostMethod[] = [
         ...groups.map((g) => `group:${g}`)];
       for (const name of names) {
         const zone = await engine.zoneOf({ zone: name, context: ctx });
-        zones[zone.name] = await countFiles(zone.root);
+        zones[zone.name] = { ...await countFiles(zone.root), ...(zone.gitdir ? { versions_bytes: await scanBytes([zone.gitdir]) } : {}) };
         if (zone.quota) {
           const used = engine.workspace.quotas.used(zone.quota.name) ?? 0;
           quotas[zone.quota.name] = { used, limit: zone.quota.limit, free: Math.max(0, zone.quota.limit - used),
+            versions_bytes: engine.workspace.quotas.versions(zone.quota.name) ?? 0,
             files: engine.workspace.quotas.files(zone.quota.name) ?? 0, max_files: zone.quota.maxFiles };
         }
       }
@@ -126,7 +127,12 @@ export const HOST_METHODS: HostMethod[] = [
       for (const id of sessions) engine.workspace.quotas.forget(`session:${id}`);
       const temps = await removeStaleTemps(engine.workspace.writableFolders(), STALE_TEMP_SECONDS);
       let packed = 0;
-      for (const gitdir of await gitdirsUnder(path.join(base, 'versions'))) packed += await packLoose(gitdir);
+      for (const gitdir of await gitdirsUnder(path.join(base, 'versions'))) {
+        const n = await packLoose(gitdir);
+        // the pack replaced the loose objects: the quotas holding this history count it afresh
+        if (n > 0) await engine.workspace.quotas.recountVersions(gitdir);
+        packed += n;
+      }
       const rescan = args.rescan ? await engine.workspace.quotas.rescan() : undefined;
       const locks = await expireLocks(engine);
       const rows = await cleanOwnerships(engine.meta, base);

@@ -15,7 +15,12 @@ export function hintFor(errno: string, details: Record<string, unknown> = {}): s
           'be read here (ls -l, stat and find still show it). Ask the operator to raise maxFileSize if you need it.';
       }
       return `The file would exceed the maximum file size of this zone${details.limit === undefined ? '' : ` (${details.limit} bytes)`}.`;
-    case 'EDQUOT': return 'The quota is full: delete files you no longer need (see stats for usage), or write less. Files and folders count too, each one against the quota\'s file limit (max_files), however small.';
+    case 'EDQUOT':
+      if (details.versions !== undefined) {
+        return `The file fits, but not its version: this zone keeps every version in git (${details.versions} bytes of objects for this one), and they count against the quota. ` +
+          'Delete files you no longer need (see stats: versions_bytes), write less, or ask the operator to run maintenance (it packs the history).';
+      }
+      return 'The quota is full: delete files you no longer need (see stats for usage), or write less. Files and folders count too, each one against the quota\'s file limit (max_files), however small.';
     case 'ENOTDIR': return 'A part of the path (or the cwd) is a file, not a folder: check the path with ls or stat.';
     case 'EISDIR': return 'It is a folder: give a file inside it, or use list to see its content.';
     case 'ENAMETOOLONG': return 'Names are at most 255 bytes and paths 4096: use a shorter name.';

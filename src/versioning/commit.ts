@@ -14,6 +14,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { NoshError } from '../errors.js';
+import { addVersionBytes, type QuotaHandle } from '../vfs/charge.js';
 import { BlockMatcher, type ZonePolicy } from '../vfs/policy.js';
 import { TMP_MARK } from '../vfs/temp-name.js';
 import { Repo, type Person, type TreeItem } from './repo.js';
@@ -28,6 +29,8 @@ export interface VersionedZone {
   root: string;
   gitdir: string;
   policy: ZonePolicy;
+  /** The quota the zone counts against: the objects a commit writes count too. */
+  quota?: QuotaHandle;
 }
 
 export interface CommitRequest {
@@ -79,7 +82,7 @@ export class Versioning {
     const s = this.state(zone.gitdir);
     this.check(s);
     if (s.inFlight++ === 0) {
-      if (!s.opened || s.full) s.ready = this.after(s, () => this.prepare(s, zone, user));
+      if (!s.opened || s.full) s.ready = this.after(s, () => this.counted(s, zone, () => this.prepare(s, zone, user)));
       try {
         fs.mkdirSync(zone.gitdir, { recursive: true });
         fs.writeFileSync(path.join(zone.gitdir, DIRTY), '');
@@ -103,6 +106,19 @@ export class Versioning {
     s.inFlight = Math.max(0, s.inFlight - 1);
   }
 
+  /**
+   * Run `work` counting what it wrote into the git directory (objects, a first repository)
+   * against the zone's quota, whatever happened (the objects of a failed commit stay).
+   */
+  private async counted<T>(s: RepoState, zone: VersionedZone, work: () => Promise<T>): Promise<T> {
+    const before = s.repo.written;
+    try {
+      return await work();
+    } finally {
+      addVersionBytes(zone.quota, s.repo.written - before);
+    }
+  }
+
   /** Run `work` after the repository's earlier commits (commits of one repository run in turn). */
   private after<T>(s: RepoState, work: () => Promise<T>): Promise<T> {
     const run = s.chain.then(work);
@@ -116,7 +132,7 @@ export class Versioning {
    */
   commit(zone: VersionedZone, req: CommitRequest): Promise<string | undefined> {
     const s = this.state(zone.gitdir);
-    return this.after(s, () => this.commitNow(s, zone, req)).finally(() => {
+    return this.after(s, () => this.counted(s, zone, () => this.commitNow(s, zone, req))).finally(() => {
       s.inFlight = Math.max(0, s.inFlight - 1);
     });
   }
@@ -125,7 +141,7 @@ export class Versioning {
   async open(zone: VersionedZone, user: string): Promise<Repo> {
     const s = this.state(zone.gitdir);
     this.check(s);
-    if ((!s.opened || s.full) && s.inFlight === 0) await this.after(s, () => this.prepare(s, zone, user)).catch(() => undefined);
+    if ((!s.opened || s.full) && s.inFlight === 0) await this.after(s, () => this.counted(s, zone, () => this.prepare(s, zone, user))).catch(() => undefined);
     return s.repo;
   }
 

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type IsoGit from 'isomorphic-git';
 import { NoshError } from '../errors.js';
+import { chargeOf } from '../vfs/charge.js';
 
 type Git = typeof IsoGit;
 let gitModule: Promise<Git> | undefined;
@@ -60,7 +61,26 @@ export class Repo {
   /** isomorphic-git's object cache, kept for the life of this Repo. */
   private readonly cache = {};
 
-  constructor(readonly gitdir: string) {}
+  /**
+   * Bytes (chargeOf: what a quota counts) of the object files this Repo wrote: a commit adds
+   * what it wrote to its zone's quota (see Versioning.counted). An object already there is not
+   * written again by isomorphic-git, and costs nothing.
+   */
+  written = 0;
+
+  /** node:fs for isomorphic-git, counting the object files it writes. */
+  private readonly writeFs: typeof fs;
+
+  constructor(readonly gitdir: string) {
+    const objects = path.join(gitdir, 'objects') + path.sep;
+    const writeFile = async (file: string, data: Uint8Array | string, opts?: fs.WriteFileOptions): Promise<void> => {
+      await fs.promises.writeFile(file, data, opts as never);
+      if (path.resolve(file).startsWith(objects)) {
+        try { this.written += chargeOf(await fs.promises.lstat(file)); } catch { /* removed since */ }
+      }
+    };
+    this.writeFs = { promises: { ...fs.promises, writeFile } } as unknown as typeof fs;
+  }
 
   exists(): boolean {
     return fs.existsSync(path.join(this.gitdir, 'HEAD'));
@@ -69,6 +89,7 @@ export class Repo {
   async init(): Promise<void> {
     await fs.promises.mkdir(this.gitdir, { recursive: true });
     await (await loadGit()).init({ fs, gitdir: this.gitdir, bare: true, defaultBranch: BRANCH });
+    this.written += await bytesBelow(this.gitdir);
   }
 
   /** The commit HEAD names, or undefined in a repository without commits. */
@@ -98,6 +119,7 @@ export class Repo {
     const ref = path.join(this.gitdir, HEAD_REF);
     await fs.promises.mkdir(path.dirname(ref), { recursive: true });
     const lock = ref + '.lock';
+    const had = await fs.promises.lstat(ref).then((st) => chargeOf(st), () => 0);
     const fh = await fs.promises.open(lock, 'w');
     try {
       await fh.writeFile(oid + '\n');
@@ -106,6 +128,7 @@ export class Repo {
       await fh.close();
     }
     await fs.promises.rename(lock, ref);
+    this.written += await fs.promises.lstat(ref).then((st) => chargeOf(st), () => 0) - had;
   }
 
   async readCommit(oid: string): Promise<CommitInfo> {
@@ -134,15 +157,15 @@ export class Repo {
   }
 
   async writeBlob(blob: Uint8Array): Promise<string> {
-    return (await loadGit()).writeBlob({ fs, gitdir: this.gitdir, blob });
+    return (await loadGit()).writeBlob({ fs: this.writeFs, gitdir: this.gitdir, blob });
   }
 
   async writeTree(tree: TreeItem[]): Promise<string> {
-    return (await loadGit()).writeTree({ fs, gitdir: this.gitdir, tree });
+    return (await loadGit()).writeTree({ fs: this.writeFs, gitdir: this.gitdir, tree });
   }
 
   async writeCommit(c: { message: string; tree: string; parent: string[]; author: Person; committer: Person }): Promise<string> {
-    return (await loadGit()).writeCommit({ fs, gitdir: this.gitdir, commit: c });
+    return (await loadGit()).writeCommit({ fs: this.writeFs, gitdir: this.gitdir, commit: c });
   }
 
   /** The entry at `filepath` (relative, '/'-separated) of a tree, or undefined. */
@@ -203,13 +226,24 @@ export class Repo {
   }
 
   async writeAnnotatedTag(name: string, oid: string, tagger: Person, message: string): Promise<void> {
-    const tagOid = await (await loadGit()).writeTag({ fs, gitdir: this.gitdir, tag: { object: oid, type: 'commit', tag: name, tagger, message } });
+    const tagOid = await (await loadGit()).writeTag({ fs: this.writeFs, gitdir: this.gitdir, tag: { object: oid, type: 'commit', tag: name, tagger, message } });
     await (await loadGit()).writeRef({ fs, gitdir: this.gitdir, ref: `refs/tags/${name}`, value: tagOid });
   }
 
   async deleteTag(name: string): Promise<void> {
     await (await loadGit()).deleteRef({ fs, gitdir: this.gitdir, ref: `refs/tags/${name}` });
   }
+}
+
+/** Bytes (chargeOf) of the files below a small folder (a new git directory). */
+async function bytesBelow(dir: string): Promise<number> {
+  let n = 0;
+  for (const d of await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const p = path.join(dir, d.name);
+    if (d.isDirectory()) n += await bytesBelow(p);
+    else if (d.isFile()) n += await fs.promises.lstat(p).then((st) => chargeOf(st), () => 0);
+  }
+  return n;
 }
 
 function notFoundOr(e: unknown, what: string): NoshError {

@@ -20,6 +20,8 @@ export interface ZonePolicy {
   pipes: boolean;
   /** Why the zone is read-only, when it is for the caller's role rather than the zone. */
   readonlyRole?: string;
+  /** Every change is committed to git (documents, groups): a write needs room for its objects too (Vfs.checkVersionRoom). */
+  versioned?: boolean;
 }
 
 /**

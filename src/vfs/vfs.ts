@@ -1,12 +1,13 @@
 // Over 700 lines on purpose: one class holds the security core's shared state (descriptors, eviction, quota), so every path operation is read and audited against the same resolve / verify steps.
 import { addProgress } from '../runtime/progress.js';
 import * as fs from 'node:fs';
+import * as zlib from 'node:zlib';
 import { VfsError, fromNodeError } from './errors.js';
 import { noteBytes } from '../runtime/memory.js';
 import { BlockMatcher, extensionOf, type ZonePolicy } from './policy.js';
 import { MAX_NAME_BYTES, MAX_PATH_BYTES, splitVirtual } from './paths.js';
 import { TMP_MARK, tempName } from './temp-name.js';
-import { chargeOf } from './charge.js';
+import { chargeOf, versionCost } from './charge.js';
 import { HAVE_PROC_FD, PROC_FD, HeldDir, holdDir, inodeIn, lstatIn, mkdirIn, openIn, renameIn, rmdirIn, setMode, setTimes, unlinkIn } from './at.js';
 import { checkGuard, checkGuardTree, guardIsEmpty, type FileGuard } from './guard.js';
 
@@ -1002,6 +1003,26 @@ export class Vfs {
     }
   }
 
+  /**
+   * In a versioned zone, a file of `size` bytes `dirs` folders deep is written only if its
+   * commit fits too (blob, trees, commit: see versionCost), the main thread's commit counting
+   * the objects it really wrote. Far from the limit, zlib's bound of the blob decides; near it,
+   * the blob's real deflated size (`content`, read only then; up to 64 MiB). Checked, not held:
+   * the file's own bytes are reserved already.
+   */
+  checkVersionRoom(size: number, dirs: number, path: string, content?: () => Uint8Array | undefined): void {
+    const q = this.quota;
+    if (!q || !this.policy.versioned) return;
+    const free = BigInt(q.limit) - Atomics.load(q.counters, q.index);
+    let extra = versionCost(size, dirs);
+    if (BigInt(extra) <= free) return;
+    const data = size <= 64 * 1024 * 1024 ? content?.() : undefined;
+    if (data) extra = versionCost(size, dirs, zlib.deflateSync(Buffer.concat([Buffer.from(`blob ${data.length}\0`), data])).length);
+    if (BigInt(extra) > free) {
+      throw new VfsError('EDQUOT', path, { quota: q.name, used: q.limit - Number(free), limit: q.limit, requested: extra, versions: extra });
+    }
+  }
+
   releaseQuota(bytes: number): void {
     const q = this.quota;
     if (q && bytes > 0) Atomics.sub(q.counters, q.index, BigInt(bytes));
@@ -1376,6 +1397,19 @@ export class AtomicWriter {
     }
   }
 
+  /** The bytes written so far, read back from the temp file (the versioned zone's check near the quota). */
+  private readBack(): Buffer | undefined {
+    let fd: number;
+    try { fd = openIn(this.dir, this.tmp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, undefined, this.path); } catch { return undefined; }
+    try {
+      return Buffer.concat([...readFdChunks(fd, Math.max(1024, Math.min(256 * 1024, this.size + 1)), true)]);
+    } catch {
+      return undefined;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
   /** The file being replaced, read through the held folder: the one that was checked (dev, ino). */
   private *oldChunks(st: fs.Stats): Generator<Buffer> {
     const fd = openIn(this.dir, this.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, undefined, this.path);
@@ -1445,6 +1479,7 @@ export class AtomicWriter {
         this.vfs.reserveQuota(over, this.path);
         this.reserved += over;
       }
+      this.vfs.checkVersionRoom(this.size, this.target.parts.length - 1, this.path, () => this.readBack());
       fs.closeSync(this.fd);
       this.done = true;
       // Published only in a folder still inside the root (it may have been moved out since).

@@ -1,12 +1,20 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isTempName } from '../vfs/temp-name.js';
-import { chargeOf, type QuotaHandle } from '../vfs/charge.js';
+import { VERSIONS_SLOT, addVersionBytes, chargeOf, type QuotaHandle } from '../vfs/charge.js';
 
 export { chargeOf, type QuotaHandle };
 
 
-interface Entry { handle: QuotaHandle; folders: string[] }
+/**
+ * `git`: the git directories of the versioned zones below the folders (kept outside them, in
+ * <base>/versions): their bytes count against the quota too, and are kept apart at index 2
+ * for stats. Only the main thread writes git objects, so only it adds to that slot.
+ */
+interface Entry { handle: QuotaHandle; folders: string[]; git: string[] }
+
+/** Counter slots: bytes (git objects included), files and folders, git objects' bytes. */
+const VERSIONS = VERSIONS_SLOT;
 
 /**
  * Usage per quota (user, group, session), kept in shared memory so that every worker updates
@@ -25,17 +33,18 @@ export class QuotaLedger {
    * `limitBytes` may be fractional (a quota of 100.3 MB): the limit is its whole bytes, as
    * the 64-bit counters compare it (BigInt of a fraction throws a RangeError on every write).
    */
-  handle(key: string, limitBytes: number, folders: string[], maxFiles = Number.MAX_SAFE_INTEGER): QuotaHandle | Promise<QuotaHandle> {
+  handle(key: string, limitBytes: number, folders: string[], maxFiles = Number.MAX_SAFE_INTEGER, git: string[] = []): QuotaHandle | Promise<QuotaHandle> {
     const limit = Math.floor(limitBytes);
     const e = this.entries.get(key);
     if (e) return e.handle;
     let p = this.pending.get(key);
     if (!p) {
-      p = scanUsage(folders).then(({ bytes, files }) => {
-        const sab = new SharedArrayBuffer(16);
-        const entry = { handle: { sab, index: 0, limit, maxFiles, name: key }, folders };
-        new BigInt64Array(sab)[0] = BigInt(bytes);
+      p = Promise.all([scanUsage(folders), scanBytes(git)]).then(([{ bytes, files }, versions]) => {
+        const sab = new SharedArrayBuffer(24);
+        const entry = { handle: { sab, index: 0, limit, maxFiles, name: key }, folders, git };
+        new BigInt64Array(sab)[0] = BigInt(bytes + versions);
         new BigInt64Array(sab)[1] = BigInt(files);
+        new BigInt64Array(sab)[VERSIONS] = BigInt(versions);
         this.entries.set(key, entry);
         return entry.handle;
       }).finally(() => this.pending.delete(key));
@@ -47,6 +56,31 @@ export class QuotaLedger {
   used(key: string): number | undefined {
     const e = this.entries.get(key);
     return e ? Number(Atomics.load(new BigInt64Array(e.handle.sab), 0)) : undefined;
+  }
+
+  /** Bytes of git objects (versions) counted in a quota. */
+  versions(key: string): number | undefined {
+    const e = this.entries.get(key);
+    return e ? Number(Atomics.load(new BigInt64Array(e.handle.sab), VERSIONS)) : undefined;
+  }
+
+  /** Count git objects a commit wrote (or a pack removed: negative) against the quota of `handle`. */
+  addVersions(handle: QuotaHandle, bytes: number): void {
+    addVersionBytes(handle, bytes);
+  }
+
+  /**
+   * Recount the git bytes of the quotas whose versions hold `gitdir` (after maintenance packed
+   * it): a walk of their git directories only, never of the zones' files.
+   */
+  async recountVersions(gitdir: string): Promise<void> {
+    for (const e of this.entries.values()) {
+      if (!e.git.some((g) => gitdir === g || gitdir.startsWith(g + path.sep))) continue;
+      const now = await scanBytes(e.git);
+      const c = new BigInt64Array(e.handle.sab);
+      const was = Atomics.exchange(c, VERSIONS, BigInt(now));
+      Atomics.add(c, e.handle.index, BigInt(now) - was);
+    }
   }
 
   /** Count `n` entries made outside a Vfs (zone folders) against a quota already scanned. */
@@ -66,9 +100,11 @@ export class QuotaLedger {
     const e = this.entries.get(key);
     if (!e) return;
     const disk = await scanUsage(e.folders);
+    const versions = await scanBytes(e.git);
     const counters = new BigInt64Array(e.handle.sab);
-    Atomics.store(counters, e.handle.index, BigInt(disk.bytes));
+    Atomics.store(counters, e.handle.index, BigInt(disk.bytes + versions));
     Atomics.store(counters, e.handle.index + 1, BigInt(disk.files));
+    Atomics.store(counters, VERSIONS, BigInt(versions));
   }
 
   /** Recount from disk; returns bytes {ledger, disk} per key, and files and folders the same way. */
@@ -77,9 +113,11 @@ export class QuotaLedger {
     for (const [key, e] of this.entries) {
       const counters = new BigInt64Array(e.handle.sab);
       const disk = await scanUsage(e.folders);
-      const ledger = Number(Atomics.exchange(counters, 0, BigInt(disk.bytes)));
+      const versions = await scanBytes(e.git);
+      const ledger = Number(Atomics.exchange(counters, 0, BigInt(disk.bytes + versions)));
       const files = Number(Atomics.exchange(counters, 1, BigInt(disk.files)));
-      out[key] = { ledger, disk: disk.bytes, files: { ledger: files, disk: disk.files } };
+      Atomics.store(counters, VERSIONS, BigInt(versions));
+      out[key] = { ledger, disk: disk.bytes + versions, files: { ledger: files, disk: disk.files } };
     }
     return out;
   }
@@ -173,6 +211,12 @@ export async function scanUsage(folders: string[]): Promise<{ bytes: number; fil
   return { bytes, files };
 }
 
+/** Bytes (chargeOf) of every file below the folders: git directories, whose files are no entries of a zone. */
+export async function scanBytes(folders: string[]): Promise<number> {
+  let bytes = 0;
+  for (const f of folders) await forEachFile(f, (_p, st) => { bytes += chargeOf(st); });
+  return bytes;
+}
 
 /** Count files and bytes below one folder (for stats; bytes as a quota counts them). */
 export async function countFiles(folder: string): Promise<{ files: number; bytes: number }> {

@@ -75,7 +75,7 @@ export class Workspace {
     if (!this.versioned(z)) return z.versioned ? { ...z, versioned: false } : z;
     let policy = this.gitPolicies.get(z.policy);
     if (!policy) {
-      policy = freezePolicy({ ...z.policy, blockedPatterns: [...z.policy.blockedPatterns, '.git'] });
+      policy = freezePolicy({ ...z.policy, blockedPatterns: [...z.policy.blockedPatterns, '.git'], versioned: true });
       this.gitPolicies.set(z.policy, policy);
     }
     return { ...z, versioned: true, gitdir: this.gitdirOf(z), policy };
@@ -124,7 +124,19 @@ export class Workspace {
   }
 
   private userQuota(user: string): QuotaHandle | Promise<QuotaHandle> {
-    return this.quotas.handle(`user:${user}`, this.cfg.quotas.userMb * MB, [this.userDir(user)], maxFilesFor(this.cfg.quotas, this.cfg.quotas.userMb));
+    return this.quotaOf(`user:${user}`, this.cfg.quotas.userMb, [this.userDir(user)]);
+  }
+
+  /**
+   * A quota's counter over its folders and the git directories of the versioned zones in them
+   * (versions/<folder> and versions/<folder>.git: see gitdirOf), whose bytes count too.
+   */
+  private quotaOf(key: string, mb: number, folders: string[]): QuotaHandle | Promise<QuotaHandle> {
+    const git = folders.flatMap((f) => {
+      const rel = path.relative(this.base, f);
+      return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? [] : [this.dir('versions', rel), this.dir('versions', rel + '.git')];
+    });
+    return this.quotas.handle(key, mb * MB, folders, maxFilesFor(this.cfg.quotas, mb), git);
   }
 
   private locate(name: string, ctx: Context): Zone | Promise<Zone> {
@@ -155,7 +167,7 @@ export class Workspace {
       }
       case 'share':
         return counted({ name, kind, root: this.ensure('share'), versioned: false, policy: this.policyFor('share') },
-          this.quotas.handle('share', this.cfg.quotas.groupMb * MB, [this.dir('share')], maxFilesFor(this.cfg.quotas, this.cfg.quotas.groupMb)));
+          this.quotaOf('share', this.cfg.quotas.groupMb, [this.dir('share')]));
       case 'group': {
         const id = validateId('group', arg);
         const user = this.userOf(ctx);
@@ -165,7 +177,7 @@ export class Workspace {
               'Use a group you belong to, or ask an administrator to add you.', { group: id });
           }
           return counted({ name, kind, root: this.ensure('groups', id), versioned: true, policy: this.policyFor('group') },
-            this.quotas.handle(`group:${id}`, this.cfg.quotas.groupMb * MB, [this.dir('groups', id)], maxFilesFor(this.cfg.quotas, this.cfg.quotas.groupMb)));
+            this.quotaOf(`group:${id}`, this.cfg.quotas.groupMb, [this.dir('groups', id)]));
         });
       }
       case 'session': {
@@ -175,7 +187,7 @@ export class Workspace {
         const now = Date.now() / 1000;
         fs.utimesSync(root, now, now); // last use, for the TTL
         return counted({ name: `session:${id}`, kind, root, versioned: false, policy: this.policyFor('session') },
-          this.quotas.handle(`session:${id}`, this.cfg.quotas.sessionMb * MB, [root], maxFilesFor(this.cfg.quotas, this.cfg.quotas.sessionMb)));
+          this.quotaOf(`session:${id}`, this.cfg.quotas.sessionMb, [root]));
       }
       default: {
         const m = this.cfg.mounts.find((x) => x.name === name);

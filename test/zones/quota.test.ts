@@ -49,6 +49,11 @@ function walk(dir: string): { bytes: number; names: string[] } {
   return { bytes, names };
 }
 
+/** What a quota counts for a folder of the base: its files and the git history of its versioned zones (versions/<rel>[.git]). */
+function counted(base: string, rel: string): number {
+  return walk(path.join(base, rel)).bytes + walk(path.join(base, 'versions', rel)).bytes + walk(path.join(base, 'versions', rel + '.git')).bytes;
+}
+
 async function used(nosh: Nosh, key: string, context: Record<string, unknown> = ALICE): Promise<{ used: number; limit: number }> {
   const r = await nosh.call('stats', { context });
   if (!r.success) throw new Error(r.error.message);
@@ -91,7 +96,7 @@ describe('a write over quota is refused whole', () => {
     const disk = walk(path.join(base, 'users', 'alice', 'Storage'));
     expect(disk.names.sort()).toEqual(['README.txt', 'big.bin']);
     expect(disk.bytes).toBeLessThanOrEqual(MB);
-    expect((await used(nosh, 'user:alice')).used).toBe(walk(path.join(base, 'users', 'alice')).bytes);
+    expect((await used(nosh, 'user:alice')).used).toBe(counted(base, 'users/alice'));
   });
 
   it('sed -i growing a file past the quota leaves the file as it was', async () => {
@@ -158,13 +163,13 @@ describe('moves inside one quota', () => {
     expect(t).toMatchObject({ success: true, data: { files: 2, moved: true } });
     expect(walk(path.join(base, 'users', 'alice', 'Documents')).names).toEqual([]);
     expect(walk(path.join(base, 'users', 'alice', 'Storage')).names.sort()).toEqual(['README.txt', 'd', 'd/a.bin', 'd/e', 'd/e/b.bin']);
-    expect((await used(nosh, 'user:alice')).used).toBe(walk(path.join(base, 'users', 'alice')).bytes);
+    expect((await used(nosh, 'user:alice')).used).toBe(counted(base, 'users/alice'));
     // Move a smaller file over an existing one: the old bytes are released.
     await nosh.call('write', { context: ALICE, zone: 'documents', path: 'a.bin', content: 'small' });
     const r = await nosh.call('transfer', { context: ALICE, from: 'documents', to: 'storage', path: 'a.bin', dest: '/d/a.bin', overwrite: true });
     expect(r.success).toBe(true);
     expect(fs.readFileSync(path.join(base, 'users', 'alice', 'Storage', 'd', 'a.bin'), 'utf8')).toBe('small');
-    expect((await used(nosh, 'user:alice')).used).toBe(walk(path.join(base, 'users', 'alice')).bytes);
+    expect((await used(nosh, 'user:alice')).used).toBe(counted(base, 'users/alice'));
   });
 
   it('a move into a zone whose policy refuses the name leaves the source in place', async () => {
@@ -189,7 +194,9 @@ describe('per-group and per-session quotas', () => {
     // The same bytes fit in her storage (10 MB).
     const s = await nosh.call('write', { context: ctx, path: 'big.bin', content: 'x'.repeat(MB + 1) });
     expect(s.success).toBe(true);
-    expect((await used(nosh, 'group:team', ctx)).used).toBe(0);
+    // nothing of the group's files: only its (new, empty) repository's own files
+    expect((await used(nosh, 'group:team', ctx)).used).toBe(counted(base, 'groups/team'));
+    expect(walk(path.join(base, 'groups', 'team')).bytes).toBe(0);
   });
 
   it('a session has its own quota', async () => {
@@ -293,8 +300,8 @@ describe('rescan', () => {
     for (const [key, v] of Object.entries(rescan)) expect(v.ledger, key).toBe(v.disk);
     const after = await stats();
     expect(after.quotas).toEqual(before.quotas);
-    expect(after.quotas['user:alice']!.used).toBe(walk(path.join(base, 'users', 'alice')).bytes);
-    expect(after.quotas['group:team']!.used).toBe(walk(path.join(base, 'groups', 'team')).bytes);
+    expect(after.quotas['user:alice']!.used).toBe(counted(base, 'users/alice'));
+    expect(after.quotas['group:team']!.used).toBe(counted(base, 'groups/team'));
     expect(after.quotas['session:s1']!.used).toBe(walk(path.join(base, 'sessions', 's1')).bytes);
     expect(after.quotas['user:alice']!.used).toBeGreaterThan(4000);
   });
@@ -308,7 +315,7 @@ describe('rescan', () => {
     const r = (m.data as { rescan: Record<string, { ledger: number; disk: number }> }).rescan['user:alice']!;
     const st = fs.statSync(path.join(base, 'users', 'alice', 'Storage', 'outside.bin'));
     expect(r).toMatchObject({ ledger: drift, disk: drift + Math.max(5000, st.blocks * 512) });
-    expect((await used(nosh, 'user:alice')).used).toBe(walk(path.join(base, 'users', 'alice')).bytes);
+    expect((await used(nosh, 'user:alice')).used).toBe(counted(base, 'users/alice'));
   });
 });
 

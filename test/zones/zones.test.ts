@@ -302,10 +302,12 @@ describe('introspection', () => {
   it('stats reports usage per zone and quota', async () => {
     const r = await nosh.call('stats', { context: { user: 'alice', conversation: 'c1', groups: ['team'] } });
     expect(r.success).toBe(true);
-    const d = r.data as { zones: Record<string, { files: number; bytes: number }>; quotas: Record<string, { used: number; limit: number }> };
+    const d = r.data as { zones: Record<string, { files: number; bytes: number; versions_bytes?: number }>; quotas: Record<string, { used: number; limit: number; versions_bytes: number }> };
     expect(Object.keys(d.zones).sort()).toEqual(['documents', 'group:team', 'share', 'storage', 'uploads']);
     expect(d.quotas['user:alice']!.limit).toBe(1000 * 1024 * 1024);
-    expect(d.quotas['group:team']!.used).toBe(d.zones['group:team']!.bytes);
+    // the group's files and its git history (a versioned zone)
+    expect(d.quotas['group:team']!.used).toBe(d.zones['group:team']!.bytes + d.zones['group:team']!.versions_bytes!);
+    expect(d.quotas['group:team']!.versions_bytes).toBe(d.zones['group:team']!.versions_bytes);
     expect(JSON.stringify(r)).not.toContain(base);
   });
 });
