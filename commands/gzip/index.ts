@@ -2,6 +2,7 @@
 import { defineCommand, helpText, parseArgs, UsageError, versionText, type CommandContext } from '../../src/command/index.js';
 import { VfsError, type AtomicWriter } from '../../src/vfs/index.js';
 import { walk } from '../../src/vfs/walk.js';
+import { setProgressTotalBytes } from '../../src/runtime/progress.js';
 import { gunzip, gzip, GzipError, knownSuffix, NOT_GZIP, ratio, readHeader, ByteSource, strippedName, type DecodeInfo, type EncodeInfo } from '../../src/gnulib/gzip.js';
 
 interface Opts {
@@ -28,6 +29,8 @@ interface Run {
   /** A fatal error met: no further file is treated. */
   stopped: boolean;
   listed: { files: number; in: number; out: number; headerBytes: number; headed: boolean };
+  /** Bytes of the operands not read yet, for progress (-1: not known, e.g. stdin or -r). */
+  after: number;
 }
 
 const DIGITS = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((d) => ({ key: 'level', short: String(d), value: String(d), help: d === 1 ? '-1 (fast) .. -9 (best): compression level' : '' }));
@@ -108,7 +111,7 @@ const def = defineCommand({
       name: opts.lastOf('n', 'N') === 'N',
     };
     if (o.list || o.test) o.decompress = true;
-    const r: Run = { ctx, o, status: 0, stopped: false, listed: { files: 0, in: 0, out: 0, headerBytes: 0, headed: false } };
+    const r: Run = { ctx, o, status: 0, stopped: false, listed: { files: 0, in: 0, out: 0, headerBytes: 0, headed: false }, after: o.list ? -1 : operandBytes(ctx, operands) };
     for (const name of operands.length ? operands : ['-']) {
       if (r.stopped) return 1;
       if (name === '-') await treatStdin(r);
@@ -122,6 +125,28 @@ const def = defineCommand({
   },
 });
 export default def;
+
+/** The operands' bytes when they are all regular files (a cheap stat each), else -1. */
+function operandBytes(ctx: CommandContext, operands: string[]): number {
+  let sum = 0;
+  for (const name of operands) {
+    try {
+      const st = ctx.fs.lstat(name, ctx.cwd);
+      if (!st.isFile()) return -1;
+      sum += st.size;
+    } catch {
+      return -1;
+    }
+  }
+  return operands.length > 0 ? sum : -1;
+}
+
+/** Progress: a file of `size` bytes is read now; the total is it and the operands after it. */
+function willRead(r: Run, size: number): void {
+  if (r.after < 0) return;
+  r.after = Math.max(0, r.after - size);
+  setProgressTotalBytes(size + r.after);
+}
 
 function warnStatus(r: Run): void {
   if (r.status === 0) r.status = 2;
@@ -204,18 +229,19 @@ async function treatFile(r: Run, given: string, inWalk: boolean): Promise<void> 
   if (o.list) return list(r, name);
   if (o.verbose) await ctx.stderr.write(`${name}:\t`);
   if (o.test) {
-    if (await decodeFileTo(r, name, null)) {
+    if (await decodeFileTo(r, name, st.size, null)) {
       if (o.verbose) await ctx.stderr.write(' OK\n');
     }
     return;
   }
   if (o.stdout) {
     if (o.decompress) {
-      const info = await decodeFileTo(r, name, (c) => ctx.stdout.write(c));
+      const info = await decodeFileTo(r, name, st.size, (c) => ctx.stdout.write(c));
       if (info && o.verbose) await ctx.stderr.write(`${ratio(info.outBytes - (st.size - info.headerBytes), info.outBytes)} -- replaced with stdout\n`);
     } else {
       const info: EncodeInfo = { inBytes: 0, outBytes: 0, headerBytes: 0 };
       try {
+        willRead(r, st.size);
         for await (const c of gzip(ctx.fs.readChunks(name, ctx.cwd), encodeOpts(r, name, st.mtimeMs), info)) await ctx.stdout.write(c);
       } catch (e) {
         return fail(r, name, e);
@@ -267,7 +293,7 @@ async function treatFile(r: Run, given: string, inWalk: boolean): Promise<void> 
   let shown: string;
   try {
     if (o.decompress) {
-      const info = await decodeFileTo(r, name, (c) => w.write(c));
+      const info = await decodeFileTo(r, name, st.size, (c) => w.write(c));
       if (!info) {
         w.abort();
         return;
@@ -276,6 +302,7 @@ async function treatFile(r: Run, given: string, inWalk: boolean): Promise<void> 
       shown = ratio(info.outBytes - (st.size - info.headerBytes), info.outBytes);
     } else {
       const info: EncodeInfo = { inBytes: 0, outBytes: 0, headerBytes: 0 };
+      willRead(r, st.size);
       for await (const c of gzip(ctx.fs.readChunks(name, ctx.cwd), encodeOpts(r, name, st.mtimeMs), info)) w.write(c);
       shown = ratio(info.inBytes - (info.outBytes - info.headerBytes), info.inBytes);
     }
@@ -298,10 +325,11 @@ function encodeOpts(r: Run, name: string, mtimeMs: number): { level: number; nam
   return { level: r.o.level, name: r.o.noName ? null : base, mtime: r.o.noName ? 0 : Math.floor(mtimeMs / 1000) };
 }
 
-async function decodeFileTo(r: Run, name: string, sink: ((c: Buffer) => unknown) | null): Promise<DecodeInfo | null> {
+async function decodeFileTo(r: Run, name: string, size: number, sink: ((c: Buffer) => unknown) | null): Promise<DecodeInfo | null> {
   let chunks;
   try {
     chunks = r.ctx.fs.readChunks(name, r.ctx.cwd);
+    willRead(r, size);
   } catch (e) {
     await fail(r, name, e);
     return null;

@@ -5,6 +5,7 @@
  */
 import type { Shell } from './shell.js';
 import { messageOf } from './shell.js';
+import { addProgress, setProgressTotalBytes } from '../../src/runtime/progress.js';
 
 const USAGE = `.import FILE TABLE       Import data from FILE into TABLE
    Options:
@@ -169,6 +170,13 @@ export async function importFile(sh: Shell, argv: string[], zoneFile: (cmd: stri
   }
   const warnings: string[] = [];
   const rd = new Reader(data, file, cSep, rSep, (s) => warnings.push(s));
+  // Progress: the file's bytes parsed (and inserted) against its size.
+  setProgressTotalBytes(data.length);
+  let counted = 0;
+  const count = () => {
+    addProgress(0, rd.pos - counted);
+    counted = rd.pos;
+  };
   const read = cSep === 0x1f && rSep === 0x1e ? () => rd.ascii() : () => rd.csv();
   const flushWarnings = async () => { for (const w of warnings.splice(0)) await sh.err(w); };
   const s = await sh.db();
@@ -236,6 +244,7 @@ export async function importFile(sh: Shell, argv: string[], zoneFile: (cmd: stri
           warnings.push(`${file}:${startLine}: INSERT failed: ${messageOf(e)}\n`);
         }
       }
+      count();
       if (warnings.length > 0) await flushWarnings();
     } while (rd.cTerm !== EOF);
   } finally {

@@ -8,6 +8,7 @@ import * as tarStream from 'tar-stream';
 import { defineCommand, helpText, parseArgs, UsageError, versionText, type CommandContext } from '../../src/command/index.js';
 import { isLimitError, VfsError } from '../../src/vfs/index.js';
 import { walk } from '../../src/vfs/walk.js';
+import { addProgress, setProgressTotalBytes } from '../../src/runtime/progress.js';
 import { gunzip, gzip, GzipError, type DecodeInfo, type EncodeInfo } from '../../src/gnulib/gzip.js';
 import { excluder, hasDotDot, leadingPrefix, Lister, MAX_NAME_BYTES, stripComponents } from './names.js';
 
@@ -180,7 +181,10 @@ interface ReadOpts { extract: boolean; toStdout: boolean; keep: boolean; strip: 
 function archiveInput(r: Run, file: string): AsyncIterable<Uint8Array> | Iterable<Uint8Array> {
   if (file === '-') return r.ctx.stdin;
   try {
-    r.ctx.fs.openRandom(file, r.ctx.cwd).close();
+    const f = r.ctx.fs.openRandom(file, r.ctx.cwd);
+    f.close();
+    // tar streams (no entry count up front): progress is the archive's bytes read against its size
+    setProgressTotalBytes(f.size);
   } catch (e) {
     throw new Fatal(`${file}: Cannot open: ${reasonOf(e)}`);
   }
@@ -209,6 +213,7 @@ async function read(r: Run, file: string, members: string[], o: ReadOpts): Promi
   try {
     for await (const entry of ex) {
       entries++;
+      addProgress(1);
       const h = entry.header;
       const name = h.name;
       if (!wanted(name) || r.exclude(name)) {

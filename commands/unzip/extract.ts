@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CommandContext } from '../../src/command/index.js';
 import { walk } from '../../src/vfs/walk.js';
+import { addProgress, setProgressTotal } from '../../src/runtime/progress.js';
 import { isLimitError, VfsError } from '../../src/vfs/index.js';
 import { ZipArchive, ZipError, safeEntryPath, specialKind, type ZipEntry } from '../../src/gnulib/zipread.js';
 
@@ -127,9 +128,14 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
     throw err;
   }
   const ready: { p: Planned; staged: string | null }[] = [];
+  // Progress: the planned entries (from the central directory) are the total; an entry counts
+  // as done when the next one starts, the last one after the loop.
+  setProgressTotal(plan.length);
   try {
     let n = 0;
+    let started = 0;
     for (const p of plan) {
+      if (started++ > 0) addProgress(1);
       const dest = join(o.exdir, p.rel);
       let exists = false;
       if (!p.e.isDir) {
@@ -182,6 +188,7 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
         throw err;
       }
     }
+    if (started > 0) addProgress(1);
     // 3. move into place, in archive order, with Info-ZIP's lines
     for (const { p, staged } of ready) {
       const dest = join(o.exdir, p.rel);

@@ -8,6 +8,7 @@ import { compressionPct } from '../../src/gnulib/zipinfo.js';
 import { ZipWriter } from '../../src/gnulib/zipwrite.js';
 import { VfsError } from '../../src/vfs/index.js';
 import { walk } from '../../src/vfs/walk.js';
+import { addProgress, setProgressTotal } from '../../src/runtime/progress.js';
 
 /** Files up to this size are read whole, so a deflate that does not pay is stored instead. */
 const WHOLE = 8 * 1024 * 1024;
@@ -261,8 +262,11 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
     : ctx.fs.createWriter(archive, ctx.cwd);
   const zw = new ZipWriter((b) => w.write(b));
   const pct = new Map<Item, string>();
+  // Progress: the walk is done (its entries counted); the entries to write are the rest of the total.
+  setProgressTotal(order.length);
   try {
     for (const x of order) {
+      addProgress(1);
       if ('raw' in x) {
         // an entry kept from the old archive: its bytes inflated and compressed again
         const e = x;

@@ -12,6 +12,7 @@ import type { Change } from '../vfs/index.js';
 import type { TaskRequest, TaskResponse } from '../exec/index.js';
 import { LIMITS } from '../limits.js';
 import type { Progress } from '../runtime/progress.js';
+import { phaseProgress } from './progress.js';
 import { EXEC_METHOD, execParamsOf, taskLimits, envelopeOfError, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
 import { checkParamsSize, type Surface } from './params.js';
 import { nullsAsAbsent } from './strict.js';
@@ -201,7 +202,8 @@ export class Engine implements MethodEngine {
         throw new NoshError('INVALID_ARGUMENT', `unknown method '${method}'`, `Methods: ${list.map((m) => m.name).join(', ')}.`);
       }
       const args = entry.input.parse(params ?? {}) as Record<string, unknown> & { timeout_ms?: number };
-      const call: Invocation = { timeoutMs: args.timeout_ms ?? this.config.limits.timeoutMs, signal: progressSignal(opts), note, ...lib };
+      const call: Invocation = { timeoutMs: args.timeout_ms ?? this.config.limits.timeoutMs, signal: progressSignal(opts), note, ...lib,
+        ...(opts.onProgress ? { progress: { report: opts.onProgress, since: Date.now() } } : {}) };
       const done = entry.handler(this, args, call);
       // A worker's run is always bounded (by the pool); a main-thread method only when the call gives timeout_ms.
       return await (entry.runs === 'main' && args.timeout_ms !== undefined ? withinTimeout(method, done, args.timeout_ms) : done);
@@ -293,7 +295,13 @@ export class Engine implements MethodEngine {
   /** The commit of a call's changes in a versioned zone (one commit, the paths it changed). */
   private async commitOf(zone: Zone, context: Context | undefined, changes: Change[], about: CommitNote | undefined): Promise<void> {
     const paths = changedPaths(changes);
-    await this.versioning.commit(versionedZone(zone), { paths, user: this.authorOf(zone, context), message: commitMessage(about, paths), conversation: context?.conversation });
+    const progress = phaseProgress(about?.progress, 'commit');
+    try {
+      await this.versioning.commit(versionedZone(zone), { paths, user: this.authorOf(zone, context), message: commitMessage(about, paths), conversation: context?.conversation,
+        onProgress: progress?.update });
+    } finally {
+      progress?.end();
+    }
   }
 
   /**

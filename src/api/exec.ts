@@ -177,7 +177,7 @@ export const EXEC_METHOD: Method<ExecArgs> = {
         else if (engine.hasAfterWrite || zone.versioned || zone.kind === 'group') {
           const summary = p.command ?? [p.cmd!, ...(p.args ?? [])].join(' ');
           await engine.written(zone, p.context, r.result.changes,
-            { method: 'exec', summary, message: r.result.commitMessage ?? p.message, groupMode: p.group_mode });
+            { method: 'exec', summary, message: r.result.commitMessage ?? p.message, groupMode: p.group_mode, progress: call.progress });
         }
         return r;
       })

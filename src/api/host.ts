@@ -8,7 +8,7 @@ import { STALE_TEMP_SECONDS, expireSessions, removeStaleTemps } from '../zones/m
 import { gitdirsUnder, packLoose } from '../versioning/pack.js';
 import { validateFileName } from '../zones/transfer.js';
 import type { WriteAccess } from '../meta/index.js';
-import type { HostEngine, MethodInfo } from './method.js';
+import type { HostEngine, Invocation, MethodInfo } from './method.js';
 import { orderKey } from './write-order.js';
 import { cleanOwnerships, expireLocks } from './ownership.js';
 
@@ -17,7 +17,7 @@ export type { HostEngine, ZoneToolOptions, ZoneToolResult } from './method.js';
 /** A method the main thread serves; `runs`: whether its work is a worker tool (import, transfer) or the main thread's own. */
 export interface HostMethod extends MethodInfo {
   runs: 'main' | 'worker';
-  run(engine: HostEngine, args: Record<string, unknown>, call: { timeoutMs: number }): Promise<{ data: unknown; message?: string }>;
+  run(engine: HostEngine, args: Record<string, unknown>, call: Pick<Invocation, 'timeoutMs' | 'progress'>): Promise<{ data: unknown; message?: string }>;
 }
 
 const Ctx = { context: ContextSchema.optional().describe('Who is calling: user, conversation, session, groups, role.') };
@@ -206,7 +206,8 @@ export const HOST_METHODS: HostMethod[] = [
       const out = await engine.writes.whole([orderKey(src).root, orderKey(dst).root], () =>
         engine.runZoneTool(src, '_transfer', { path: args.path, dest: args.dest, move: bridge.move, overwrite: args.overwrite === true,
           create_dirs: args.create_dirs === true }, { peer: dst, context: ctx, timeoutMs: call.timeoutMs,
-          commit: { method: 'transfer', message: args.message as string | undefined, groupMode: args.mode as WriteAccess | undefined } }));
+          commit: { method: 'transfer', message: args.message as string | undefined, groupMode: args.mode as WriteAccess | undefined,
+            progress: call.progress } }));
       return out;
     },
   },

@@ -12,6 +12,7 @@ import type { Context } from '../zones/context.js';
 import type { Zone } from '../zones/workspace.js';
 import type { WriteOrder } from './write-order.js';
 import type { Surface } from './params.js';
+import type { CallProgress } from './progress.js';
 
 /** What a method is, as listed to callers (RPC, MCP, `nosh schemas`, nosh.methods()). */
 export interface MethodInfo {
@@ -40,6 +41,8 @@ export interface Invocation {
   /** The call's time limit: its timeout_ms, or the configured default. */
   timeoutMs: number;
   signal?: CancelSignal;
+  /** The caller's progress listener (onProgress) and when the call began: for main-thread work such as a commit. */
+  progress?: CallProgress;
   /** Filled by the handler for the audit log. */
   note: AuditNote;
   /** Library only (nosh.exec): a host folder as the zone, and stdin as bytes. */
@@ -86,6 +89,8 @@ export interface CommitNote {
   message?: string;
   /** In a group zone: the mode of the files the call creates (its group_mode; default: the config's groupDefaultMode). */
   groupMode?: import('../meta/index.js').WriteAccess;
+  /** The call's progress (Invocation.progress): a commit of many files reports its own. */
+  progress?: CallProgress;
 }
 
 export interface ZoneToolOptions {

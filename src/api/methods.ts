@@ -58,7 +58,7 @@ function toolMethod(t: ToolDef): Method {
       else delete args.timeout_ms;
       const known = engine.zoneOf({ zone: name, context });
       const zone = known instanceof Promise ? await known : known;
-      const commit = order === 'read' ? undefined : { method: t.name, message, groupMode };
+      const commit = order === 'read' ? undefined : { method: t.name, message, groupMode, progress: call.progress };
       const only = order === 'file' ? normalizeVirtual((args as { path: string }).path, cwd ?? '/') : undefined;
       const run = () => engine.runZoneTool(zone, t.name, args, { context, cwd, signal: call.signal, timeoutMs, commit, onlyPath: only });
       const key = orderKey(zone);
@@ -83,7 +83,7 @@ function hostMethod(h: HostMethod): Method {
     runs,
     order: h.annotations.readOnlyHint ? 'read' : 'own',
     async handler(engine, args, call) {
-      const out = await run(engine, args, { timeoutMs: call.timeoutMs });
+      const out = await run(engine, args, { timeoutMs: call.timeoutMs, progress: call.progress });
       const o = out as { changes?: typeof call.note.changes; peerChanges?: typeof call.note.peerChanges };
       ({ changes: call.note.changes, peerChanges: call.note.peerChanges } = o);
       return ok(out.data, out.message ?? 'ok');

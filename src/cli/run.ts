@@ -209,9 +209,10 @@ async function execOnce(args: string[]): Promise<number> {
     const req = argvForm ? { cmd: positionals[0]!, args: positionals.slice(1) } : { command: positionals[0]! };
     // A call past a second shows a progress line on a terminal's stderr, cleared when it ends.
     let shown = false;
-    const onProgress = process.stderr.isTTY ? (p: { files: number; bytes: number; total?: number }) => {
+    const of = (n: number, total: number | undefined) => `${n}${total !== undefined ? `/${total}` : ''}`;
+    const onProgress = process.stderr.isTTY ? (p: { files: number; bytes: number; total?: number; total_bytes?: number; phase?: string }) => {
       shown = true;
-      process.stderr.write(`\r\x1b[Knosh: ${p.files}${p.total !== undefined ? `/${p.total}` : ''} files, ${p.bytes} bytes`);
+      process.stderr.write(`\r\x1b[Knosh: ${p.phase === 'commit' ? 'commit: ' : ''}${of(p.files, p.total)} files, ${of(p.bytes, p.total_bytes)} bytes`);
     } : undefined;
     const res = await nosh.exec({ ...req, cwd: values.cwd ?? '/' }, { stdin, timeoutMs, onProgress });
     if (shown) process.stderr.write('\r\x1b[K');

@@ -33,9 +33,11 @@ export function createMcpServer(nosh: Nosh, version: string, gate?: CallGate): S
 
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const token = req.params._meta?.progressToken;
-    const progress = token === undefined ? undefined : (p: Progress) => {
-      void extra.sendNotification({ method: 'notifications/progress', params: progressParams(token, req.params.name, p) }).catch(() => {});
-    };
+    const map = token === undefined ? undefined : progressMapper(token, req.params.name);
+    const progress = map && ((p: Progress) => {
+      const params = map(p);
+      if (params) void extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {});
+    });
     return call(req.params.name, req.params.arguments, extra.signal, progress);
   });
   return server;
@@ -70,13 +72,36 @@ function toolCaller(nosh: Nosh, gate?: CallGate): ToolCaller {
   return Object.assign(call, { methods });
 }
 
-/** What a long call has done so far (files walked, bytes read; the total where known). */
-interface Progress { files: number; bytes: number; total?: number }
+/** What a long call has done so far (files walked, bytes read; their totals where known; the commit phase). */
+interface Progress { files: number; bytes: number; total?: number; total_bytes?: number; phase?: 'commit' }
 
-/** notifications/progress's params for the client's token. */
-function progressParams(token: string | number, name: string, p: Progress) {
-  return { progressToken: token, progress: p.total !== undefined ? p.files : p.files + p.bytes, ...(p.total !== undefined ? { total: p.total } : {}),
-    message: `${name}: ${p.files} files, ${p.bytes} bytes` };
+/**
+ * notifications/progress's params for one call's reports. MCP has one number and an optional
+ * total, and the number must grow: it is the files (entries, changed paths) when their total
+ * is known, else the bytes when theirs is, else files + bytes with no total. When that choice
+ * changes within a call (a total becomes known, the commit phase after the worker part), the
+ * new count is added past the last number sent (and so is its total), so it never goes back;
+ * a report that would not raise it is not sent. The message says the counts as they are.
+ */
+function progressMapper(token: string | number, name: string) {
+  let kind = '';
+  let base = 0;
+  let last = -1;
+  return (p: Progress) => {
+    const [k, done, total] = p.total !== undefined ? ['files', p.files, p.total]
+      : p.total_bytes !== undefined ? ['bytes', p.bytes, p.total_bytes] : ['all', p.files + p.bytes, undefined];
+    const key = `${p.phase ?? 'run'}/${k}`;
+    if (key !== kind) {
+      if (last >= 0) base = last + 1; // past the last number sent, even when nothing is done yet
+      kind = key;
+    }
+    const progress = base + done;
+    if (progress <= last) return undefined;
+    last = progress;
+    const of = (n: number, t: number | undefined) => `${n}${t !== undefined ? `/${t}` : ''}`;
+    const message = `${name}: ${p.phase === 'commit' ? 'commit: ' : ''}${of(p.files, p.total)} files, ${of(p.bytes, p.total_bytes)} bytes`;
+    return { progressToken: token, progress, ...(total !== undefined ? { total: base + total } : {}), message };
+  };
 }
 
 /** A tool result carrying the envelope, as text and as structured content. */
@@ -196,9 +221,11 @@ export class FastCalls {
     const controller = new AbortController();
     this.running.set(call.id, controller);
     const { id, name, args, token } = call;
-    const progress = token === undefined ? undefined : (p: Progress) => {
-      if (!controller.signal.aborted) this.send({ jsonrpc: '2.0', method: 'notifications/progress', params: progressParams(token, name, p) });
-    };
+    const map = token === undefined ? undefined : progressMapper(token, name);
+    const progress = map && ((p: Progress) => {
+      const params = map(p);
+      if (params && !controller.signal.aborted) this.send({ jsonrpc: '2.0', method: 'notifications/progress', params });
+    });
     this.call(name, args, controller.signal, progress).then(
       (res) => ({ jsonrpc: '2.0', id, result: res }),
       (e: unknown) => ({ jsonrpc: '2.0', id, error: { code: -32603, message: e instanceof Error ? e.message : 'Internal error' } }),

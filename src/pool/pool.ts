@@ -54,7 +54,7 @@ export interface CancelSignal {
 
 /** A call's first progress report comes after this long (a call done sooner reports none). */
 export const PROGRESS_AFTER_MS = 1000;
-const PROGRESS_EVERY_MS = 500;
+export const PROGRESS_EVERY_MS = 500;
 
 /** Under vitest the sources are .ts; workers always run the compiled JavaScript. */
 function workerFile(): string {
@@ -359,7 +359,7 @@ export class WorkerPool {
     let last = '';
     const read = () => {
       const p = readProgress(lane.progress);
-      const key = `${p.files}/${p.bytes}/${p.total}`;
+      const key = `${p.files}/${p.bytes}/${p.total}/${p.total_bytes}`;
       if (key === last) return;
       last = key;
       try { report(p); } catch { /* a listener's failure is not the task's */ }

@@ -281,7 +281,7 @@ class RpcServer {
     const ac = new Cancel();
     if (!isNotification) this.running.set(id, ac);
     // A client that wants progress of a long call passes _meta.progressToken (as MCP does): it
-    // gets {"method":"$/progress","params":{"token","value":{files,bytes,total?}}} while the call runs.
+    // gets {"method":"$/progress","params":{"token","value":{files,bytes,total?,total_bytes?,phase?}}} while the call runs.
     let p = params;
     let onProgress: ((v: unknown) => void) | undefined;
     if (p && Object.hasOwn(p, '_meta')) {

@@ -1,6 +1,6 @@
 /**
  * Progress of a long worker task, for `$/progress` / `notifications/progress`. The worker
- * counts into a small SharedArrayBuffer of its lane (files, bytes, total files when known);
+ * counts into a small SharedArrayBuffer of its lane (files, bytes, and their totals when known);
  * the main thread reads it on a timer while the task runs: no message, no event-loop turn of
  * the worker, nothing at all when no caller asked for progress (the counters are plain
  * stores). Slots are Float64 (aligned 8-byte stores do not tear); a reading a step old is fine.
@@ -8,16 +8,24 @@
 export interface Progress {
   files: number;
   bytes: number;
-  /** Files to do, when the task knows (archive extraction, a commit's file list). */
+  /** Files (or archive entries, or a commit's changed paths) to do, when the task knows: unzip, zip -r, a commit. */
   total?: number;
+  /** Bytes to read, when the task knows: tar x/t (the archive's size), gzip/gunzip, sqlite3 .import, import_csv. */
+  total_bytes?: number;
+  /**
+   * 'commit': the main thread commits the call's changes in a versioned zone, after the worker
+   * part; files/bytes/total count that commit only (changed paths written, bytes hashed).
+   */
+  phase?: 'commit';
 }
 
 const FILES = 0;
 const BYTES = 1;
 const TOTAL = 2;
+const TOTAL_BYTES = 3;
 
 export function newProgress(): SharedArrayBuffer {
-  return new SharedArrayBuffer(3 * Float64Array.BYTES_PER_ELEMENT);
+  return new SharedArrayBuffer(4 * Float64Array.BYTES_PER_ELEMENT);
 }
 
 /** Main thread, before a task is sent: zero the counters. */
@@ -26,12 +34,14 @@ export function resetProgress(sab: SharedArrayBuffer): void {
   a[FILES] = 0;
   a[BYTES] = 0;
   a[TOTAL] = -1;
+  a[TOTAL_BYTES] = -1;
 }
 
 export function readProgress(sab: SharedArrayBuffer): Progress {
   const a = new Float64Array(sab);
   const total = a[TOTAL]!;
-  return { files: a[FILES]!, bytes: a[BYTES]!, ...(total >= 0 ? { total } : {}) };
+  const totalBytes = a[TOTAL_BYTES]!;
+  return { files: a[FILES]!, bytes: a[BYTES]!, ...(total >= 0 ? { total } : {}), ...(totalBytes >= 0 ? { total_bytes: totalBytes } : {}) };
 }
 
 let current: Float64Array | null = null;
@@ -48,7 +58,18 @@ export function addProgress(files: number, bytes = 0): void {
   current[BYTES] += bytes;
 }
 
-/** Worker: the whole count of files, once known. */
-export function setProgressTotal(total: number): void {
-  if (current !== null) current[TOTAL] = total;
+/**
+ * Worker: `more` files (entries) are left to do, once known: the total is the files counted so
+ * far and those (zip -r counts its walk, then the entries it writes; unzip its entries).
+ */
+export function setProgressTotal(more: number): void {
+  if (current !== null) current[TOTAL] = current[FILES]! + more;
+}
+
+/**
+ * Worker: `bytes` are left to read, once known (an input's size): the total is the bytes read so
+ * far and those (a stage that reads after others, `cat a | gunzip b`, counts its own on top).
+ */
+export function setProgressTotalBytes(bytes: number): void {
+  if (current !== null) current[TOTAL_BYTES] = current[BYTES]! + bytes;
 }

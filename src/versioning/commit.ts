@@ -42,6 +42,32 @@ export interface CommitRequest {
   message: string;
   /** The conversation of the call: a trailer of the commit (undo finds a conversation's changes by it). */
   conversation?: string;
+  /**
+   * Told as the commit moves: `files` of the `total` changed paths written into the tree (a
+   * folder path counts once, when its whole content is in), `bytes` of file content hashed.
+   */
+  onProgress?: (p: CommitProgress) => void;
+}
+
+export interface CommitProgress { files: number; bytes: number; total: number }
+
+/** The counts of one commit, passed down the tree walk. */
+class Tally {
+  readonly p: CommitProgress;
+  constructor(total: number, private readonly tell: (p: CommitProgress) => void) {
+    this.p = { files: 0, bytes: 0, total };
+    this.report();
+  }
+
+  add(files: number, bytes: number): void {
+    this.p.files += files;
+    this.p.bytes += bytes;
+    this.report();
+  }
+
+  private report(): void {
+    this.tell({ ...this.p });
+  }
 }
 
 interface RepoState {
@@ -166,7 +192,7 @@ export class Versioning {
     try {
       if (!s.opened && !s.repo.exists()) await this.prepare(s, zone, req.user);
       const message = req.conversation === undefined ? req.message : `${req.message.replace(/\n+$/, '')}\n\n${CONVERSATION_TRAILER}: ${req.conversation}`;
-      const oid = paths.length > 0 ? await this.write(s, zone, paths, req.user, message) : undefined;
+      const oid = paths.length > 0 ? await this.write(s, zone, paths, req.user, message, req.onProgress) : undefined;
       s.pending.clear();
       if (s.inFlight <= 1 && !s.full) fs.rmSync(path.join(zone.gitdir, DIRTY), { force: true });
       return oid;
@@ -180,12 +206,14 @@ export class Versioning {
   }
 
   /** One commit of `paths` as they are in the zone now; undefined when the tree did not change. */
-  private async write(s: RepoState, zone: VersionedZone, paths: string[], user: string, message: string): Promise<string | undefined> {
+  private async write(s: RepoState, zone: VersionedZone, paths: string[], user: string, message: string,
+    onProgress?: (p: CommitProgress) => void): Promise<string | undefined> {
     const repo = s.repo;
     const head = await repo.head();
     const parentTree = head === undefined ? undefined : (await repo.readCommit(head)).tree;
     const rels = paths.map((p) => p.split('/').filter((x) => x !== ''));
-    const tree = (await applyChanges(repo, zone, parentTree, [], rels)) ?? EMPTY_TREE;
+    const tally = onProgress && new Tally(rels.length, onProgress);
+    const tree = (await applyChanges(repo, zone, parentTree, [], rels, tally)) ?? EMPTY_TREE;
     if (tree === parentTree || (head === undefined && tree === EMPTY_TREE)) return undefined;
     if (tree === EMPTY_TREE) await repo.writeTree([]); // every file removed: the commit needs the empty tree
     const now = Math.floor(Date.now() / 1000);
@@ -221,8 +249,12 @@ export function fileCount(paths: readonly string[]): number {
  * The tree `treeOid` (at `dir`, relative components) with the entries named by `rels` (paths
  * relative to it) taken from the zone as they are now. Undefined for a tree left empty.
  */
-async function applyChanges(repo: Repo, zone: VersionedZone, treeOid: string | undefined, dir: string[], rels: string[][]): Promise<string | undefined> {
-  if (rels.some((r) => r.length === 0)) return snapshot(repo, zone, dir);
+async function applyChanges(repo: Repo, zone: VersionedZone, treeOid: string | undefined, dir: string[], rels: string[][], tally?: Tally): Promise<string | undefined> {
+  if (rels.some((r) => r.length === 0)) {
+    const oid = await snapshot(repo, zone, dir, tally);
+    tally?.add(rels.length, 0);
+    return oid;
+  }
   const entries = new Map<string, TreeItem>();
   if (treeOid !== undefined) for (const e of await repo.readTree(treeOid)) entries.set(e.path, e);
   const byName = new Map<string, string[][]>();
@@ -236,14 +268,16 @@ async function applyChanges(repo: Repo, zone: VersionedZone, treeOid: string | u
     const whole = subs.some((s) => s.length === 0);
     let next: TreeItem | undefined;
     if (whole || old?.type !== 'tree') {
-      next = await entryFromDisk(repo, zone, dir, name);
+      next = await entryFromDisk(repo, zone, dir, name, tally);
+      tally?.add(subs.length, 0);
     } else {
       const st = lstatOrUndefined(hostPath(zone, [...dir, name]));
       if (st?.isDirectory() && visible(zone, dir, name, true)) {
-        const oid = await applyChanges(repo, zone, old.oid, [...dir, name], subs);
+        const oid = await applyChanges(repo, zone, old.oid, [...dir, name], subs, tally);
         next = oid === undefined ? undefined : { mode: '040000', path: name, oid, type: 'tree' };
       } else {
-        next = await entryFromDisk(repo, zone, dir, name);
+        next = await entryFromDisk(repo, zone, dir, name, tally);
+        tally?.add(subs.length, 0);
       }
     }
     if (next) entries.set(name, next);
@@ -254,7 +288,7 @@ async function applyChanges(repo: Repo, zone: VersionedZone, treeOid: string | u
 }
 
 /** The entry `name` of the folder `dir` as it is in the zone: a blob, a tree, or nothing. */
-async function entryFromDisk(repo: Repo, zone: VersionedZone, dir: string[], name: string): Promise<TreeItem | undefined> {
+async function entryFromDisk(repo: Repo, zone: VersionedZone, dir: string[], name: string, tally?: Tally): Promise<TreeItem | undefined> {
   const host = hostPath(zone, [...dir, name]);
   const st = lstatOrUndefined(host);
   if (!st) return undefined;
@@ -262,17 +296,19 @@ async function entryFromDisk(repo: Repo, zone: VersionedZone, dir: string[], nam
     if (!visible(zone, dir, name, false)) return undefined;
     const data = readNoFollow(host);
     if (data === undefined) return undefined;
-    return { mode: st.mode & 0o111 ? '100755' : '100644', path: name, oid: await repo.writeBlob(data), type: 'blob' };
+    const oid = await repo.writeBlob(data);
+    tally?.add(0, data.length);
+    return { mode: st.mode & 0o111 ? '100755' : '100644', path: name, oid, type: 'blob' };
   }
   if (st.isDirectory() && visible(zone, dir, name, true)) {
-    const oid = await snapshot(repo, zone, [...dir, name]);
+    const oid = await snapshot(repo, zone, [...dir, name], tally);
     return oid === undefined ? undefined : { mode: '040000', path: name, oid, type: 'tree' };
   }
   return undefined; // symlinks, devices, FIFOs: never versioned
 }
 
 /** The tree of a whole folder of the zone (a folder moved in, a first commit, a recovery). */
-async function snapshot(repo: Repo, zone: VersionedZone, dir: string[]): Promise<string | undefined> {
+async function snapshot(repo: Repo, zone: VersionedZone, dir: string[], tally?: Tally): Promise<string | undefined> {
   let names: string[];
   try {
     names = fs.readdirSync(hostPath(zone, dir));
@@ -281,7 +317,7 @@ async function snapshot(repo: Repo, zone: VersionedZone, dir: string[]): Promise
   }
   const items: TreeItem[] = [];
   for (const name of names) {
-    const e = await entryFromDisk(repo, zone, dir, name);
+    const e = await entryFromDisk(repo, zone, dir, name, tally);
     if (e) items.push(e);
   }
   return items.length === 0 ? undefined : repo.writeTree(items);

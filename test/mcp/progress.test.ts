@@ -35,6 +35,21 @@ describe('nosh mcp: progress, yaml, sessions', () => {
     expect(Number(/(\d+) files/.exec(seen.at(-1)!.message!)![1])).toBeGreaterThanOrEqual(510);
   });
 
+  it('notifications/progress carry a total where it is known (an unzip\'s entries), and only ever grow', async () => {
+    const z = await client.callTool({ name: 'exec', arguments: { command: 'zip -qr t.zip d0 d1 d2 d3 d4 d5 d6 d7 d8 d9', timeout_ms: 120_000 } }, undefined, { timeout: 150_000 });
+    expect(z.isError).toBeFalsy();
+    const seen: { progress: number; total?: number; message?: string }[] = [];
+    const r = await client.callTool({ name: 'exec', arguments: { command: 'unzip -qo t.zip -d out | sleep 1.5', timeout_ms: 120_000 } }, undefined,
+      { onprogress: (p) => seen.push(p), timeout: 150_000 });
+    expect(r.isError).toBeFalsy();
+    expect(seen.length).toBeGreaterThan(0);
+    const last = seen.at(-1)!;
+    expect(last.total).toBeDefined();
+    expect(last.progress).toBe(last.total);
+    expect(last.message).toBe('exec: 510/510 files, 0 bytes'); // 10 folders and their 500 files
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.progress).toBeGreaterThan(seen[i - 1]!.progress);
+  }, 150_000);
+
   it('read parse yaml and list_workspaces are tools', async () => {
     const y = await client.callTool({ name: 'read', arguments: { path: 'c.yaml', parse: 'yaml' } });
     expect((y.structuredContent as any).data.parsed).toEqual({ a: [1, 2] });

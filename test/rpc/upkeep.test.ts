@@ -79,4 +79,14 @@ describe('nosh serve: companion scope and the TTL sweep', () => {
     expect((await call('exec', { command: 'ls', _meta: { progressToken: 'tok-2' } })).result.success).toBe(true);
     expect(notes.length).toBe(before);
   });
+
+  it('$/progress carries the total where it is known: an unzip\'s entries', async () => {
+    expect((await call('exec', { command: 'zip -qr t.zip tree', timeout_ms: 120_000 })).result.success).toBe(true);
+    const r = await call('exec', { command: 'unzip -qo t.zip -d out | sleep 1.5', timeout_ms: 120_000, _meta: { progressToken: 'tok-3' } });
+    expect(r.result.data.exit_code).toBe(0);
+    const mine = notes.filter((n) => n.method === '$/progress' && n.params.token === 'tok-3');
+    expect(mine.length).toBeGreaterThan(0);
+    // tree/, its 10 folders and 500 files; the last report is the end state
+    expect(mine.at(-1).params.value).toEqual({ files: 511, bytes: 0, total: 511 });
+  }, 150_000);
 });
