@@ -58,9 +58,14 @@ async function writeCell(ctx: Ctx, label: string, nosh: Nosh, zone: string): Pro
 /** The bench's PostgreSQL server: started by the first row that needs it, stopped after the last. */
 let server: Promise<PgServer> | undefined;
 
-function row(zone: 'storage' | 'group:eng', store: 'embedded' | 'PostgreSQL', last = false): Scenario {
-  const where = zone === 'storage' ? 'storage' : 'a group zone';
-  const id = `meta/write-${zone === 'storage' ? 'storage' : 'group'}-${store === 'embedded' ? 'embedded' : 'pg'}`;
+/**
+ * One row. Storage is not versioned and a group zone is by default (a git commit per write):
+ * the group rows without `git` turn its versioning off, so that they differ from storage by
+ * the ownership check alone; the `git` rows are a group zone as configured by default.
+ */
+function row(zone: 'storage' | 'group:eng', store: 'embedded' | 'PostgreSQL', git = false, last = false): Scenario {
+  const where = zone === 'storage' ? 'storage' : git ? 'a group zone (versioned, the default)' : 'a group zone (unversioned, as storage)';
+  const id = `meta/write-${zone === 'storage' ? 'storage' : git ? 'group-git' : 'group'}-${store === 'embedded' ? 'embedded' : 'pg'}`;
   const title = `write 1 KiB in ${where}, ${store} metadata store`;
   return {
     id, group: 'meta', title,
@@ -77,7 +82,7 @@ function row(zone: 'storage' | 'group:eng', store: 'embedded' | 'PostgreSQL', la
         return { id, group: 'meta', title, better: 'lower', cells: [{ system: 'nosh', label, status: 'skipped', note }] };
       }
       const base = fs.mkdtempSync(path.join(os.tmpdir(), 'nosh-bench-meta-'));
-      const nosh = await createNosh({ base, groups: { eng: USERS }, ...(metadata ? { metadata } : {}) });
+      const nosh = await createNosh({ base, groups: { eng: USERS }, ...(git ? {} : { zones: { group: { versioned: false } } }), ...(metadata ? { metadata } : {}) });
       try {
         ctx.progress(`meta: ${label}: seeding 1050 files`);
         await seed(nosh, zone);
@@ -92,5 +97,6 @@ function row(zone: 'storage' | 'group:eng', store: 'embedded' | 'PostgreSQL', la
 }
 
 export const metaScenarios: Scenario[] = [
-  row('storage', 'embedded'), row('group:eng', 'embedded'), row('storage', 'PostgreSQL'), row('group:eng', 'PostgreSQL', true),
+  row('storage', 'embedded'), row('group:eng', 'embedded'), row('group:eng', 'embedded', true),
+  row('storage', 'PostgreSQL'), row('group:eng', 'PostgreSQL'), row('group:eng', 'PostgreSQL', true, true),
 ];

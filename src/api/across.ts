@@ -11,7 +11,8 @@ import { orderKey } from './write-order.js';
  * embedded store, an advisory lock for PostgreSQL) so that the processes serving one base keep
  * one order per zone. Under it, the quota the zone counts against is synced with the usage
  * the store keeps: set from the store before the run, stored after, so that the processes
- * together never pass a quota. (A quota spans several zones: its key is held too.)
+ * together never pass a quota. (A quota spans several zones: its key is held too.) The
+ * one-file writers of a zone in this process share one hold (see run).
  */
 export class AcrossProcesses {
   /** Per WriteOrder key (a zone's order root): the zone's store key and its quota, learnt as zones resolve. */
