@@ -85,7 +85,7 @@ export class Engine implements MethodEngine {
   private readonly pool: WorkerPool;
   private closed = false;
   /** The order of the calls that change files, per zone (see WriteOrder), and across processes (AcrossProcesses). */
-  readonly writes = new WriteOrder((zones, run) => this.across.run(zones, run));
+  readonly writes = new WriteOrder((zones, run, oneFile) => this.across.run(zones, run, oneFile));
   private readonly across: AcrossProcesses;
   /** The commits of versioned zones (src/versioning). */
   readonly versioning = new Versioning();

@@ -7,7 +7,7 @@ import { countFiles, scanBytes } from '../zones/quota.js';
 import { STALE_TEMP_SECONDS, expireSessions, removeStaleTemps } from '../zones/maintenance.js';
 import { gitdirsUnder, packLoose } from '../versioning/pack.js';
 import { validateFileName } from '../zones/transfer.js';
-import type { WriteAccess } from '../meta/index.js';
+import { removeStaleMetaTemps, type WriteAccess } from '../meta/index.js';
 import type { HostEngine, Invocation, MethodInfo } from './method.js';
 import { orderKey } from './write-order.js';
 import { cleanOwnerships, expireLocks } from './ownership.js';
@@ -125,7 +125,7 @@ export const HOST_METHODS: HostMethod[] = [
       const base = engine.workspace.base;
       const sessions = await expireSessions(base, engine.config.sessionTtlSeconds);
       for (const id of sessions) engine.workspace.quotas.forget(`session:${id}`);
-      const temps = await removeStaleTemps(engine.workspace.writableFolders(), STALE_TEMP_SECONDS);
+      const temps = await removeStaleTemps(engine.workspace.writableFolders(), STALE_TEMP_SECONDS) + await removeStaleMetaTemps(base);
       let packed = 0;
       for (const gitdir of await gitdirsUnder(path.join(base, 'versions'))) {
         const n = await packLoose(gitdir);

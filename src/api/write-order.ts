@@ -20,9 +20,10 @@ export class WriteOrder {
 
   /**
    * `around`: what holds a writer's zones in the other processes while it runs (the engine's
-   * AcrossProcesses); called once a writer's turn has come in this process, with its zone keys.
+   * AcrossProcesses); called once a writer's turn has come in this process, with its zone keys
+   * and whether it is a one-file writer (which may share the hold with the others of its zone).
    */
-  constructor(private readonly around?: <T>(zones: readonly string[], run: () => Promise<T>) => Promise<T>) {}
+  constructor(private readonly around?: <T>(zones: readonly string[], run: () => Promise<T>, oneFile: boolean) => Promise<T>) {}
 
   /**
    * Run a call that may change anything in the zone `zone` (its root), or in each of several
@@ -32,7 +33,7 @@ export class WriteOrder {
   whole<T>(zone: string | readonly string[], run: () => Promise<T>): Promise<T> {
     const names = typeof zone === 'string' ? [zone] : [...new Set(zone)];
     const zones = names.map((name) => this.writers(name));
-    const go = this.around ? () => this.around!(names, run) : run;
+    const go = this.around ? () => this.around!(names, run, false) : run;
     const after: Promise<void>[] = [];
     for (const z of zones) {
       after.push(...z.sinceWhole);
@@ -53,7 +54,7 @@ export class WriteOrder {
   file<T>(zone: string, path: string, run: () => Promise<T>): Promise<T> {
     const z = this.writers(zone);
     const before = z.files.get(path) ?? z.lastWhole;
-    const go = this.around ? () => this.around!([zone], run) : run;
+    const go = this.around ? () => this.around!([zone], run, true) : run;
     const result = before ? before.then(go) : go();
     const settled = result.then(noop, noop);
     this.track(zone, z, settled);

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { NoshError } from '../errors.js';
-import { KeyedLocks, lockFile, unlockFile } from './lockfile.js';
+import { KeyedLocks, alive, lockFile, unlockFile } from './lockfile.js';
 import type { LinkRecord } from '../links/store.js';
 import { MIGRATIONS, SCHEMA_VERSION, SqlMetaStore, linkOf, type Query, type Row } from './sql.js';
 
@@ -67,6 +67,7 @@ export class EmbeddedMetaStore extends SqlMetaStore {
    * than this nosh's, is an error here, at start. sql.js and the rows load on first use.
    */
   async open(): Promise<void> {
+    await removeStaleMetaTemps(this.base);
     let fd: number;
     try {
       fd = fs.openSync(this.file, 'r');
@@ -165,13 +166,19 @@ export class EmbeddedMetaStore extends SqlMetaStore {
         const db = await this.current();
         db.exec('BEGIN');
         let out: T;
+        let changed: boolean;
         try {
+          const before = changes(db);
           out = await fn(queryOf(db));
+          changed = changes(db) !== before;
           db.exec('COMMIT');
         } catch (e) {
           db.exec('ROLLBACK');
           throw e;
         }
+        // nothing changed (a put of rows that exist, a delete of missing ones: every overwrite
+        // and most deletes in a group zone): the file stays as it is, no export, no fsync
+        if (!changed) return out;
         try {
           this.persist(db.export());
         } catch (e) {
@@ -259,6 +266,53 @@ export class EmbeddedMetaStore extends SqlMetaStore {
   }
 }
 
+/** The rows changed by INSERT, UPDATE and DELETE since the database was opened (SQLite's total_changes()). */
+function changes(db: Database): number {
+  return Number(db.exec('SELECT total_changes()')[0]!.values[0]![0]);
+}
+
+/** How long a temp file of a live process may stay before it counts as left over (its pid reused). */
+const STALE_TEMP_MS = 60_000;
+
+/**
+ * The temp files of this store that a killed process can leave: the database's
+ * (`access_auth.sqlite.<pid>.<hex>.tmp`, in the base) and, in the lock folder, a quota usage
+ * file's (`*.usage.<pid>.tmp`) and a lock file's before it is linked (`*.lock.<pid>.<hex>`,
+ * `*.lock.break.<pid>.<hex>`). Group 1 is the writer's pid.
+ */
+const BASE_TEMP = /^access_auth\.sqlite\.(\d+)\.[0-9a-f]+\.tmp$/;
+const LOCK_TEMP = /^(?:[a-z]+-[0-9a-f]{32}|access_auth\.sqlite)\.(?:usage\.(\d+)\.tmp|lock(?:\.break)?\.(\d+)\.[0-9a-f]+)$/;
+
+/**
+ * Remove the temp files of the embedded store left by killed processes: those whose writer
+ * (the pid in the name) is dead, or that are older than a minute (no write takes that long:
+ * the pid was reused). Run at open and by maintenance. Returns how many were removed.
+ */
+export async function removeStaleMetaTemps(base: string, now = Date.now()): Promise<number> {
+  let removed = 0;
+  for (const [dir, re] of [[base, BASE_TEMP], [path.join(base, LOCK_DIR), LOCK_TEMP]] as const) {
+    let names: string[];
+    try {
+      names = await fs.promises.readdir(dir);
+    } catch {
+      continue; // no base or no lock folder yet
+    }
+    for (const name of names) {
+      const m = re.exec(name);
+      if (!m) continue;
+      const pid = Number(m[1] ?? m[2]);
+      const file = path.join(dir, name);
+      try {
+        if (alive(pid) && now - (await fs.promises.lstat(file)).mtimeMs < STALE_TEMP_MS) continue;
+        await fs.promises.rm(file, { force: true });
+        removed++;
+      } catch {
+        // gone meanwhile (its writer renamed or removed it)
+      }
+    }
+  }
+  return removed;
+}
 
 function queryOf(db: Database): Query {
   return async (sql: string, params: readonly unknown[] = []) => {

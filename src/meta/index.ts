@@ -9,7 +9,7 @@ export type { MetaStore, Ownership, FileLock, WriteAccess } from './store.js';
 export { WRITE_ACCESS, isUnder } from './store.js';
 
 export { MemoryMetaStore } from './memory.js';
-export { EmbeddedMetaStore } from './embedded.js';
+export { EmbeddedMetaStore, removeStaleMetaTemps } from './embedded.js';
 export { PostgresMetaStore } from './postgres.js';
 
 /**

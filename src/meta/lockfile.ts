@@ -14,7 +14,8 @@ import { NoshError } from '../errors.js';
 
 const WAIT_MS = 60_000;
 
-function alive(pid: number): boolean {
+/** The process is running (on this machine; EPERM: it runs as another user). */
+export function alive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   if (pid === process.pid) return true;
   try {

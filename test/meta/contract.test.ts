@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EmbeddedMetaStore, MemoryMetaStore, PostgresMetaStore, type MetaStore } from '../../src/meta/index.js';
+import { EmbeddedMetaStore, MemoryMetaStore, PostgresMetaStore, removeStaleMetaTemps, type MetaStore } from '../../src/meta/index.js';
 import { tempDir } from '../helpers.js';
 import { usePostgres } from './pg.js';
 
@@ -196,6 +196,46 @@ describe('the embedded store', () => {
     await s.putOwnerships('g', [{ path: 'a', owner: 'u', mode: 'group' }]);
     expect(await s.ownerships('g', ['a'])).toHaveLength(1);
     expect(fs.existsSync(path.join(base, 'locks', 'access_auth.sqlite.lock'))).toBe(false);
+  });
+  it('a change that changes no row (a put of rows that exist, a delete of missing ones) leaves the file unwritten', async () => {
+    const base = tempDir();
+    const s = new EmbeddedMetaStore(base);
+    await s.putOwnerships('g', [{ path: 'a', owner: 'u', mode: 'owner' }]);
+    const before = fs.statSync(path.join(base, 'access_auth.sqlite'));
+    await s.putOwnerships('g', [{ path: 'a', owner: 'v', mode: 'group' }]);
+    await s.deleteOwnerships('g', ['missing']);
+    expect(await s.releaseLock('z', 'missing')).toBe(false);
+    const after = fs.statSync(path.join(base, 'access_auth.sqlite'));
+    expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+    // a real change is still written (and read back by another instance)
+    await s.putOwnerships('g', [{ path: 'b', owner: 'v', mode: 'group' }]);
+    expect(fs.statSync(path.join(base, 'access_auth.sqlite')).ino).not.toBe(before.ino);
+    expect((await new EmbeddedMetaStore(base).ownershipsUnder('g', '')).map((r) => `${r.path}:${r.owner}`)).toEqual(['a:u', 'b:v']);
+  });
+
+  it('temp files a killed process left (dead pid, or older than a minute) are removed at open and by removeStaleMetaTemps; a live one is kept', async () => {
+    const base = tempDir();
+    fs.mkdirSync(path.join(base, 'locks'));
+    const dead = 999999999;
+    const old = new Date(Date.now() - 120_000);
+    const stale = [
+      `access_auth.sqlite.${dead}.0a1b2c3d.tmp`,
+      path.join('locks', `quota-${'0'.repeat(32)}.usage.${dead}.tmp`),
+      path.join('locks', `zone-${'1'.repeat(32)}.lock.${dead}.deadbeef`),
+    ];
+    const oldLive = `access_auth.sqlite.${process.pid}.11111111.tmp`;
+    const live = [`access_auth.sqlite.${process.pid}.22222222.tmp`, path.join('locks', `zone-${'2'.repeat(32)}.lock.${process.pid}.cafebabe`)];
+    const other = ['notes.sqlite.1.tmp', 'access_auth.sqlite.bak'];
+    for (const f of [...stale, oldLive, ...live, ...other]) fs.writeFileSync(path.join(base, f), 'x');
+    fs.utimesSync(path.join(base, oldLive), old, old);
+    for (const f of other) fs.utimesSync(path.join(base, f), old, old);
+    await new EmbeddedMetaStore(base).open();
+    const left = (f: string) => fs.existsSync(path.join(base, f));
+    expect([...stale, oldLive].filter(left)).toEqual([]);
+    expect([...live, ...other].filter(left)).toEqual([...live, ...other]);
+    fs.writeFileSync(path.join(base, stale[0]!), 'x');
+    expect(await removeStaleMetaTemps(base)).toBe(1);
+    expect(left(stale[0]!)).toBe(false);
   });
 });
 

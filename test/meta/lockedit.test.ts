@@ -155,8 +155,13 @@ describe('lock transitions', () => {
       const editzone = path.join(b2, 'editzone');
       const [dir] = fs.readdirSync(editzone);
       expect(fs.readFileSync(path.join(editzone, dir!, 'work', 'e.md'), 'utf8')).toBe('late\n'); // kept
+      // a temp file of the database that a killed process left (its pid is not running)
+      const left = path.join(b2, 'access_auth.sqlite.999999999.0badcafe.tmp');
+      fs.writeFileSync(left, 'half a database');
       const m = await c2('maintenance', {});
       expect(m.data.expired_locks).toBe(1);
+      expect(m.data.stale_temp_files).toBeGreaterThanOrEqual(1);
+      expect(fs.existsSync(left)).toBe(false);
       expect(fs.readdirSync(editzone)).toEqual([]);
       expect(code(await c2('lockedit_save', { zone: Z, context: A1, path: 'e.md' }))).toBe('INVALID_ARGUMENT');
       // an expired lock is taken over by another holder

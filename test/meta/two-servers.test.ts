@@ -6,7 +6,8 @@ import { usePostgres } from './pg.js';
 import { Serve } from './serve-client.js';
 
 // Two `nosh serve` processes on one base (the compiled CLI: run `npx tsc` first), once with the
-// embedded store and once with PostgreSQL: one zone's write order and one quota across both.
+// embedded store and once with PostgreSQL: one zone's write order, one quota and the locked edits
+// across both.
 const pg = usePostgres();
 
 let servers: Serve[] = [];
@@ -20,8 +21,9 @@ async function twoServers(kind: string, extra: Record<string, unknown> = {}): Pr
   const cfg = { base, ...extra, ...(kind === 'postgres' ? { metadata: { url: await pg().freshDb() } } : {}) };
   const file = path.join(tempDir(), 'nosh.json');
   fs.writeFileSync(file, JSON.stringify(cfg));
-  const a = new Serve(['--config', file]);
-  const b = new Serve(['--config', file]);
+  // request contexts trusted: the lock test speaks for several users (and an admin) through each
+  const a = new Serve(['--config', file, '--trust-request-context']);
+  const b = new Serve(['--config', file, '--trust-request-context']);
   servers.push(a, b);
   // both up (their stores open, the schema migrated) before the race
   for (const s of [a, b]) expect((await s.call('exec', { command: 'true' })).success).toBe(true);
@@ -78,4 +80,49 @@ describe.each(['embedded', 'postgres'])('two nosh serve processes on one base, %
     expect(ua.used).toBeLessThanOrEqual(1024 * 1024);
     expect(Math.abs(ua.used - ub.used)).toBeLessThanOrEqual(8192);
   }, 300_000);
+
+  it('a lock taken in one is seen by the other: write, sed -i and lockedit_open through B are FILE_LOCKED; save through A frees it; an admin\'s force_unlock through B is seen by A', async () => {
+    const { base, a, b } = await twoServers(kind, { groups: { team: ['alice', 'bob', 'carol'] } });
+    const Z = 'group:team';
+    const ALICE = { user: 'alice', conversation: 'ca' };
+    const BOB = { user: 'bob', conversation: 'cb' };
+    const ADMIN = { user: 'carol', conversation: 'cc', role: 'admin' };
+    const onDisk = () => fs.readFileSync(path.join(base, 'groups', 'team', 'doc.md'), 'utf8');
+    expect((await a.call('write', { zone: Z, context: ALICE, path: 'doc.md', content: 'one\n' })).success).toBe(true);
+    const open = await a.call('lockedit_open', { zone: Z, context: ALICE, path: 'doc.md' });
+    expect(open.success, JSON.stringify(open)).toBe(true);
+
+    // server B sees A's lock on every write path, and in the answer names its holder
+    const w = await b.call('write', { zone: Z, context: BOB, path: 'doc.md', content: 'bob\n' });
+    expect(w.error).toMatchObject({ code: 'FILE_LOCKED', details: { holder: 'alice', conversation: 'ca' } });
+    const sed = await b.call('exec', { zone: Z, context: BOB, command: 'sed -i s/one/BOB/ doc.md' });
+    expect(sed.data.exit_code).not.toBe(0);
+    expect(sed.data.stderr).toContain('File locked (by alice since');
+    const o2 = await b.call('lockedit_open', { zone: Z, context: BOB, path: 'doc.md' });
+    expect(o2.error).toMatchObject({ code: 'FILE_LOCKED', details: { holder: 'alice' } });
+    // reads stay allowed, and nothing B tried reached the file
+    expect((await b.call('read', { zone: Z, context: BOB, path: 'doc.md' })).data.content).toBe('one\n');
+
+    // A saves its edit: written back and unlocked, which B sees
+    expect((await a.call('lockedit_overwrite', { zone: Z, context: ALICE, path: 'doc.md', content: 'ALICE\n' })).success).toBe(true);
+    const save = await a.call('lockedit_save', { zone: Z, context: ALICE, path: 'doc.md' });
+    expect(save.success, JSON.stringify(save)).toBe(true);
+    expect(onDisk()).toBe('ALICE\n');
+    const wb = await b.call('write', { zone: Z, context: BOB, path: 'doc.md', content: 'bob\n' });
+    expect(wb.success, JSON.stringify(wb)).toBe(true);
+    expect(onDisk()).toBe('bob\n');
+
+    // A locks it again; an admin breaks the lock through B; A sees it broken
+    expect((await a.call('lockedit_open', { zone: Z, context: ALICE, path: 'doc.md' })).success).toBe(true);
+    expect((await b.call('write', { zone: Z, context: BOB, path: 'doc.md', content: 'x\n' })).error.code).toBe('FILE_LOCKED');
+    const fu = await b.call('force_unlock', { zone: Z, context: ADMIN, path: 'doc.md' });
+    expect(fu.success, JSON.stringify(fu)).toBe(true);
+    const late = await a.call('lockedit_save', { zone: Z, context: ALICE, path: 'doc.md' });
+    expect(late.success).toBe(false);
+    expect(late.error.code).toBe('INVALID_ARGUMENT');
+    expect(onDisk()).toBe('bob\n');
+    const wa = await a.call('exec', { zone: Z, context: BOB, command: 'sed -i s/bob/BOB/ doc.md' });
+    expect(wa.data.exit_code, wa.data.stderr).toBe(0);
+    expect(onDisk()).toBe('BOB\n');
+  }, 120_000);
 });
