@@ -2,7 +2,7 @@ import { defineCommand, type CommandContext } from '../../src/command/index.js';
 import { VfsError } from '../../src/vfs/index.js';
 import { quoteNameColon, quoteStyled } from '../../src/gnulib/quote.js';
 import { inputOperands, openAsFopen } from '../../src/gnulib/helpers.js';
-import { CopyOut, FatalError, OutBuffer, recordSpans } from '../../src/gnulib/text-lines.js';
+import { CopyOut, FatalError, OutBuffer, SpanReader } from '../../src/gnulib/text-lines.js';
 
 /** A delimiter that adds nothing (GNU's EMPTY_DELIM, written `\0`). */
 const EMPTY = -1;
@@ -66,45 +66,6 @@ function collapseEscapes(s: string): number[] | null {
 
 type Source = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 const open = openAsFopen;
-
-/**
- * Lines of a stream as spans of its chunks (recordSpans), handed out synchronously while a
- * chunk lasts: no Buffer per line (a subarray per line, and OutBuffer joining them again,
- * made paste 0.10x of GNU on 2 MB).
- */
-class SpanReader {
-  buf: Buffer = Buffer.alloc(0);
-  s = 0;
-  e = 0;
-  private spans: number[] = [];
-  private k = 0;
-  private readonly it: AsyncIterator<{ buf: Buffer; spans: number[] }>;
-  constructor(source: Source, sep: number) {
-    this.it = recordSpans(source, sep)[Symbol.asyncIterator]();
-  }
-
-  /** Move to the next line, buf[s, e); false at the end (a promise only to refill). */
-  next(): boolean | Promise<boolean> {
-    if (this.k < this.spans.length) {
-      this.s = this.spans[this.k]!;
-      this.e = this.spans[this.k + 1]!;
-      this.k += 2;
-      return true;
-    }
-    return this.refill();
-  }
-
-  private async refill(): Promise<boolean> {
-    for (;;) {
-      const r = await this.it.next();
-      if (r.done) return false;
-      this.buf = r.value.buf;
-      this.spans = r.value.spans;
-      this.k = 0;
-      if (this.spans.length) return this.next() as boolean;
-    }
-  }
-}
 
 async function parallel(ctx: CommandContext, names: string[], delims: number[], eol: number, w: CopyOut): Promise<boolean> {
   let ok = true;
