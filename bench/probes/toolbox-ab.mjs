@@ -2,7 +2,8 @@
 /**
  * Issue #25's big-file toolbox rows, A/B: each command run through the library (`exec` with
  * stdout to a file) by this build and, optionally, by an older build loaded in the same
- * process, alternating with GNU spawned with its output to a file; medians of the rounds and
+ * process, alternating with GNU spawned with its output to a file; a warm-up round, then the
+ * medians of the rounds, and
  * the outputs compared byte for byte with GNU's.
  *
  *   npx tsc -p tsconfig.json && node bench/probes/toolbox-ab.mjs DATA_DIR [ROUNDS] [FILTER] [OLD_DIST]
@@ -48,17 +49,17 @@ for (const [id, line] of rows) {
   const t = Object.fromEntries(sides.map(([n]) => [n, []]));
   const g = [];
   let equal = true;
-  for (let r = 0; r < ROUNDS; r++) {
+  for (let r = -1; r < ROUNDS; r++) { // round -1: a warm-up, not counted
     for (const [n, nosh] of sides) {
       const t0 = process.hrtime.bigint();
       const res = await nosh.exec({ command: line, cwd: '/' }, { stdoutFile: `/out/${n}.out`, timeoutMs: 300_000 });
-      t[n].push(Number(process.hrtime.bigint() - t0) / 1e9);
+      if (r >= 0) t[n].push(Number(process.hrtime.bigint() - t0) / 1e9);
       if (!res.success || res.data.exit_code !== 0) throw new Error(`${n} ${line}: ${JSON.stringify(res.success ? res.data.stderr : res.error)}`);
     }
     const fd = fs.openSync(gnuOut, 'w');
     const t0 = process.hrtime.bigint();
     const p = spawnSync('sh', ['-c', line], { cwd: root, env, stdio: ['ignore', fd, 'inherit'] });
-    g.push(Number(process.hrtime.bigint() - t0) / 1e9);
+    if (r >= 0) g.push(Number(process.hrtime.bigint() - t0) / 1e9);
     fs.closeSync(fd);
     if (p.status !== 0) throw new Error(`gnu ${line}: ${p.status}`);
     for (const [n] of sides) equal &&= same(join(root, 'out', `${n}.out`), gnuOut);

@@ -152,8 +152,9 @@ export class SpanReader {
   buf: Buffer = Buffer.alloc(0);
   s = 0;
   e = 0;
-  private spans: number[] = [];
-  private k = 0;
+  /** The chunk's lines as [start, end) pairs; spans[k] starts the next one (a caller may take lines from here itself). */
+  spans: number[] = [];
+  k = 0;
   private readonly it: AsyncIterator<{ buf: Buffer; spans: number[] }>;
   constructor(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sep: number) {
     this.it = recordSpans(source, sep)[Symbol.asyncIterator]();
