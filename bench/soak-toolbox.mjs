@@ -3,7 +3,11 @@
  * Issue #25, "every command streams": each toolbox command of the issue run once through the
  * library on a 1 GB input (not a test: minutes of work and gigabytes of disk).
  *
- *   npx tsc -p tsconfig.json && node bench/soak-toolbox.mjs [--size-mb 1024] [--memory-mb 64] [--only NAME,...] [--keep]
+ *   npx tsc -p tsconfig.json && node --expose-gc bench/soak-toolbox.mjs [--size-mb 1024] [--memory-mb 64]
+ *     [--timeout-s 300] [--only NAME,...] [--input FILE] [--keep]
+ *
+ * --input: an in.txt made by an earlier run (--keep), hard-linked into the zone instead of
+ * made again (making 1 GB takes minutes on a loaded host).
  *
  * A temp folder gets a zone holding in.txt: SIZE MB of lines `k<10 digits> <number> word<TAB>word
  * word`, keys increasing (sorted in the C locale, so comm and join can read it twice). Each
@@ -28,17 +32,19 @@ const SIZE = Number(arg('size-mb', '1024')) * 1048576;
 const MEMORY_MB = Number(arg('memory-mb', '64'));
 const ONLY = arg('only', '')?.split(',').filter(Boolean) ?? [];
 const KEEP = process.argv.includes('--keep');
+const TIMEOUT_MS = Number(arg('timeout-s', '300')) * 1000;
+const INPUT = arg('input', '');
 
 /** [command line, what is expected when it does not stream (the reason it holds its input)] */
 const COMMANDS = [
-  ['md5sum in.txt'], ['sha1sum in.txt'], ['sha224sum in.txt'], ['sha256sum in.txt'], ['sha384sum in.txt'],
-  ['sha512sum in.txt'], ['b2sum in.txt'], ['cksum in.txt'], ['cksum -a sha256 in.txt'], ['sum in.txt'],
-  ['base64 in.txt', null, 'in.b64'], ['base64 -d in.b64'], ['base32 in.txt'], ['basenc --base16 in.txt'],
-  ['od -An -tx1 in.txt'], ['od -c in.txt'], ['xxd in.txt'], ['xxd -p in.txt'], ['hexdump -C in.txt'], ['hd in.txt'],
-  ['strings in.txt'], ['file in.txt'],
-  ['paste in.txt in.txt'], ['paste -s in.txt'], ['comm in.txt in.txt'], ['join in.txt in.txt'], ['nl in.txt'], ['tac in.txt'],
-  ['rev in.txt'], ['fold -w 20 in.txt'], ['fmt in.txt'], ['expand in.txt'], ['unexpand -a in.txt'], ['cat in.txt | numfmt --field=2 --to=si'],
-  ['split -l 5000000 in.txt parts/x'], ['csplit -f parts/c in.txt 1000000'], ['dos2unix -n in.txt out2.txt'], ['unix2dos -n in.txt out2.txt'],
+  ['sha256sum in.txt'], ['md5sum in.txt'], ['base64 in.txt', null, 'in.b64'], ['od -An -tx1 in.txt'], ['paste in.txt in.txt'],
+  ['join in.txt in.txt'], ['comm in.txt in.txt'], ['tac in.txt'], ['rev in.txt'], ['xxd in.txt'], ['nl in.txt'],
+  ['fold -w 20 in.txt'], ['expand in.txt'], ['unexpand -a in.txt'], ['strings in.txt'], ['file in.txt'],
+  ['sha1sum in.txt'], ['sha224sum in.txt'], ['sha384sum in.txt'], ['sha512sum in.txt'], ['b2sum in.txt'], ['cksum in.txt'],
+  ['cksum -a sha256 in.txt'], ['sum in.txt'], ['base32 in.txt'], ['basenc --base16 in.txt'], ['base64 -d in.b64'],
+  ['od -c in.txt'], ['xxd -p in.txt'], ['hexdump -C in.txt'], ['hd in.txt'], ['paste -s in.txt'], ['fmt in.txt'],
+  ['cat in.txt | numfmt --field=2 --to=si'], ['split -l 5000000 in.txt parts/x'], ['csplit -f parts/c in.txt 1000000'],
+  ['dos2unix -n in.txt out2.txt'], ['unix2dos -n in.txt out2.txt'],
   ['column -t in.txt', 'column lines up every line\'s columns: it reads all input before it writes (as util-linux does)'],
   ['shuf in.txt', 'a permutation of all lines needs all of them (GNU shuf reads the whole input too)'],
   ['shuf -n 3 in.txt', 'GNU shuf -n on a file also reads every line; a reservoir would not need to'],
@@ -50,7 +56,10 @@ const root = join(dir, 'zone');
 fs.mkdirSync(join(root, 'parts'), { recursive: true });
 
 // The input: one write per 4 MiB of lines.
-{
+if (INPUT) {
+  fs.linkSync(INPUT, join(root, 'in.txt'));
+  console.error(`input: ${INPUT} (${(fs.statSync(INPUT).size / 1048576).toFixed(0)} MB), in ${dir}`);
+} else {
   const fd = fs.openSync(join(root, 'in.txt'), 'w');
   let n = 0;
   let k = 0;
@@ -84,7 +93,7 @@ for (const [line, holds, keepAs] of COMMANDS) {
   const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()); }, 25);
   const t0 = Date.now();
   const out = keepAs ?? 'out.dat';
-  const r = await nosh.exec({ command: line, cwd: '/' }, { stdoutFile: `/${out}`, timeoutMs: 300_000 });
+  const r = await nosh.exec({ command: line, cwd: '/' }, { stdoutFile: `/${out}`, timeoutMs: TIMEOUT_MS });
   clearInterval(timer);
   peak = Math.max(peak, process.memoryUsage.rss());
   const secs = ((Date.now() - t0) / 1000).toFixed(1);
@@ -102,4 +111,5 @@ for (const [line, holds, keepAs] of COMMANDS) {
   for (const f of fs.readdirSync(join(root, 'parts'))) fs.rmSync(join(root, 'parts', f));
 }
 await nosh.close();
+if (KEEP && INPUT) fs.rmSync(join(root, 'in.txt'));
 if (!KEEP) fs.rmSync(dir, { recursive: true, force: true });

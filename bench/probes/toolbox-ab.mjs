@@ -4,7 +4,9 @@
  * stdout to a file) by this build and, optionally, by an older build loaded in the same
  * process, alternating with GNU spawned with its output to a file; a warm-up round, then the
  * medians of the rounds, and
- * the outputs compared byte for byte with GNU's.
+ * the outputs compared byte for byte with GNU's. CPU time beside wall time (a loaded host's
+ * wall clock measures the scheduler): nosh's is this process's (every thread: the pool's
+ * worker runs here), GNU's the child's user + system from /usr/bin/time.
  *
  *   npx tsc -p tsconfig.json && node bench/probes/toolbox-ab.mjs DATA_DIR [ROUNDS] [FILTER] [OLD_DIST]
  *
@@ -43,28 +45,36 @@ if (oldDist) sides.push(['old', await engine(resolve(oldDist))]);
 
 const gnuOut = join(root, 'out', 'gnu.out');
 const same = (a, b) => fs.readFileSync(a).equals(fs.readFileSync(b));
-console.log(`| command | ${sides.map(([n]) => `nosh ${n} s`).join(' | ')} | GNU s | ${sides.map(([n]) => `ratio ${n}`).join(' | ')} | same bytes |`);
-console.log(`|---|${sides.map(() => '---|').join('')}---|${sides.map(() => '---|').join('')}---|`);
+console.log(`| command | ${sides.map(([n]) => `nosh ${n} s`).join(' | ')} | GNU s | ${sides.map(([n]) => `ratio ${n}`).join(' | ')} | ${sides.map(([n]) => `CPU s ${n}`).join(' | ')} | GNU CPU s | ${sides.map(([n]) => `CPU ratio ${n}`).join(' | ')} | same bytes |`);
+console.log(`|---|${sides.map(() => '---|').join('')}---|${sides.map(() => '---|').join('')}${sides.map(() => '---|').join('')}---|${sides.map(() => '---|').join('')}---|`);
 for (const [id, line] of rows) {
   const t = Object.fromEntries(sides.map(([n]) => [n, []]));
+  const cpu = Object.fromEntries(sides.map(([n]) => [n, []]));
   const g = [];
+  const gcpu = [];
   let equal = true;
   for (let r = -1; r < ROUNDS; r++) { // round -1: a warm-up, not counted
     for (const [n, nosh] of sides) {
       const t0 = process.hrtime.bigint();
+      const c0 = process.cpuUsage();
       const res = await nosh.exec({ command: line, cwd: '/' }, { stdoutFile: `/out/${n}.out`, timeoutMs: 300_000 });
       if (r >= 0) t[n].push(Number(process.hrtime.bigint() - t0) / 1e9);
+      const c = process.cpuUsage(c0);
+      if (r >= 0) cpu[n].push((c.user + c.system) / 1e6);
       if (!res.success || res.data.exit_code !== 0) throw new Error(`${n} ${line}: ${JSON.stringify(res.success ? res.data.stderr : res.error)}`);
     }
     const fd = fs.openSync(gnuOut, 'w');
     const t0 = process.hrtime.bigint();
-    const p = spawnSync('sh', ['-c', line], { cwd: root, env, stdio: ['ignore', fd, 'inherit'] });
+    const p = spawnSync('/usr/bin/time', ['-f', '%U %S', 'sh', '-c', line], { cwd: root, env, stdio: ['ignore', fd, 'pipe'], encoding: 'utf8' });
     if (r >= 0) g.push(Number(process.hrtime.bigint() - t0) / 1e9);
+    if (r >= 0) gcpu.push(p.stderr.trim().split('\n').pop().split(' ').reduce((a, b) => a + Number(b), 0));
     fs.closeSync(fd);
     if (p.status !== 0) throw new Error(`gnu ${line}: ${p.status}`);
     for (const [n] of sides) equal &&= same(join(root, 'out', `${n}.out`), gnuOut);
   }
   const gm = med(g);
-  console.log(`| \`${line}\` | ${sides.map(([n]) => med(t[n]).toFixed(3)).join(' | ')} | ${gm.toFixed(3)} | ${sides.map(([n]) => (gm / med(t[n])).toFixed(2) + 'x').join(' | ')} | ${equal ? 'yes' : 'NO'} |`);
+  const gc = med(gcpu);
+  console.log(`| \`${line}\` | ${sides.map(([n]) => med(t[n]).toFixed(3)).join(' | ')} | ${gm.toFixed(3)} | ${sides.map(([n]) => (gm / med(t[n])).toFixed(2) + 'x').join(' | ')} | `
+    + `${sides.map(([n]) => med(cpu[n]).toFixed(3)).join(' | ')} | ${gc.toFixed(3)} | ${sides.map(([n]) => (gc / med(cpu[n])).toFixed(2) + 'x').join(' | ')} | ${equal ? 'yes' : 'NO'} |`);
 }
 for (const [, n] of sides) await n.close();

@@ -43,6 +43,9 @@ export const toolboxScenarios: Scenario[] = [
   row('toolbox/md5sum', 'toolbox', (c) => `md5sum (${mb(c.data.sizes.bigFileBytes)})`, { argv: ['md5sum', bigName], cwd: '/' }),
   row('toolbox/base64', 'toolbox', (c) => `base64 (${mb(c.data.sizes.bigFileBytes)}) > file`, { argv: ['base64', bigName], cwd: '/', outFile: `${P.out}/b64.txt` }),
   row('toolbox/paste', 'toolbox', (c) => `paste -d, CSV CSV (${mb(c.data.sizes.csvBytes)}) > file`, { argv: ['paste', '-d,', csvName, csvName], cwd: '/', outFile: `${P.out}/paste.txt` }),
+  row('toolbox/join', 'toolbox', (c) => `join -t, of two CSVs sorted on the id (${mb(c.data.sizes.csvBytes)} each) > file`,
+    { argv: ['join', '-t,', `${out}/j1.csv`, `${out}/j2.csv`], cwd: '/', outFile: `${P.out}/join.txt` },
+    byGnu(['sh', '-c', `sort -t, -k1,1 ${csvName} > ${out}/j1.csv && cut -d, -f1,3- ${csvName} | sort -t, -k1,1 > ${out}/j2.csv`])),
   row('toolbox/od', 'toolbox', (c) => `od -An -tx1 CSV (${mb(c.data.sizes.csvBytes)}) > file`, { argv: ['od', '-An', '-tx1', csvName], cwd: '/', outFile: `${P.out}/od.txt` }),
   // (compression is not a row: zlib's deflate and gzip's own give different bytes to compare)
   row('archive/gunzip', 'archive', (c) => `gzip -dc (${mb(c.data.sizes.bigFileBytes)} text) > file`, { argv: ['gzip', '-dc', `${out}/gnu.gz`], cwd: '/', outFile: `${P.out}/gunzip.txt` },
