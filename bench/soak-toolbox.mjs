@@ -13,7 +13,8 @@
  * word`, keys increasing (sorted in the C locale, so comm and join can read it twice). Each
  * command runs in a pool of one worker whose memory budget is --memory-mb (limits.memoryMb:
  * V8's heap limit plus nosh's own check of heap + Buffers every MiB read: a command that
- * holds its input ends with MEMORY_LIMIT), its stdout to a file in the zone (removed after).
+ * holds its input ends with MEMORY_LIMIT), its stdout to a file in the zone (removed after;
+ * limits.maxFileSize raised to 8 GiB: xxd writes 4 bytes per byte read).
  * The process's resident memory is sampled every 25 ms (the worker is a thread of this
  * process: Node 20 cannot read a busy worker's heap from the main thread); the table gives
  * the peak and its growth over the idle process. Commands that must hold their input are
@@ -80,7 +81,7 @@ if (INPUT) {
   console.error(`input: ${(n / 1048576).toFixed(0)} MB, ${k} lines, in ${dir}`);
 }
 
-const nosh = await createNosh({ root, base: join(dir, 'base'), threads: 1, limits: { memoryMb: MEMORY_MB } });
+const nosh = await createNosh({ root, base: join(dir, 'base'), threads: 1, limits: { memoryMb: MEMORY_MB, maxFileSize: 8 * 1024 ** 3 } });
 await nosh.exec({ command: 'true' });
 const mb = (b) => (b / 1048576).toFixed(0);
 console.log(`| command | exit | seconds | peak RSS MB | RSS growth MB | note |`);
@@ -101,7 +102,8 @@ for (const [line, holds, keepAs] of COMMANDS) {
   let note;
   if (r.success) {
     exit = String(r.data.exit_code);
-    note = r.data.exit_code === 0 ? (holds ? `streamed (expected to hold: ${holds})` : 'streamed') : r.data.stderr.trim().split('\n')[0];
+    const err = r.data.stderr.trim().split('\n')[0];
+    note = r.data.exit_code === 0 && !err ? (holds ? `streamed (expected to hold: ${holds})` : 'streamed') : err;
   } else {
     exit = r.error.code;
     note = holds ? `holds its input: ${holds}` : r.error.message;
