@@ -198,9 +198,12 @@ function parse(ctx: CommandContext): Opts {
   return o;
 }
 
-/** A line: buf[s, e), its fields as [start, end) pairs of offsets in buf. */
-interface Line { buf: Buffer; s: number; e: number; f: number[]; no: number }
-const BLANK: Line = { buf: Buffer.alloc(0), s: 0, e: 0, f: [], no: 0 };
+/**
+ * A line: buf[s, e), its join field buf[ks, ke) (ks -1: the line has no such field), its
+ * fields as [start, end) pairs of offsets in buf, split only when needed (fieldsOf).
+ */
+interface Line { buf: Buffer; s: number; e: number; ks: number; ke: number; f: number[] | null; no: number }
+const BLANK: Line = { buf: Buffer.alloc(0), s: 0, e: 0, ks: -1, ke: -1, f: [], no: 0 };
 
 function fields(buf: Buffer, p: number, lim: number, tab: number): number[] {
   const f: number[] = [];
@@ -229,13 +232,35 @@ function upper(c: number): number {
   return c >= 0x61 && c <= 0x7a ? c - 32 : c;
 }
 
-function keycmp(a: Line, b: Line, j1: number, j2: number, icase: boolean): number {
-  const has1 = 2 * j1 < a.f.length;
-  const has2 = 2 * j2 < b.f.length;
-  const s1 = has1 ? a.f[2 * j1]! : 0;
-  const l1 = has1 ? a.f[2 * j1 + 1]! - s1 : 0;
-  const s2 = has2 ? b.f[2 * j2]! : 0;
-  const l2 = has2 ? b.f[2 * j2 + 1]! - s2 : 0;
+/** Set line.ks/ke to field j: with a -t byte by indexOf up to it, otherwise from the split fields. */
+function findKey(line: Line, j: number, tab: number): void {
+  const { buf, s, e } = line;
+  if (tab >= 0 && tab !== 0x0a) {
+    if (s === e) return;
+    let p = s;
+    for (let i = 0; i < j; i++) {
+      const q = buf.indexOf(tab, p);
+      if (q < 0 || q >= e) return;
+      p = q + 1;
+    }
+    const q = buf.indexOf(tab, p);
+    line.ks = p;
+    line.ke = q < 0 || q >= e ? e : q;
+    return;
+  }
+  const f = (line.f = fields(buf, s, e, tab));
+  if (2 * j < f.length) {
+    line.ks = f[2 * j]!;
+    line.ke = f[2 * j + 1]!;
+  }
+}
+
+/** Compare the join fields of two lines (each line's own, set by findKey). */
+function keycmp(a: Line, b: Line, icase: boolean): number {
+  const s1 = a.ks;
+  const l1 = s1 < 0 ? 0 : a.ke - s1;
+  const s2 = b.ks;
+  const l2 = s2 < 0 ? 0 : b.ke - s2;
   if (l1 === 0) return l2 === 0 ? 0 : -1;
   if (l2 === 0) return 1;
   const n = Math.min(l1, l2);
@@ -294,10 +319,11 @@ async function join(ctx: CommandContext, o: Opts, out: CopyOut): Promise<void> {
     o.warned[w] = true;
   };
   const made = (w: 0 | 1, r: SpanReader): Line | Promise<Line> => {
-    const line: Line = { buf: r.buf, s: r.s, e: r.e, f: fields(r.buf, r.s, r.e, o.tab), no: ++lineNo[w]! };
+    const line: Line = { buf: r.buf, s: r.s, e: r.e, ks: -1, ke: -1, f: null, no: ++lineNo[w]! };
+    findKey(line, o.jf[w]!, o.tab);
     const p = prev[w];
     prev[w] = line;
-    if (p && !o.warned[w] && checking() && keycmp(p, line, o.jf[w]!, o.jf[w]!, o.ignoreCase) > 0) return check(w, line).then(() => line);
+    if (p && !o.warned[w] && checking() && keycmp(p, line, o.ignoreCase) > 0) return check(w, line).then(() => line);
     return line;
   };
   const readFailed = (e: unknown): never => {
@@ -318,16 +344,18 @@ async function join(ctx: CommandContext, o: Opts, out: CopyOut): Promise<void> {
     return g.then((got) => (got ? made(w, r) : null), readFailed);
   };
 
+  const fieldsOf = (line: Line): number[] => (line.f ??= fields(line.buf, line.s, line.e, o.tab));
   const field = (n: number, line: Line) => {
-    if (2 * n < line.f.length) {
-      const s = line.f[2 * n]!;
-      const e = line.f[2 * n + 1]!;
+    const f = fieldsOf(line);
+    if (2 * n < f.length) {
+      const s = f[2 * n]!;
+      const e = f[2 * n + 1]!;
       if (e > s) out.put(line.buf, s, e);
       else if (o.filler) out.put(o.filler, 0, o.filler.length);
     } else if (o.filler) out.put(o.filler, 0, o.filler.length);
   };
   const rest = (line: Line, jf: number, count: number) => {
-    const n = o.auto ? count : line.f.length / 2;
+    const n = o.auto ? count : fieldsOf(line).length / 2;
     for (let i = 0; i < jf && i < n; i++) {
       out.byte(sepByte);
       field(i, line);
@@ -337,6 +365,27 @@ async function join(ctx: CommandContext, o: Opts, out: CopyOut): Promise<void> {
       field(i, line);
     }
   };
+  const key = (line: Line) => {
+    if (line.ks >= 0 && line.ke > line.ks) out.put(line.buf, line.ks, line.ke);
+    else if (o.filler) out.put(o.filler, 0, o.filler.length);
+  };
+  // With -t, no -e and no -o, a line's other fields are its bytes around the join field,
+  // separators and all (GNU prints them with the same separator).
+  const raw = o.tab >= 0 && o.tab !== 0x0a && !o.filler && !o.auto;
+  const restRaw = (line: Line) => {
+    const { buf, s, e, ks, ke } = line;
+    if (s === e) return;
+    if (ks < 0) {
+      out.byte(sepByte);
+      out.put(buf, s, e);
+      return;
+    }
+    if (ks > s) {
+      out.byte(sepByte);
+      out.put(buf, s, ks - 1);
+    }
+    if (ke < e) out.put(buf, ke, e);
+  };
   /** One output line; a promise only when the buffer is full. */
   const prjoin = (l1: Line, l2: Line): Promise<void> | void => {
     if (o.outlist.length) {
@@ -345,6 +394,10 @@ async function join(ctx: CommandContext, o: Opts, out: CopyOut): Promise<void> {
         if (s.file === 0) field(l1 === BLANK ? j2 : j1, l1 === BLANK ? l2 : l1);
         else field(s.field, s.file === 1 ? l1 : l2);
       });
+    } else if (raw) {
+      key(l1 === BLANK ? l2 : l1);
+      restRaw(l1);
+      restRaw(l2);
     } else {
       field(l1 === BLANK ? j2 : j1, l1 === BLANK ? l2 : l1);
       rest(l1, j1, auto[0]!);
@@ -361,8 +414,8 @@ async function join(ctx: CommandContext, o: Opts, out: CopyOut): Promise<void> {
   l = await getLine(1);
   if (l) seq2.push(l);
   if (o.auto) {
-    auto[0] = seq1.length ? seq1[0]!.f.length / 2 : 0;
-    auto[1] = seq2.length ? seq2[0]!.f.length / 2 : 0;
+    auto[0] = seq1.length ? fieldsOf(seq1[0]!).length / 2 : 0;
+    auto[1] = seq2.length ? fieldsOf(seq2[0]!).length / 2 : 0;
   }
   if (o.header && (seq1.length || seq2.length)) {
     await prjoin(seq1[0] ?? BLANK, seq2[0] ?? BLANK);
@@ -371,7 +424,7 @@ async function join(ctx: CommandContext, o: Opts, out: CopyOut): Promise<void> {
     if (seq2.length) seq2 = ((x) => (x ? [x] : []))(await getLine(1));
   }
   while (seq1.length && seq2.length) {
-    const diff = keycmp(seq1[0]!, seq2[0]!, j1, j2, o.ignoreCase);
+    const diff = keycmp(seq1[0]!, seq2[0]!, o.ignoreCase);
     if (diff < 0) {
       if (o.unpair[0]) await prjoin(seq1[0]!, BLANK);
       let x = getLine(0);
@@ -394,14 +447,14 @@ async function join(ctx: CommandContext, o: Opts, out: CopyOut): Promise<void> {
     for (;;) {
       const x = getLine(0);
       next1 = x instanceof Promise ? await x : x;
-      if (!next1 || keycmp(next1, seq2[0]!, j1, j2, o.ignoreCase)) break;
+      if (!next1 || keycmp(next1, seq2[0]!, o.ignoreCase)) break;
       seq1.push(next1);
     }
     let next2: Line | null;
     for (;;) {
       const x = getLine(1);
       next2 = x instanceof Promise ? await x : x;
-      if (!next2 || keycmp(seq1[0]!, next2, j1, j2, o.ignoreCase)) break;
+      if (!next2 || keycmp(seq1[0]!, next2, o.ignoreCase)) break;
       seq2.push(next2);
     }
     if (o.pairables) {
