@@ -3,7 +3,7 @@ import { VfsError } from '../../src/vfs/index.js';
 import { quoteNameColon } from '../../src/gnulib/quote.js';
 import { gnuQuote, xstrtoumax } from '../../src/gnulib/gnu-number.js';
 import { openAsFopen } from '../../src/gnulib/helpers.js';
-import { FatalError, LineReader, OutBuffer } from '../../src/gnulib/text-lines.js';
+import { CopyOut, FatalError, SpanReader } from '../../src/gnulib/text-lines.js';
 
 /**
  * GNU join (coreutils 9.1) in the C locale: both inputs streamed, a group of lines with the
@@ -33,7 +33,7 @@ const def: CommandDef = defineCommand({
     { key: 'z', short: 'z', long: 'zero-terminated', help: 'line delimiter is NUL, not newline' },
   ],
   async run(ctx) {
-    const out = new OutBuffer(ctx.stdout);
+    const out = new CopyOut(ctx.stdout);
     try {
       const o = parse(ctx);
       await join(ctx, o, out);
@@ -198,17 +198,18 @@ function parse(ctx: CommandContext): Opts {
   return o;
 }
 
-/** A line and its fields as [start, end) pairs. */
-interface Line { buf: Buffer; f: number[]; no: number }
-const BLANK: Line = { buf: Buffer.alloc(0), f: [], no: 0 };
+/**
+ * A line: buf[s, e), its join field buf[ks, ke) (ks -1: the line has no such field), its
+ * fields as [start, end) pairs of offsets in buf, split only when needed (fieldsOf).
+ */
+interface Line { buf: Buffer; s: number; e: number; ks: number; ke: number; f: number[] | null; no: number }
+const BLANK: Line = { buf: Buffer.alloc(0), s: 0, e: 0, ks: -1, ke: -1, f: [], no: 0 };
 
-function fields(buf: Buffer, tab: number): number[] {
+function fields(buf: Buffer, p: number, lim: number, tab: number): number[] {
   const f: number[] = [];
-  const lim = buf.length;
-  if (lim === 0) return f;
-  let p = 0;
+  if (lim === p) return f;
   if (tab >= 0 && tab !== 0x0a) {
-    for (let s = buf.indexOf(tab, p); s >= 0; s = buf.indexOf(tab, p)) {
+    for (let s = buf.indexOf(tab, p); s >= 0 && s < lim; s = buf.indexOf(tab, p)) {
       f.push(p, s);
       p = s + 1;
     }
@@ -231,107 +232,179 @@ function upper(c: number): number {
   return c >= 0x61 && c <= 0x7a ? c - 32 : c;
 }
 
-function keycmp(a: Line, b: Line, j1: number, j2: number, icase: boolean): number {
-  const has1 = 2 * j1 < a.f.length;
-  const has2 = 2 * j2 < b.f.length;
-  const s1 = has1 ? a.f[2 * j1]! : 0;
-  const l1 = has1 ? a.f[2 * j1 + 1]! - s1 : 0;
-  const s2 = has2 ? b.f[2 * j2]! : 0;
-  const l2 = has2 ? b.f[2 * j2 + 1]! - s2 : 0;
+/** Set line.ks/ke to field j: with a -t byte by indexOf up to it, otherwise from the split fields. */
+function findKey(line: Line, j: number, tab: number): void {
+  const { buf, s, e } = line;
+  if (tab >= 0 && tab !== 0x0a) {
+    if (s === e) return;
+    let p = s;
+    for (let i = 0; i < j; i++) {
+      const q = buf.indexOf(tab, p);
+      if (q < 0 || q >= e) return;
+      p = q + 1;
+    }
+    const q = buf.indexOf(tab, p);
+    line.ks = p;
+    line.ke = q < 0 || q >= e ? e : q;
+    return;
+  }
+  const f = (line.f = fields(buf, s, e, tab));
+  if (2 * j < f.length) {
+    line.ks = f[2 * j]!;
+    line.ke = f[2 * j + 1]!;
+  }
+}
+
+/** Compare the join fields of two lines (each line's own, set by findKey). */
+function keycmp(a: Line, b: Line, icase: boolean): number {
+  const s1 = a.ks;
+  const l1 = s1 < 0 ? 0 : a.ke - s1;
+  const s2 = b.ks;
+  const l2 = s2 < 0 ? 0 : b.ke - s2;
   if (l1 === 0) return l2 === 0 ? 0 : -1;
   if (l2 === 0) return 1;
   const n = Math.min(l1, l2);
+  const x = a.buf;
+  const y = b.buf;
   if (icase) {
     for (let i = 0; i < n; i++) {
-      const d = upper(a.buf[s1 + i]!) - upper(b.buf[s2 + i]!);
+      const d = upper(x[s1 + i]!) - upper(y[s2 + i]!);
+      if (d) return d;
+    }
+  } else if (n <= 64) {
+    // Keys are short: a byte loop costs less than Buffer#compare's native call.
+    for (let i = 0; i < n; i++) {
+      const d = x[s1 + i]! - y[s2 + i]!;
       if (d) return d;
     }
   } else {
-    const d = a.buf.compare(b.buf, s2, s2 + n, s1, s1 + n);
+    const d = x.compare(y, s2, s2 + n, s1, s1 + n);
     if (d) return d;
   }
   return l1 < l2 ? -1 : l1 !== l2 ? 1 : 0;
 }
 
-async function join(ctx: CommandContext, o: Opts, out: OutBuffer): Promise<void> {
-  const readers: LineReader[] = [];
+/**
+ * Both inputs read as spans of their chunks (SpanReader; a line held in a group keeps its
+ * chunk), the output copied into one buffer (CopyOut): no Buffer per line or field.
+ */
+async function join(ctx: CommandContext, o: Opts, out: CopyOut): Promise<void> {
+  const readers: SpanReader[] = [];
   for (const name of o.names) {
     if (name === '-') {
       if (readers.length && o.names[0] === '-') throw new FatalError('both files cannot be standard input');
-      readers.push(new LineReader(ctx.stdin, o.eol));
+      readers.push(new SpanReader(ctx.stdin, o.eol));
       continue;
     }
     try {
-      readers.push(new LineReader(openAsFopen(ctx, name), o.eol));
+      readers.push(new SpanReader(openAsFopen(ctx, name), o.eol));
     } catch (e) {
       if (e instanceof VfsError) throw new FatalError(`${quoteNameColon(name)}: ${e.reason}`);
       throw e;
     }
   }
-  const sepByte = Buffer.from([o.tab < 0 ? 0x20 : o.tab]);
-  const eolBuf = Buffer.from([o.eol]);
+  const sepByte = o.tab < 0 ? 0x20 : o.tab;
   const prev: (Line | null)[] = [null, null];
   const lineNo = [0, 0];
   let seenUnpairable = false;
   const [j1, j2] = o.jf;
   const auto = [0, 0];
+  const checking = () => o.check !== 'disabled' && (o.check === 'enabled' || seenUnpairable);
 
-  const getLine = async (w: 0 | 1): Promise<Line | null> => {
-    let buf: Buffer | null;
-    try {
-      buf = await readers[w]!.next();
-    } catch (e) {
-      if (e instanceof VfsError) throw new FatalError(`read error: ${e.reason}`);
-      throw e;
-    }
-    if (buf === null) return null;
-    const line: Line = { buf, f: fields(buf, o.tab), no: ++lineNo[w]! };
+  const check = async (w: 0 | 1, line: Line): Promise<void> => {
+    const msg = `${o.names[w]}:${line.no}: is not sorted: ${line.buf.toString('latin1', line.s, line.e)}`;
+    await out.flush();
+    if (o.check === 'enabled') throw new FatalError(msg);
+    await ctx.warn(msg);
+    o.warned[w] = true;
+  };
+  const made = (w: 0 | 1, r: SpanReader): Line | Promise<Line> => {
+    const line: Line = { buf: r.buf, s: r.s, e: r.e, ks: -1, ke: -1, f: null, no: ++lineNo[w]! };
+    findKey(line, o.jf[w]!, o.tab);
     const p = prev[w];
-    if (p && o.check !== 'disabled' && (o.check === 'enabled' || seenUnpairable) && !o.warned[w]) {
-      if (keycmp(p, line, o.jf[w]!, o.jf[w]!, o.ignoreCase) > 0) {
-        const msg = `${o.names[w]}:${line.no}: is not sorted: ${buf.toString('latin1')}`;
-        await out.flush();
-        if (o.check === 'enabled') throw new FatalError(msg);
-        await ctx.warn(msg);
-        o.warned[w] = true;
-      }
-    }
     prev[w] = line;
+    if (p && !o.warned[w] && checking() && keycmp(p, line, o.ignoreCase) > 0) return check(w, line).then(() => line);
     return line;
   };
+  const readFailed = (e: unknown): never => {
+    if (e instanceof VfsError) throw new FatalError(`read error: ${e.reason}`);
+    throw e;
+  };
+  /** The next line of input w: synchronous while its chunk lasts. */
+  const getLine = (w: 0 | 1): Line | null | Promise<Line | null> => {
+    const r = readers[w]!;
+    let g: boolean | Promise<boolean>;
+    try {
+      g = r.next();
+    } catch (e) {
+      return readFailed(e);
+    }
+    if (g === true) return made(w, r);
+    if (g === false) return null;
+    return g.then((got) => (got ? made(w, r) : null), readFailed);
+  };
 
+  const fieldsOf = (line: Line): number[] => (line.f ??= fields(line.buf, line.s, line.e, o.tab));
   const field = (n: number, line: Line) => {
-    if (2 * n < line.f.length) {
-      const s = line.f[2 * n]!;
-      const e = line.f[2 * n + 1]!;
-      if (e > s) out.add(line.buf.subarray(s, e));
-      else if (o.filler) out.add(o.filler);
-    } else if (o.filler) out.add(o.filler);
+    const f = fieldsOf(line);
+    if (2 * n < f.length) {
+      const s = f[2 * n]!;
+      const e = f[2 * n + 1]!;
+      if (e > s) out.put(line.buf, s, e);
+      else if (o.filler) out.put(o.filler, 0, o.filler.length);
+    } else if (o.filler) out.put(o.filler, 0, o.filler.length);
   };
   const rest = (line: Line, jf: number, count: number) => {
-    const n = o.auto ? count : line.f.length / 2;
+    const n = o.auto ? count : fieldsOf(line).length / 2;
     for (let i = 0; i < jf && i < n; i++) {
-      out.add(sepByte);
+      out.byte(sepByte);
       field(i, line);
     }
     for (let i = jf + 1; i < n; i++) {
-      out.add(sepByte);
+      out.byte(sepByte);
       field(i, line);
     }
   };
-  const prjoin = async (l1: Line, l2: Line) => {
+  const key = (line: Line) => {
+    if (line.ks >= 0 && line.ke > line.ks) out.put(line.buf, line.ks, line.ke);
+    else if (o.filler) out.put(o.filler, 0, o.filler.length);
+  };
+  // With -t, no -e and no -o, a line's other fields are its bytes around the join field,
+  // separators and all (GNU prints them with the same separator).
+  const raw = o.tab >= 0 && o.tab !== 0x0a && !o.filler && !o.auto;
+  const restRaw = (line: Line) => {
+    const { buf, s, e, ks, ke } = line;
+    if (s === e) return;
+    if (ks < 0) {
+      out.byte(sepByte);
+      out.put(buf, s, e);
+      return;
+    }
+    if (ks > s) {
+      out.byte(sepByte);
+      out.put(buf, s, ks - 1);
+    }
+    if (ke < e) out.put(buf, ke, e);
+  };
+  /** One output line; a promise only when the buffer is full. */
+  const prjoin = (l1: Line, l2: Line): Promise<void> | void => {
     if (o.outlist.length) {
       o.outlist.forEach((s, k) => {
-        if (k) out.add(sepByte);
+        if (k) out.byte(sepByte);
         if (s.file === 0) field(l1 === BLANK ? j2 : j1, l1 === BLANK ? l2 : l1);
         else field(s.field, s.file === 1 ? l1 : l2);
       });
+    } else if (raw) {
+      key(l1 === BLANK ? l2 : l1);
+      restRaw(l1);
+      restRaw(l2);
     } else {
       field(l1 === BLANK ? j2 : j1, l1 === BLANK ? l2 : l1);
       rest(l1, j1, auto[0]!);
       rest(l2, j2, auto[1]!);
     }
-    if (out.add(eolBuf)) await out.flush();
+    out.byte(o.eol);
+    if (out.full) return out.flush();
   };
 
   let seq1: Line[] = [];
@@ -341,8 +414,8 @@ async function join(ctx: CommandContext, o: Opts, out: OutBuffer): Promise<void>
   l = await getLine(1);
   if (l) seq2.push(l);
   if (o.auto) {
-    auto[0] = seq1.length ? seq1[0]!.f.length / 2 : 0;
-    auto[1] = seq2.length ? seq2[0]!.f.length / 2 : 0;
+    auto[0] = seq1.length ? fieldsOf(seq1[0]!).length / 2 : 0;
+    auto[1] = seq2.length ? fieldsOf(seq2[0]!).length / 2 : 0;
   }
   if (o.header && (seq1.length || seq2.length)) {
     await prjoin(seq1[0] ?? BLANK, seq2[0] ?? BLANK);
@@ -351,34 +424,47 @@ async function join(ctx: CommandContext, o: Opts, out: OutBuffer): Promise<void>
     if (seq2.length) seq2 = ((x) => (x ? [x] : []))(await getLine(1));
   }
   while (seq1.length && seq2.length) {
-    const diff = keycmp(seq1[0]!, seq2[0]!, j1, j2, o.ignoreCase);
+    const diff = keycmp(seq1[0]!, seq2[0]!, o.ignoreCase);
     if (diff < 0) {
       if (o.unpair[0]) await prjoin(seq1[0]!, BLANK);
-      const x = await getLine(0);
-      seq1 = x ? [x] : [];
+      let x = getLine(0);
+      if (x instanceof Promise) x = await x;
+      if (x) seq1[0] = x;
+      else seq1 = [];
       seenUnpairable = true;
       continue;
     }
     if (diff > 0) {
       if (o.unpair[1]) await prjoin(BLANK, seq2[0]!);
-      const x = await getLine(1);
-      seq2 = x ? [x] : [];
+      let x = getLine(1);
+      if (x instanceof Promise) x = await x;
+      if (x) seq2[0] = x;
+      else seq2 = [];
       seenUnpairable = true;
       continue;
     }
     let next1: Line | null;
     for (;;) {
-      next1 = await getLine(0);
-      if (!next1 || keycmp(next1, seq2[0]!, j1, j2, o.ignoreCase)) break;
+      const x = getLine(0);
+      next1 = x instanceof Promise ? await x : x;
+      if (!next1 || keycmp(next1, seq2[0]!, o.ignoreCase)) break;
       seq1.push(next1);
     }
     let next2: Line | null;
     for (;;) {
-      next2 = await getLine(1);
-      if (!next2 || keycmp(seq1[0]!, next2, j1, j2, o.ignoreCase)) break;
+      const x = getLine(1);
+      next2 = x instanceof Promise ? await x : x;
+      if (!next2 || keycmp(seq1[0]!, next2, o.ignoreCase)) break;
       seq2.push(next2);
     }
-    if (o.pairables) for (const a of seq1) for (const b of seq2) await prjoin(a, b);
+    if (o.pairables) {
+      for (const a of seq1) {
+        for (const b of seq2) {
+          const p = prjoin(a, b);
+          if (p) await p;
+        }
+      }
+    }
     seq1 = next1 ? [next1] : [];
     seq2 = next2 ? [next2] : [];
   }

@@ -231,23 +231,29 @@ async function encode(ctx: CommandContext, enc: Encoding, source: AsyncIterable<
     await ctx.stdout.write(b);
   };
   const emit = async (text: string) => {
-    const src = Buffer.from(text, 'latin1');
-    const need = src.length + (wrap === 0 ? 0 : Math.floor((column + src.length) / wrap));
+    const len = text.length;
+    const lines = wrap === 0 ? 0 : Math.floor((column + len) / wrap);
+    const need = len + lines;
     if (n + need > OUT) await flushOut();
     if (need > OUT) out = Buffer.allocUnsafe(need);
-    if (wrap === 0) n += src.copy(out, n);
-    else {
-      for (let at = 0; at < src.length; ) {
-        const take = Math.min(wrap - column, src.length - at);
-        n += src.copy(out, n, at, at + take);
-        at += take;
+    // The text is written once, at the end of the room it will take with its newlines, and
+    // its lines moved down into place (copyWithin: a memmove, no view or copy per line).
+    let src = n + lines;
+    out.write(text, src, len, 'latin1');
+    if (wrap !== 0) {
+      const end = src + len;
+      while (src < end) {
+        const take = Math.min(wrap - column, end - src);
+        if (src !== n) out.copyWithin(n, src, src + take);
+        n += take;
+        src += take;
         column += take;
         if (column === wrap) {
           out[n++] = 0x0a;
           column = 0;
         }
       }
-    }
+    } else n += len;
     if (n >= OUT - 64 * 1024) await flushOut();
   };
   try {

@@ -142,6 +142,47 @@ export async function* records(source: AsyncIterable<Uint8Array> | Iterable<Uint
   for await (const batch of recordBatches(source, sep)) yield* batch;
 }
 
+/**
+ * Lines of a stream as spans of its chunks (recordSpans), handed out synchronously while a
+ * chunk lasts: no Buffer per line (a subarray per line, and OutBuffer joining them again,
+ * made paste 0.10x of GNU on 2 MB). A chunk is never reused by the reader: a span of an
+ * earlier chunk stays valid (join keeps a group of lines across chunks).
+ */
+export class SpanReader {
+  buf: Buffer = Buffer.alloc(0);
+  s = 0;
+  e = 0;
+  /** The chunk's lines as [start, end) pairs; spans[k] starts the next one (a caller may take lines from here itself). */
+  spans: number[] = [];
+  k = 0;
+  private readonly it: AsyncIterator<{ buf: Buffer; spans: number[] }>;
+  constructor(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sep: number) {
+    this.it = recordSpans(source, sep)[Symbol.asyncIterator]();
+  }
+
+  /** Move to the next line, buf[s, e); false at the end (a promise only to refill). */
+  next(): boolean | Promise<boolean> {
+    if (this.k < this.spans.length) {
+      this.s = this.spans[this.k]!;
+      this.e = this.spans[this.k + 1]!;
+      this.k += 2;
+      return true;
+    }
+    return this.refill();
+  }
+
+  private async refill(): Promise<boolean> {
+    for (;;) {
+      const r = await this.it.next();
+      if (r.done) return false;
+      this.buf = r.value.buf;
+      this.spans = r.value.spans;
+      this.k = 0;
+      if (this.spans.length) return this.next() as boolean;
+    }
+  }
+}
+
 /** A fatal error printed as "cmd: message" without the "Try --help" line. */
 export class FatalError extends Error {}
 

@@ -128,3 +128,44 @@ describe('paste, base64, sort and cut over several chunks', () => {
     await same(root, ['cut', '-z', '-d', ' ', '-f', '1,2', 'nul.txt']);
   }, 60_000);
 });
+
+/** Lines `key<sep>rest` in key order, keys shared by groups of 1-6 lines, some keys only on one side. */
+function keyed(seed: number, bytes: number, sep: string): Buffer {
+  let s = seed >>> 0;
+  const rnd = (n: number) => { s = (Math.imul(s, 1103515245) + 12345) >>> 0; return (s >>> 8) % n; };
+  const out: string[] = [];
+  let n = 0;
+  for (let k = 0; n < bytes; k++) {
+    if (rnd(4) === 0) continue;
+    const key = `k${String(k).padStart(7, '0')}`;
+    for (let g = 1 + (rnd(3) === 0 ? rnd(6) : 0); g > 0; g--) {
+      const line = `${key}${sep}${'x'.repeat(rnd(30))}${sep}${rnd(1000)}${rnd(9) === 0 ? '' : sep + 'tail'}`;
+      out.push(line);
+      n += line.length + 1;
+    }
+  }
+  return Buffer.from(out.join('\n') + '\n', 'latin1');
+}
+
+describe('join over several chunks', () => {
+  const j1 = keyed(11, 800_000, ',');
+  const j2 = keyed(12, 900_000, ',');
+  const unsorted = Buffer.concat([j1.subarray(400_000), j1.subarray(0, 400_000)]);
+  const root = zone({ 'j1.csv': j1, 'j2.csv': j2, 'b1.txt': keyed(13, 600_000, ' '), 'b2.txt': keyed(14, 600_000, '  '),
+    'noeol.csv': j2.subarray(0, j2.length - 1), 'unsorted.csv': unsorted, 'empty.txt': '' });
+  it('groups across chunk boundaries, unpaired lines, -o, -e, blanks, stdin', async () => {
+    await same(root, ['join', '-t,', 'j1.csv', 'j2.csv']);
+    await same(root, ['join', '-t,', '-a1', '-a2', '-e', 'NONE', '-o', 'auto', 'j1.csv', 'noeol.csv']);
+    await same(root, ['join', '-t,', '-v2', 'j1.csv', 'j2.csv']);
+    await same(root, ['join', '-t,', '-o', '0,2.3,1.2', 'j1.csv', 'j2.csv']);
+    await same(root, ['join', 'b1.txt', 'b2.txt']);
+    await same(root, ['join', '-i', '-a1', 'b1.txt', 'b2.txt']);
+    await same(root, ['join', '-t,', '-', 'j2.csv'], j1);
+    await same(root, ['join', '-t,', 'j1.csv', 'empty.txt']);
+  }, 60_000);
+  it('unsorted input: the warning and exit status, and --check-order', async () => {
+    await same(root, ['join', '-t,', 'unsorted.csv', 'j2.csv']);
+    await same(root, ['join', '-t,', '--check-order', 'j1.csv', 'unsorted.csv']);
+    await same(root, ['join', '-t,', '--nocheck-order', 'unsorted.csv', 'j2.csv']);
+  }, 60_000);
+});
