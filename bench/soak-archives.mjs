@@ -7,11 +7,11 @@
 //   npx tsc -p tsconfig.json && node bench/soak-archives.mjs [--mb 1024] [--memory 64] [--only gzip|zip] [--info-zip] [--keep]
 // Each call may take up to 300 s (the largest timeoutMs): on a loaded host a 1 GB step can pass it.
 import { spawnSync } from 'node:child_process';
-import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createNosh } from '../dist/src/index.js';
+import { sha256File, writeBigText } from '../dist/bench/big-text.js';
 
 const MiB = 1024 * 1024;
 const arg = (name, dflt) => {
@@ -31,40 +31,8 @@ function vm(key) {
   return m ? Math.round(Number(m[1]) / 1024) : -1;
 }
 
-/** 1 MiB of word lines from a small vocabulary (deflates about 3:1, under the 200:1 bomb ratio). */
-function block(seed) {
-  let x = seed;
-  const rnd = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 8);
-  const words = Array.from({ length: 512 }, (_, i) => i.toString(36) + 'abcdefghij'.slice(0, 1 + (i % 9)));
-  const parts = [];
-  let n = 0;
-  while (n < MiB) {
-    const line = Array.from({ length: 1 + (rnd() % 12) }, () => words[rnd() % 512]).join(' ') + '\n';
-    parts.push(line);
-    n += line.length;
-  }
-  return Buffer.from(parts.join('')).subarray(0, MiB);
-}
-
-function makeBig(file) {
-  const b = block(7);
-  const hash = crypto.createHash('sha256');
-  const fd = fs.openSync(file, 'w');
-  for (let i = 0; i < SIZE_MB; i++) {
-    const chunk = Buffer.from(b);
-    chunk.write(`chunk ${i} of ${SIZE_MB}\n`, 0, 'latin1');
-    fs.writeSync(fd, chunk);
-    hash.update(chunk);
-  }
-  fs.closeSync(fd);
-  return hash.digest('hex');
-}
-
-async function sha256(file) {
-  const hash = crypto.createHash('sha256');
-  for await (const c of fs.createReadStream(file, { highWaterMark: 4 * MiB })) hash.update(c);
-  return hash.digest('hex');
-}
+const makeBig = (file) => writeBigText(file, SIZE_MB);
+const sha256 = sha256File;
 
 const top = fs.mkdtempSync(path.join(os.tmpdir(), 'nosh-soak-arch-'));
 const root = path.join(top, 'zone');

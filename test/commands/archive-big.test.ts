@@ -2,12 +2,12 @@
 // worker's memory limit at 64 MB (heap plus Buffers, src/runtime/memory.ts): a command that held
 // the file, or any large part of it, would end in MEMORY_LIMIT. Every output is compared with the
 // original by a sha256 computed by streaming. bench/soak-archives.mjs runs the same at 1 GB.
-import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNosh, type Nosh } from '../../src/index.js';
 import { tempDir } from '../helpers.js';
+import { sha256File, writeBigText } from '../../bench/big-text.js';
 
 const MiB = 1024 * 1024;
 const SIZE = 256 * MiB;
@@ -17,41 +17,8 @@ fs.mkdirSync(root);
 let nosh: Nosh;
 let want = '';
 
-/** 1 MiB of word lines from a small vocabulary (deflates about 3:1, under the 200:1 bomb ratio). */
-function block(seed: number): Buffer {
-  let x = seed;
-  const rnd = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 8);
-  const words = Array.from({ length: 512 }, (_, i) => i.toString(36) + 'abcdefghij'.slice(0, 1 + (i % 9)));
-  const parts: string[] = [];
-  let n = 0;
-  while (n < MiB) {
-    const line = Array.from({ length: 1 + (rnd() % 12) }, () => words[rnd() % 512]).join(' ') + '\n';
-    parts.push(line);
-    n += line.length;
-  }
-  return Buffer.from(parts.join('')).subarray(0, MiB);
-}
-
-/** The file, written in 1 MiB chunks: one block, each chunk with its own numbered header. */
-function makeBig(file: string): string {
-  const b = block(7);
-  const hash = crypto.createHash('sha256');
-  const fd = fs.openSync(file, 'w');
-  for (let i = 0; i < SIZE / MiB; i++) {
-    const chunk = Buffer.from(b);
-    chunk.write(`chunk ${i} of ${SIZE / MiB}\n`, 0, 'latin1');
-    fs.writeSync(fd, chunk);
-    hash.update(chunk);
-  }
-  fs.closeSync(fd);
-  return hash.digest('hex');
-}
-
-async function sha256(file: string): Promise<string> {
-  const hash = crypto.createHash('sha256');
-  for await (const c of fs.createReadStream(file, { highWaterMark: 4 * MiB })) hash.update(c as Buffer);
-  return hash.digest('hex');
-}
+const makeBig = (file: string) => writeBigText(file, SIZE / MiB);
+const sha256 = sha256File;
 
 async function sh(command: string, stdout_file?: string): Promise<string> {
   const r = await nosh.call('exec', { command, ...(stdout_file ? { stdout_file } : {}) }) as any;
