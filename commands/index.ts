@@ -122,6 +122,26 @@ const LOADERS: Readonly<Record<string, Loader>> = Object.freeze({
 
 const cache = new Map<string, CommandDef>();
 
+/**
+ * The commands that never change files (their declaration says `mutates: false` and they run
+ * no other command), known without importing them: the main thread orders a command line it
+ * has not imported yet as a possible writer, and a one-shot CLI call imports none. The
+ * registry test checks this list against every module's declaration.
+ */
+const READERS: ReadonlySet<string> = new Set([
+  '[', 'b2sum', 'base32', 'base64', 'basename', 'basenc', 'cat', 'cksum', 'cmp', 'column', 'comm', 'cut', 'date', 'df',
+  'diff', 'dirname', 'du', 'echo', 'egrep', 'env', 'expand', 'expr', 'factor', 'false', 'fgrep', 'file', 'fmt', 'fold',
+  'grep', 'hd', 'head', 'hexdump', 'id', 'join', 'jq', 'ls', 'md5sum', 'nl', 'nproc', 'numfmt', 'od', 'paste', 'printenv',
+  'printf', 'pwd', 'readlink', 'realpath', 'rev', 'seq', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum',
+  'sleep', 'stat', 'strings', 'sum', 'tac', 'tail', 'test', 'tr', 'tree', 'true', 'tsort', 'type', 'uname', 'unexpand',
+  'wc', 'which', 'whoami', 'yes', 'zipinfo',
+]);
+
+/** True for a command that never changes files (see READERS), without importing it. */
+export function isReader(name: string): boolean {
+  return READERS.has(name);
+}
+
 export function commandNames(): string[] {
   return Object.keys(LOADERS).sort();
 }

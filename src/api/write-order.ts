@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { hasCommand, loadCommand, loadedCommand } from '../../commands/index.js';
+import { hasCommand, isReader, loadCommand, loadedCommand } from '../../commands/index.js';
 import type { TaskRequest } from '../exec/index.js';
 
 /**
@@ -127,6 +127,7 @@ export function mayMutate(task: Pick<TaskRequest, 'stages' | 'stdoutFile'>): boo
     if (words.length === 0) continue;
     const expands = stage.words?.some((w) => w.glob !== undefined) ?? false;
     if (stage.words?.[0]?.glob !== undefined) return true;
+    if (isReader(words[0]!)) continue;
     const def = loadedCommand(words[0]!);
     if (def === undefined) {
       if (!hasCommand(words[0]!)) continue;

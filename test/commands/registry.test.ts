@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { commandNames, hasCommand, loadAllCommands, loadCommand } from '../../commands/index.js';
+import { commandNames, hasCommand, isReader, loadAllCommands, loadCommand } from '../../commands/index.js';
 
 const dir = new URL('../../commands/', import.meta.url);
 
@@ -27,6 +27,14 @@ describe('the static command registry', () => {
     for (const def of await loadAllCommands()) {
       for (const alias of def.aliases ?? []) expect(hasCommand(alias), `${def.name}'s alias ${alias}`).toBe(true);
     }
+  });
+
+  it('knows the reading commands without importing them: exactly those declared mutates: false that run no other', async () => {
+    for (const name of commandNames()) {
+      const def = (await loadCommand(name))!;
+      expect(isReader(name), name).toBe(def.mutates === false && def.runs === undefined && def.readOnlyMode !== true);
+    }
+    expect(isReader('toString')).toBe(false);
   });
 
   it('knows no name outside the map (no prototype keys)', () => {
