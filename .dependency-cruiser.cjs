@@ -62,7 +62,7 @@ module.exports = {
     layer('gnulib', GNULIB, any(VERSIONING, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
     layer('contract', CONTRACT, any(VERSIONING, GNULIB, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
     layer('vfs', VFS, any(VERSIONING, GNULIB, CONTRACT, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
-    layer('base', '^src/(runtime|regex|parse|links|net)/|^src/(errors|config)\\.ts$',
+    layer('base', '^src/(runtime|regex|parse|links|net)/|^src/(errors|config|config-schema)\\.ts$',
       any(VERSIONING, VFS, GNULIB, CONTRACT, COMMANDS, EXEC, TOOLS, ZONES, POOL, API, TRANSPORTS, OUTSIDE)),
     {
       name: 'command-to-command',

@@ -3,7 +3,7 @@
  * and mcp). Kept apart from index.ts so that the CLI loads it without the method registry that
  * index.ts re-exports (listMethods): `nosh serve` answers an exec before the typed tools are loaded.
  */
-import { parseConfig, type NoshConfig, type ResolvedConfig } from './config.js';
+import { resolveConfig, type NoshConfig, type ResolvedConfig } from './config.js';
 import type { Envelope } from './errors.js';
 import { Engine, type AfterWrite, type CallOptions } from './api/engine.js';
 import type { ExecData, ExecOptions, ExecRequest } from './api/exec.js';
@@ -63,7 +63,7 @@ export function engineOf(nosh: Nosh): Engine {
 
 /** Start nosh. A bad config throws a NoshError (INVALID_ARGUMENT) naming the key. */
 export async function createNosh(config: NoshConfig = {}, opts: CreateOptions = {}): Promise<Nosh> {
-  const engine = new Engine(parseConfig(config), opts.groupProvider, opts.afterWrite, opts.pool, opts.audit);
+  const engine = new Engine(await resolveConfig(config), opts.groupProvider, opts.afterWrite, opts.pool, opts.audit);
   if (!opts.defer) {
     try {
       await engine.ready();

@@ -13,7 +13,7 @@ import type { TaskRequest, TaskResponse } from '../exec/index.js';
 import { LIMITS } from '../limits.js';
 import type { Progress } from '../runtime/progress.js';
 import { phaseProgress } from './progress.js';
-import { EXEC_METHOD, execParamsOf, taskLimits, envelopeOfError, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
+import { EXEC_HANDLER, execArgsOf, execParamsOf, taskLimits, envelopeOfError, type ExecData, type ExecOptions, type ExecRequest } from './exec.js';
 import { checkParamsSize, type Surface } from './params.js';
 import { nullsAsAbsent } from './strict.js';
 import type { Invocation, Method, MethodEngine, MethodInfo } from './method.js';
@@ -193,15 +193,18 @@ export class Engine implements MethodEngine {
     if (this.closed) return closedEnvelope();
     this.pool.prewake();
     try {
-      const entry: Method | undefined = method === 'exec' ? EXEC_METHOD as unknown as Method : (registry ?? await loadRegistry()).METHODS.get(method);
       // strict function calling sends null for an optional argument not given (src/api/strict.ts);
       // the size check's walk tells whether the params hold a null, so they are walked once
-      if (checkParamsSize(params)) params = nullsAsAbsent(entry?.input, params);
+      const nulls = checkParamsSize(params);
+      // exec's usual params are checked by hand (no zod, no registry); any other shape goes to its schema
+      const fast = method === 'exec' && !nulls ? execArgsOf(params ?? {}) : undefined;
+      const entry: Method | undefined = fast ? EXEC_HANDLER as unknown as Method : (registry ?? await loadRegistry()).METHODS.get(method);
+      if (nulls) params = nullsAsAbsent(entry?.input, params);
       if (!entry) {
         const list = (registry ?? await loadRegistry()).listMethods();
         throw new NoshError('INVALID_ARGUMENT', `unknown method '${method}'`, `Methods: ${list.map((m) => m.name).join(', ')}.`);
       }
-      const args = entry.input.parse(params ?? {}) as Record<string, unknown> & { timeout_ms?: number };
+      const args = (fast ?? entry.input.parse(params ?? {})) as Record<string, unknown> & { timeout_ms?: number };
       const call: Invocation = { timeoutMs: args.timeout_ms ?? this.config.limits.timeoutMs, signal: progressSignal(opts), note, ...lib,
         ...(opts.onProgress ? { progress: { report: opts.onProgress, since: Date.now() } } : {}) };
       const done = entry.handler(this, args, call);

@@ -1,12 +1,14 @@
 import { isUtf8 } from 'node:buffer';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { NoshError, ok, type Envelope } from '../errors.js';
 import { errorBody } from '../runtime/error-body.js';
 import type { LimitsConfig } from '../config.js';
 import { parseCommandLine } from '../parse/index.js';
 import type { TaskRequest, TaskResponse } from '../exec/index.js';
 import type { ZonePolicy } from '../vfs/index.js';
-import { ExecParams } from './params.js';
+import type { ExecParams } from './params-schema.js';
+import { LIMITS } from '../limits.js';
+import { MAX_GROUPS, ROLES } from '../zones/context.js';
 import type { Method } from './method.js';
 import { mayMutate, orderKey } from './write-order.js';
 import type { QuotaHandle } from '../vfs/charge.js';
@@ -144,12 +146,56 @@ export function envelopeOfError(e: unknown): Envelope<never> {
   return { success: false, error: errorBody(e) };
 }
 
-/** exec: a registry entry like every method; loaded with the engine, so exec needs no registry. */
-export const EXEC_METHOD: Method<ExecArgs> = {
+/**
+ * exec's params checked by hand, for the shapes callers send (no zod on the one-shot CLI's path,
+ * and none per call on a server's): the args, as ExecParams would give them, or undefined for
+ * anything else, which the registry's entry (ExecParams) then parses or refuses with its message.
+ * test/api/exec-args.test.ts holds the two to the same answers.
+ */
+export function execArgsOf(params: unknown): ExecArgs | undefined {
+  if (typeof params !== 'object' || params === null || Object.getPrototypeOf(params) !== Object.prototype) return undefined;
+  const p = params as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(p)) {
+    if (!Object.hasOwn(EXEC_KEYS, k)) return undefined;
+    const v = p[k];
+    if (v === undefined) continue;
+    const got = EXEC_KEYS[k]!(v);
+    if (got === undefined) return undefined;
+    out[k] = got;
+  }
+  return out as ExecArgs;
+}
+
+type Check = (v: unknown) => unknown;
+const str = (min = 0, max = Infinity): Check => (v) => (typeof v === 'string' && v.length >= min && v.length <= max ? v : undefined);
+const int = (max: number): Check => (v) => (Number.isSafeInteger(v) && (v as number) > 0 && (v as number) <= max ? v : undefined);
+const strings = (max = Infinity): Check => (v) => (Array.isArray(v) && v.length <= max && v.every((x) => typeof x === 'string') ? [...v] : undefined);
+const oneOf = (values: readonly string[]): Check => (v) => (values.includes(v as string) ? v : undefined);
+const CONTEXT_KEYS: Record<string, Check> = { user: str(), conversation: str(), session: str(), groups: strings(MAX_GROUPS), role: oneOf(ROLES) };
+const EXEC_KEYS: Record<string, Check> = {
+  zone: str(1), cwd: str(), command: str(), cmd: str(1), args: strings(), stdin: str(),
+  timeout_ms: int(LIMITS.timeoutMs.max), max_output_bytes: int(LIMITS.maxOutputBytes.max), stdout_file: str(1),
+  message: str(0, 10_000), group_mode: oneOf(['owner', 'group', 'owner_ro']),
+  context: (v) => {
+    if (typeof v !== 'object' || v === null || Object.getPrototypeOf(v) !== Object.prototype) return undefined;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      if (!Object.hasOwn(CONTEXT_KEYS, k)) return undefined;
+      if (x === undefined) continue;
+      const got = CONTEXT_KEYS[k]!(x);
+      if (got === undefined) return undefined;
+      out[k] = got;
+    }
+    return out;
+  },
+};
+
+/** exec's registry entry but its schema (ExecParams, added by the registry: src/api/methods.ts); the engine runs it without the registry. */
+export const EXEC_HANDLER: Omit<Method<ExecArgs>, 'input'> = {
   name: 'exec',
   description: 'Run a Unix command line (ls, cat, grep, find, sed, head, wc, ...) in the zone, GNU-compatible output. ' +
     'No shell: no ; && > $() or variables; use stdout_file to save output. Returns exit_code, stdout, stderr, truncated.',
-  input: ExecParams,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   surfaces: ['model', 'runtime'],
   // a read-only role runs the commands that change nothing

@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { NoshError } from '../errors.js';
-import { ContextSchema, type Context } from '../zones/context.js';
+import type { Context } from '../zones/context.js';
+import { ContextSchema } from '../zones/context-schema.js';
 import { countFiles } from '../zones/quota.js';
 import { normalizeVirtual } from '../vfs/index.js';
 import { WRITE_ACCESS, type Ownership } from '../meta/index.js';

@@ -6,7 +6,7 @@
  * (`--trust-request-context`): then a request's context is taken as the runtime's word.
  */
 import { NoshError, type Envelope } from '../errors.js';
-import { ContextSchema, roleMayWrite, type Context } from '../zones/context.js';
+import { roleMayWrite, type Context } from '../zones/context.js';
 import { envelopeOfError } from './exec.js';
 import type { Nosh } from '../nosh.js';
 import { RUNTIME_METHODS, type Surface } from './params.js';
@@ -28,9 +28,22 @@ export interface Binding {
  * a read-only one) is refused, never silently given the bound identity instead: the caller
  * must learn that its claim was not taken.
  */
-export function narrowContext(bound: Context, asked: unknown): Context {
+export function narrowContext(bound: Context, asked: unknown): Context | Promise<Context> {
   if (asked === undefined) return bound;
-  const req = ContextSchema.parse(asked);
+  // zod is loaded when a request first sends a context (a one-shot CLI call never does)
+  if (contextSchema === undefined) {
+    return import('../zones/context-schema.js').then((m) => {
+      contextSchema = m.ContextSchema;
+      return narrowed(bound, asked);
+    });
+  }
+  return narrowed(bound, asked);
+}
+
+let contextSchema: typeof import('../zones/context-schema.js').ContextSchema | undefined;
+
+function narrowed(bound: Context, asked: unknown): Context {
+  const req = contextSchema!.parse(asked);
   const out: Context = { ...bound };
   for (const key of Object.keys(req) as (keyof Context)[]) {
     const value = req[key];
@@ -59,12 +72,12 @@ function refused(key: string, why: string): NoshError {
 /** A Nosh whose every call runs with the binding's identity, narrowed by the request. */
 export function bindIdentity(nosh: Nosh, b: Binding): Nosh {
   const bound = b.context ?? {};
-  const scope = <T extends { zone?: string; context?: unknown; root?: string }>(p: T): T => {
+  const scope = <T extends { zone?: string; context?: unknown; root?: string }>(p: T): T | Promise<T> => {
     const zone = p.zone === undefined && p.root === undefined && b.zone !== undefined;
-    const context = b.trustRequestContext
-      ? { ...bound, ...((p.context ?? {}) as Context) }
-      : narrowContext(bound, p.context);
-    return { ...p, ...(zone ? { zone: b.zone } : {}), context };
+    const scoped = (context: Context): T => ({ ...p, ...(zone ? { zone: b.zone } : {}), context });
+    if (b.trustRequestContext) return scoped({ ...bound, ...((p.context ?? {}) as Context) });
+    const context = narrowContext(bound, p.context);
+    return context instanceof Promise ? context.then(scoped) : scoped(context);
   };
   /** The refusal's envelope, logged (audit) with the identity the caller is bound to. */
   const refuse = (method: string, params: unknown, e: unknown) => {
@@ -77,7 +90,8 @@ export function bindIdentity(nosh: Nosh, b: Binding): Nosh {
     config: nosh.config,
     exec: (req, opts) => {
       try {
-        return nosh.exec(scope(req), opts);
+        const scoped = scope(req);
+        return scoped instanceof Promise ? scoped.then((r) => nosh.exec(r, opts), (e) => refuse('exec', req, e)) : nosh.exec(scoped, opts);
       } catch (e) {
         return refuse('exec', req, e);
       }
@@ -92,7 +106,8 @@ export function bindIdentity(nosh: Nosh, b: Binding): Nosh {
         // params that are not an object are the engine's to refuse (INVALID_ARGUMENT), unscoped
         const p = params ?? {};
         if (typeof p !== 'object' || Array.isArray(p)) return nosh.call(method, p, opts);
-        return nosh.call(method, scope(p as { zone?: string; context?: unknown }), opts);
+        const scoped = scope(p as { zone?: string; context?: unknown });
+        return scoped instanceof Promise ? scoped.then((r) => nosh.call(method, r, opts), (e) => refuse(method, params, e)) : nosh.call(method, scoped, opts);
       } catch (e) {
         return refuse(method, params, e);
       }

@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { NoshError } from '../errors.js';
-import { ContextSchema, roleMayWrite, type Context } from '../zones/context.js';
+import { roleMayWrite, type Context } from '../zones/context.js';
+import { ContextSchema } from '../zones/context-schema.js';
 import type { Zone } from '../zones/workspace.js';
 import { Vfs, VfsError, baseName } from '../vfs/index.js';
 import { Links, linksFor, type LinkRecord } from '../links/index.js';

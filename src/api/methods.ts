@@ -13,14 +13,15 @@ import { GROUP_METHODS } from './groups.js';
 import { LOCKEDIT_METHODS } from './lockedit.js';
 import { SESSION_METHODS } from './sessions.js';
 import { LINK_METHODS } from './links.js';
-import { EXEC_METHOD } from './exec.js';
-import { GroupModeParam, MessageParam, RUNTIME_METHODS, TimeoutParam, ZoneParams, type Surface } from './params.js';
+import { EXEC_HANDLER, type ExecArgs } from './exec.js';
+import { RUNTIME_METHODS, type Surface } from './params.js';
+import { ExecParams, GroupModeParam, MessageParam, TimeoutParam, ZoneParams } from './params-schema.js';
 import type { Method, MethodInfo } from './method.js';
 import { orderKey } from './write-order.js';
 import type { WriteAccess } from '../meta/index.js';
 import { withOwnership } from './ownership.js';
 
-export { ExecParams, ZoneParams } from './params.js';
+export { ExecParams, ZoneParams } from './params-schema.js';
 export type { Surface } from './params.js';
 export type { MethodInfo, Method } from './method.js';
 
@@ -93,7 +94,7 @@ function hostMethod(h: HostMethod): Method {
 
 /** Every method, by name, in registry order: exec, the typed tools, the host methods. */
 export const METHODS: ReadonlyMap<string, Method> = new Map(
-  [EXEC_METHOD as unknown as Method, ...[...TOOLS.values()].map(toolMethod), ...[...HOST_METHODS, ...VERSION_METHODS, ...GROUP_METHODS, ...LOCKEDIT_METHODS, ...SESSION_METHODS, ...LINK_METHODS].map(hostMethod)].map((m) => [m.name, m]));
+  [{ ...EXEC_HANDLER, input: ExecParams } as Method<ExecArgs> as unknown as Method, ...[...TOOLS.values()].map(toolMethod), ...[...HOST_METHODS, ...VERSION_METHODS, ...GROUP_METHODS, ...LOCKEDIT_METHODS, ...SESSION_METHODS, ...LINK_METHODS].map(hostMethod)].map((m) => [m.name, m]));
 
 /**
  * The methods offered to a role on a surface. A read-only role sees only what it may use; the

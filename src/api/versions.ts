@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import { createTwoFilesPatch } from 'diff';
 import { NoshError } from '../errors.js';
-import { ContextSchema, type Context } from '../zones/context.js';
+import type { Context } from '../zones/context.js';
+import { ContextSchema } from '../zones/context-schema.js';
 import type { Zone } from '../zones/workspace.js';
 import { changesOf, mustResolve, pathParts, walkHistory, type FileChange } from '../versioning/history.js';
 import { CONVERSATION_TRAILER } from '../versioning/commit.js';

@@ -98,7 +98,7 @@ function rawConfigFrom(values: WorkspaceValues): unknown {
 async function configFrom(values: WorkspaceValues, raw: unknown): Promise<NoshConfig> {
   let cfg: NoshConfig = {};
   if (values.config !== undefined) {
-    const { parseConfig } = await import('../config.js');
+    const { parseConfig } = await import('../config-schema.js');
     try {
       parseConfig(raw);
     } catch (e) {
@@ -147,9 +147,9 @@ async function open(values: WorkspaceValues, threads?: number, trust: { surface:
   try {
     const cfg = await configFrom(values, raw);
     const defaults = await defaultsFrom(values);
-    const [{ parseConfig }, { createNosh }, { bindIdentity }] = await Promise.all([import('../config.js'), import('../nosh.js'), import('../api/identity.js')]);
+    const [{ resolveConfig }, { createNosh }, { bindIdentity }] = await Promise.all([import('../config.js'), import('../nosh.js'), import('../api/identity.js')]);
     const wanted = { ...cfg, ...(threads ? { threads } : {}) };
-    const config = parseConfig(wanted);
+    const config = await resolveConfig(wanted);
     if (config.threads !== early.threads || config.limits.memoryMb !== early.memoryMb) {
       const unfit = pool;
       pool = undefined;

@@ -1,4 +1,7 @@
-import { z } from 'zod';
+/**
+ * Who is calling, without zod (the one-shot CLI loads this module): the schema that validates a
+ * context a request sends is ContextSchema in context-schema.ts.
+ */
 
 /** Groups one context may name. */
 export const MAX_GROUPS = 1000;
@@ -7,17 +10,14 @@ export const MAX_GROUPS = 1000;
 export const ROLES = ['developer', 'generalist', 'critic', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** Who is calling: every method takes it. Ids are validated when a zone needs them. */
-export const ContextSchema = z.object({
-  user: z.string().optional().describe('User id (default: the configured default user).'),
-  conversation: z.string().optional().describe('Conversation id (for the uploads zone).'),
-  session: z.string().optional().describe('Session id (for the session zone).'),
-  // bounded: stats resolves (and creates the folder of) each group it lists, in the serving thread
-  groups: z.array(z.string()).max(MAX_GROUPS).optional().describe(`Groups the user belongs to, as asserted by the runtime (at most ${MAX_GROUPS}).`),
-  role: z.enum(ROLES).optional().describe('developer may write; generalist and critic are read-only; admin writes and manages every session workspace.'),
-}).strict();
-
-export type Context = z.output<typeof ContextSchema>;
+/** Who is calling: every method takes it (ContextSchema checks it). Ids are validated when a zone needs them. */
+export interface Context {
+  user?: string;
+  conversation?: string;
+  session?: string;
+  groups?: string[];
+  role?: Role;
+}
 
 /** Roles that may change files. */
 export function roleMayWrite(role: Role | undefined): boolean {

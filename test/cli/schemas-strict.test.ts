@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolSchemas } from '../../src/cli/schemas.js';
 import { strictViolations } from '../../src/cli/openai-strict.js';
 import { nullsAsAbsent } from '../../src/api/strict.js';
-import { ExecParams } from '../../src/api/params.js';
+import { ExecParams } from '../../src/api/params-schema.js';
 import { createNosh, listMethods, type Nosh } from '../../src/index.js';
 import { tempDir } from '../helpers.js';
 

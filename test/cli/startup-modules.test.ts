@@ -45,4 +45,19 @@ describe('nosh exec start-up', () => {
     expect(loaded.filter((u) => u.includes('/isomorphic-git/'))).toEqual([]);
     expect(loaded.filter((u) => u.includes('/@modelcontextprotocol/'))).toEqual([]);
   });
+
+  it('loads neither zod nor sql.js for a reading call with --root (the config and exec params are checked by hand)', () => {
+    const loaded = loadedBy(['exec', '--root', root, '--', 'cat', 'small.txt']);
+    expect(loaded.filter((u) => u.includes('/node_modules/zod/'))).toEqual([]);
+    expect(loaded.filter((u) => u.includes('/sql.js/') || u.includes('sql-wasm'))).toEqual([]);
+    expect(loaded.filter((u) => u.includes('/dist/src/tools/'))).toEqual([]);
+  });
+
+  it('still validates what the hand checks pass on: a bad --config key is refused by the schema', () => {
+    const cfg = path.join(dir, 'bad.json');
+    fs.writeFileSync(cfg, JSON.stringify({ root, limits: { timeoutMs: 0 } }));
+    const r = spawnSync(process.execPath, [bin, 'exec', '--config', cfg, '--', 'cat', 'small.txt'], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/limits\.timeoutMs/);
+  });
 });

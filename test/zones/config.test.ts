@@ -6,6 +6,8 @@ import * as fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNosh, type NoshConfig } from '../../src/index.js';
 import * as CONFIG from '../../src/config.js';
+import * as SCHEMA from '../../src/config-schema.js';
+const { parseConfig } = SCHEMA;
 import { NoshError } from '../../src/errors.js';
 import { tempDir } from '../helpers.js';
 
@@ -88,7 +90,7 @@ describe('issue 16: quotas in MB are whole bytes', () => {
 });
 
 describe('issue 16: every numeric limit is validated as the code needs it, naming the key', () => {
-  const { MAX_FILE_SIZE_LIMIT, MAX_BUFFER_LIMIT, MAX_QUOTA_MB } = CONFIG;
+  const { MAX_FILE_SIZE_LIMIT, MAX_BUFFER_LIMIT, MAX_QUOTA_MB } = SCHEMA;
   /** Values no count, byte size or time may take: zero, negative, not a number, text, infinite. */
   const NOT_POSITIVE = [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 'NaN', '100', null, true];
   const at = (key: string, v: unknown): Record<string, unknown> => {
@@ -127,8 +129,29 @@ describe('issue 16: every numeric limit is validated as the code needs it, namin
       }
     });
     it(`${key}: accepts its maximum${whole ? '' : ' and fractions'}`, () => {
-      expect(() => CONFIG.parseConfig({ base, ...at(key, max) })).not.toThrow();
-      if (!whole) expect(() => CONFIG.parseConfig({ base, ...at(key, 0.5) })).not.toThrow();
+      expect(() => parseConfig({ base, ...at(key, max) })).not.toThrow();
+      if (!whole) expect(() => parseConfig({ base, ...at(key, 0.5) })).not.toThrow();
     });
   }
+});
+
+describe('resolveConfig: the plain shapes the CLI passes resolve without zod, exactly as the schema resolves them', () => {
+  const PLAIN: Record<string, unknown>[] = [{}, { root: '/r' }, { base: '/b' }, { root: '/r', threads: 1 }, { base: '/b', threads: 256 }, { threads: 3 }];
+  it.each(PLAIN.map((c) => [JSON.stringify(c), c]))('%s', (_, c) => {
+    const fast = CONFIG.resolveConfig(c as NoshConfig);
+    expect(fast).not.toBeInstanceOf(Promise); // the fast path answered
+    expect(fast).toEqual(parseConfig(c));
+    expect(CONFIG.resolveConfig(undefined)).toEqual(parseConfig(undefined));
+  });
+  it('any other shape goes through the schema (defaults, refusals and their messages unchanged)', async () => {
+    const other: unknown[] = [{ root: '/r', threads: 0 }, { root: 1 }, { threads: 1.5 }, { root: '/r', limits: { timeoutMs: 5 } }, { base: '/b', bogus: 1 }, { root: undefined }, []];
+    for (const c of other) {
+      const got = CONFIG.resolveConfig(c as NoshConfig);
+      expect(got).toBeInstanceOf(Promise);
+      let want: unknown;
+      try { want = parseConfig(c); } catch (e) { want = e; }
+      if (want instanceof Error) await expect(got).rejects.toThrow(want.message);
+      else expect(await got).toEqual(want);
+    }
+  });
 });

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNosh, type Nosh, type NoshConfig } from '../../src/index.js';
 import { Engine } from '../../src/api/engine.js';
-import { parseConfig } from '../../src/config.js';
+import { parseConfig } from '../../src/config-schema.js';
 import { tempDir } from '../helpers.js';
 
 const MB = 1024 * 1024;
