@@ -49,6 +49,7 @@ const COLUMNS: { title: string; ids: string[] }[] = [
   { title: 'rust-bash mem', ids: ['rb-mem'] },
   { title: 'MCP fs server', ids: ['mcp-fs'] },
   { title: 'node -e 0', ids: ['node0'] },
+  { title: 'node + 1 worker', ids: ['node1w'] },
 ];
 
 function progress(s: string): void {

@@ -51,6 +51,9 @@ function spawnMs(file: string, args: string[], cwd: string): Promise<number | nu
   });
 }
 
+/** A process that starts one worker thread and exits when it answers (startup/cli's floor column). */
+const ONE_WORKER = "const { Worker } = require('node:worker_threads'); const w = new Worker('require(\\'node:worker_threads\\').parentPort.postMessage(1)', { eval: true }); w.once('message', () => w.terminate());";
+
 export const startupScenarios: Scenario[] = [
   {
     id: 'startup/server',
@@ -82,10 +85,10 @@ export const startupScenarios: Scenario[] = [
     async run(ctx: Ctx) {
       const cwd = join(ctx.data.root, P.lat);
       const cells: Cell[] = [];
-      ctx.progress('startup/cli: nosh exec, node -e 0 and GNU cat in turns');
+      ctx.progress('startup/cli: nosh exec, node -e 0, node with one worker thread and GNU cat in turns');
       // In turns (one of each per round), so that a burst of load on the shared machine falls
       // on all three and the ratios hold better than the absolute figures.
-      const runs: Record<'nosh' | 'node0' | 'gnu', number[] | null> = { nosh: [], node0: [], gnu: [] };
+      const runs: Record<'nosh' | 'node0' | 'node1w' | 'gnu', number[] | null> = { nosh: [], node0: [], node1w: [], gnu: [] };
       const take = async (k: keyof typeof runs, file: string, args: string[]) => {
         if (runs[k] === null) return;
         const ms = await spawnMs(file, args, cwd);
@@ -96,13 +99,18 @@ export const startupScenarios: Scenario[] = [
       for (let i = 0; i < Math.max(5, ctx.profile.startupRuns); i++) {
         await take('nosh', process.execPath, [NOSH_CLI, 'exec', '--root', cwd, `cat ${P.small}`]);
         await take('node0', process.execPath, ['-e', '0']);
+        // the floor of any design that runs the command in a worker thread (the contract's): Node
+        // starting, one worker booting and answering, nothing of nosh loaded
+        await take('node1w', process.execPath, ['-e', ONE_WORKER]);
         for (let j = 0; j < 3; j++) await take('gnu', 'cat', [P.small]);
       }
-      const { nosh, node0, gnu } = runs;
+      const { nosh, node0, node1w, gnu } = runs;
       cells.push(nosh ? { system: 'nosh', label: 'nosh exec', status: 'ok', stats: summarise(nosh) }
         : { system: 'nosh', label: 'nosh exec', status: 'error', note: 'error: nosh exec failed' });
       cells.push(node0 ? { system: 'node0', label: 'node -e 0', status: 'ok', stats: summarise(node0) }
         : { system: 'node0', label: 'node -e 0', status: 'error', note: 'error' });
+      cells.push(node1w ? { system: 'node1w', label: 'node + 1 worker', status: 'ok', stats: summarise(node1w) }
+        : { system: 'node1w', label: 'node + 1 worker', status: 'error', note: 'error' });
       cells.push(gnu ? { system: 'gnu', label: 'GNU spawn', status: 'ok', stats: summarise(gnu) }
         : { system: 'gnu', label: 'GNU spawn', status: 'error', note: 'error' });
       return { id: 'startup/cli', group: 'startup', title: this.title, better: 'lower', cells };
