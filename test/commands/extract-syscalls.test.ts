@@ -4,7 +4,8 @@
 // few lstats (not one per component of its path, several times), one rename (the staged file
 // into place; no temp file inside the staging folder), and its mode and times are set on the
 // open file (fchmod, futimes) instead of chmod and utimes by path. The result is checked too:
-// contents, modes and modification times as the archive says.
+// contents, modes and modification times as the archive says. zip -r reaches the files it walks
+// through the walk's open folders too, and does not fsync a new archive (one it replaces, yes).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -26,6 +27,7 @@ vi.mock('node:fs', async (importOriginal) => {
     utimesSync: counted('utimes', real.utimesSync),
     fchmodSync: counted('fchmod', real.fchmodSync),
     futimesSync: counted('futimes', real.futimesSync),
+    fsyncSync: counted('fsync', real.fsyncSync),
   };
   return { ...real, ...wrapped, default: { ...real, ...wrapped } };
 });
@@ -90,5 +92,18 @@ describe('extraction works relative to held folders', () => {
     expect(c.lstats).toBeLessThan(6);
     expect(c.renames).toBeLessThanOrEqual(1.1);
     expect(c.byPath).toBe(0);
+  });
+});
+
+describe('zip -r reaches the walked files through their folders', () => {
+  it('a few lstats per file; a new archive is not fsynced, a replaced one is', async () => {
+    const c = await counted('zip -q -r z.zip src');
+    expect(spawnSync('unzip', ['-tq', 'z.zip'], { cwd: root }).status).toBe(0);
+    expect(((c.get('lstat') ?? 0) + (c.get('stat') ?? 0)) / FILES).toBeLessThan(9);
+    expect(c.get('fsync') ?? 0).toBe(0);
+    const again = await counted('zip -q -r z2.zip src');
+    expect(again.get('fsync') ?? 0).toBe(0);
+    const replaced = await counted('zip -q -r z2.zip src');
+    expect(replaced.get('fsync') ?? 0).toBe(1);
   });
 });
