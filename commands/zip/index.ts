@@ -292,7 +292,7 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
         const r = zw.addBuffer(it.name, buf, a.level, o);
         pct.set(it, r.deflated ? `(deflated ${compressionPct(buf.length, r.csize)})` : '(stored 0%)');
       } else {
-        const r = await zw.addStream(it.name, toStdout ? drained(ctx.fs.readChunks(it.path!, ctx.cwd), () => piped) : ctx.fs.readChunks(it.path!, ctx.cwd), it.size, a.level, o);
+        const r = await zw.addStream(it.name, toStdout ? drained(ctx.fs.readChunks(it.path!, ctx.cwd), () => piped) : ctx.fs.readChunks(it.path!, ctx.cwd, 1 << 20), it.size, a.level, o);
         pct.set(it, a.level > 0 ? `(deflated ${compressionPct(it.size, r.csize)})` : '(stored 0%)');
       }
       await piped;

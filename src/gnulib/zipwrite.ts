@@ -6,7 +6,6 @@
 // files that fit the smaller window), its CRC from node:zlib, and its sizes known before the
 // local header is written; a big file is streamed with a data descriptor. Zip64 records are
 // written when a size, an offset or the entry count needs them.
-import { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 
 const MAX16 = 0xffff;
@@ -70,6 +69,55 @@ export function deflateWhole(buf: Buffer, level: number): Buffer {
   let windowBits = 9;
   while (windowBits < 15 && 1 << windowBits < buf.length + 262) windowBits++;
   return zlib.deflateRawSync(buf, { level, windowBits, memLevel: windowBits < 15 ? Math.max(1, windowBits - 6) : 8 });
+}
+
+/** Input chunks the deflater may hold at once (one being deflated, one waiting). */
+const IN_FLIGHT = 2;
+
+/**
+ * Raw deflate of a stream of chunks, pipelined: zlib deflates on its own thread (libuv's pool)
+ * while the next chunk is read and checksummed here (`seen`), at most IN_FLIGHT chunks ahead,
+ * and its output is taken as it comes in big pieces (no stream piping per chunk).
+ */
+export async function* deflateStream(input: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, level: number, seen: (b: Buffer) => void): AsyncGenerator<Buffer> {
+  const z = zlib.createDeflateRaw({ level, chunkSize: 256 * 1024 });
+  const out: Buffer[] = [];
+  let failed: Error | null = null;
+  let ended = false;
+  let inFlight = 0;
+  let wake: (() => void) | null = null;
+  const poke = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const wait = () => new Promise<void>((res) => { wake = res; });
+  z.on('data', (c: Buffer) => { out.push(c); poke(); });
+  z.on('error', (e: Error) => { failed = e; poke(); });
+  z.on('end', () => { ended = true; poke(); });
+  try {
+    for await (const chunk of input) {
+      const b = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      seen(b);
+      inFlight++;
+      z.write(b, () => { inFlight--; poke(); });
+      for (;;) {
+        while (out.length > 0) yield out.shift()!;
+        if (failed) throw failed;
+        if (inFlight < IN_FLIGHT) break;
+        await wait();
+      }
+    }
+    z.end();
+    for (;;) {
+      while (out.length > 0) yield out.shift()!;
+      if (failed) throw failed;
+      if (ended) break;
+      await wait();
+    }
+  } finally {
+    z.destroy();
+  }
 }
 
 export class ZipWriter {
@@ -147,17 +195,18 @@ export class ZipWriter {
     let crc = 0;
     let csize = 0;
     let total = 0;
-    const src = Readable.from((async function* () {
+    const seen = (b: Buffer) => {
+      crc = zlib.crc32(b, crc);
+      total += b.length;
+    };
+    const bytes = async function* () {
       for await (const chunk of chunks) {
         const b = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-        crc = zlib.crc32(b, crc);
-        total += b.length;
+        seen(b);
         yield b;
       }
-    })(), { objectMode: false });
-    const out = level > 0 ? src.pipe(zlib.createDeflateRaw({ level })) : src;
-    if (out !== src) src.on('error', (e) => out.destroy(e));
-    for await (const b of out as AsyncIterable<Buffer>) {
+    };
+    for await (const b of level > 0 ? deflateStream(chunks, level, seen) : bytes()) {
       csize += b.length;
       this.put(b);
     }
