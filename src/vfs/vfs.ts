@@ -988,7 +988,12 @@ export class Vfs {
       held.dir.close();
       throw new VfsError('EEXIST', path);
     }
-    return new AtomicWriter(this, r, path, opts, held.dir);
+    try {
+      return new AtomicWriter(this, r, path, opts, held.dir);
+    } catch (e) {
+      held.dir.close(); // a refusal before the writer took it (the quota's file count)
+      throw e;
+    }
   }
 
   writeFile(path: string, data: Uint8Array | string, cwd = '/', opts: WriteOptions = {}): void {
@@ -1213,7 +1218,10 @@ export class Vfs {
     const vpath = this.childPath(d, name);
     if (d.fd < 0) return this.createWriter(vpath, '/', opts);
     this.assertWritable(vpath);
-    const { st } = this.childStat(d, name);
+    // direct: the exclusive creation refuses whatever is there (a link too), no lstat first;
+    // the name is checked as a missing one is
+    const { st } = opts.direct ? { st: null } : this.childStat(d, name);
+    if (opts.direct) this.checkBlocked(d.parts, name, true, vpath);
     if (st) {
       if (st.isDirectory()) throw new VfsError('EISDIR', vpath);
       if (st.isSymbolicLink()) throw new VfsError('ESYMLINK', vpath);
@@ -1227,7 +1235,12 @@ export class Vfs {
     const parts = [...d.parts, name];
     d.pins++;
     const held = new HeldDir(d.fd, this.hostOf(d.parts), d.vpath, () => { d.pins--; });
-    return new AtomicWriter(this, { vpath, parts, host: this.hostOf(parts), stat: st }, vpath, opts, held);
+    try {
+      return new AtomicWriter(this, { vpath, parts, host: this.hostOf(parts), stat: st }, vpath, opts, held);
+    } catch (e) {
+      held.close(); // a refusal before the writer took it (the quota's file count)
+      throw e;
+    }
   }
 
   /**
