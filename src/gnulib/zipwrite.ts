@@ -71,52 +71,62 @@ export function deflateWhole(buf: Buffer, level: number): Buffer {
   return zlib.deflateRawSync(buf, { level, windowBits, memLevel: windowBits < 15 ? Math.max(1, windowBits - 6) : 8 });
 }
 
-/** Input chunks the deflater may hold at once (one being deflated, one waiting). */
-const IN_FLIGHT = 2;
+/** Blocks deflated at once on zlib's threads (libuv's pool: 4 by default). */
+const PARALLEL = 4;
+/** Each block's size (the reads are this size too). */
+const BLOCK = 1 << 20;
+/** Deflate's window: each block is primed with the 32 KiB before it. */
+const WINDOW = 32 * 1024;
+
+function deflateBlock(b: Buffer, level: number, dictionary: Buffer | null, last: boolean): Promise<Buffer> {
+  return new Promise((res, rej) => zlib.deflateRaw(b, {
+    level, ...(dictionary ? { dictionary } : {}), finishFlush: last ? zlib.constants.Z_FINISH : zlib.constants.Z_SYNC_FLUSH,
+  }, (err, out) => (err ? rej(err) : res(out))));
+}
 
 /**
- * Raw deflate of a stream of chunks, pipelined: zlib deflates on its own thread (libuv's pool)
- * while the next chunk is read and checksummed here (`seen`), at most IN_FLIGHT chunks ahead,
- * and its output is taken as it comes in big pieces (no stream piping per chunk).
+ * Raw deflate of a stream of chunks as pigz makes it: cut into 1 MiB blocks, each deflated on its
+ * own (up to PARALLEL at once on zlib's threads) with the 32 KiB before it as its dictionary and
+ * ended by a sync flush (the last one by the final block), so the pieces joined are one deflate
+ * stream any inflater reads. Each input byte is shown to `seen` in order (the CRC), while the
+ * blocks before it are being deflated. Memory: about PARALLEL blocks in and out.
  */
 export async function* deflateStream(input: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, level: number, seen: (b: Buffer) => void): AsyncGenerator<Buffer> {
-  const z = zlib.createDeflateRaw({ level, chunkSize: 256 * 1024 });
-  const out: Buffer[] = [];
-  let failed: Error | null = null;
-  let ended = false;
-  let inFlight = 0;
-  let wake: (() => void) | null = null;
-  const poke = () => {
-    const w = wake;
-    wake = null;
-    w?.();
+  const pending: Promise<Buffer>[] = [];
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  let prevTail: Buffer | null = null;
+  const launch = (last: boolean) => {
+    const block = held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
+    held = [];
+    heldBytes = 0;
+    const p = deflateBlock(block, level, prevTail, last);
+    p.catch(() => { /* awaited in order below */ });
+    pending.push(p);
+    prevTail = Buffer.from(block.subarray(Math.max(0, block.length - WINDOW)));
   };
-  const wait = () => new Promise<void>((res) => { wake = res; });
-  z.on('data', (c: Buffer) => { out.push(c); poke(); });
-  z.on('error', (e: Error) => { failed = e; poke(); });
-  z.on('end', () => { ended = true; poke(); });
   try {
     for await (const chunk of input) {
-      const b = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      let b = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       seen(b);
-      inFlight++;
-      z.write(b, () => { inFlight--; poke(); });
-      for (;;) {
-        while (out.length > 0) yield out.shift()!;
-        if (failed) throw failed;
-        if (inFlight < IN_FLIGHT) break;
-        await wait();
+      while (b.length > 0) {
+        const take = Math.min(b.length, BLOCK - heldBytes);
+        held.push(b.subarray(0, take));
+        heldBytes += take;
+        b = b.subarray(take);
+        if (heldBytes === BLOCK) {
+          // a full block waits for the next byte: only the stream's last block is final
+          if (b.length > 0) launch(false);
+        }
       }
+      while (pending.length >= PARALLEL) yield await pending.shift()!;
+      if (heldBytes === BLOCK) launch(false);
     }
-    z.end();
-    for (;;) {
-      while (out.length > 0) yield out.shift()!;
-      if (failed) throw failed;
-      if (ended) break;
-      await wait();
-    }
+    launch(true);
+    while (pending.length > 0) yield await pending.shift()!;
   } finally {
-    z.destroy();
+    // a stop: the blocks under way finish on their own; their results are dropped
+    pending.length = 0;
   }
 }
 
