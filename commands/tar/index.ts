@@ -195,6 +195,8 @@ async function read(r: Run, file: string, members: string[], o: ReadOpts): Promi
   const raw = archiveInput(r, file);
   const info: DecodeInfo = { header: null, headerBytes: 0, inBytes: 0, outBytes: 0, trailingGarbage: false };
   const bytes = r.z ? gunzip(raw, info, Number.MAX_SAFE_INTEGER) : raw;
+  // the destination first: a refused one stops before any byte is read (no stream left running)
+  if (o.extract && !o.toStdout) r.stage = openStage(r);
   const ex = tarStream.extract();
   const src = Readable.from(bytes as AsyncIterable<Uint8Array>, { objectMode: false });
   src.on('error', (e) => ex.destroy(e));
@@ -208,7 +210,6 @@ async function read(r: Run, file: string, members: string[], o: ReadOpts): Promi
     return members.length === 0 || hit !== undefined;
   };
   let entries = 0;
-  if (o.extract && !o.toStdout) r.stage = openStage(r);
   try {
     for await (const entry of ex) {
       entries++;

@@ -27,6 +27,8 @@ export class DestTree {
 
   /** Hold the destination folder `path` (it must exist). */
   static open(fs: Vfs, path: string, cwd: string): DestTree {
+    // a link where the zone does not follow links is refused as a link, not as "not a directory"
+    if (!fs.policy.followSymlinks && fs.lstat(path, cwd).isSymbolicLink()) throw new VfsError('ESYMLINK', path);
     return new DestTree(fs, fs.openDir(path, cwd));
   }
 

@@ -107,3 +107,17 @@ describe('zip -r reaches the walked files through their folders', () => {
     expect(replaced.get('fsync') ?? 0).toBe(1);
   });
 });
+
+describe('a destination that is a symbolic link (links not followed in this zone)', () => {
+  it('unzip -d LINK and tar -C LINK are refused as a link; nothing is written through it', async () => {
+    fs.mkdirSync(path.join(root, 'real'));
+    fs.symlinkSync('real', path.join(root, 'link'));
+    const u = await run(root, 'unzip -q a.zip -d link');
+    expect(u.exitCode).not.toBe(0);
+    expect(u.stderr + u.stdout).toMatch(/link: .*symbolic link/i);
+    const t = await run(root, 'tar xzf a.tgz -C link');
+    expect(t.exitCode).toBe(2);
+    expect(t.stderr).toMatch(/tar: link: Cannot open: .*symbolic link/i);
+    expect(fs.readdirSync(path.join(root, 'real'))).toEqual([]);
+  });
+});
