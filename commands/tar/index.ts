@@ -2,12 +2,12 @@
 // tar-stream; gzip through commands/gzip's codec. Links, devices and FIFOs are never created.
 // Extraction is all or nothing: files are written into a staging folder and moved into place
 // at the end; a quota or size stop removes the staging folder and the folders it made.
-import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import * as tarStream from 'tar-stream';
 import { defineCommand, helpText, parseArgs, UsageError, versionText, type CommandContext } from '../../src/command/index.js';
-import { isLimitError, VfsError } from '../../src/vfs/index.js';
+import { isLimitError, VfsError, type DirHandle } from '../../src/vfs/index.js';
 import { walk } from '../../src/vfs/walk.js';
+import { components, DestTree, StagingFolder } from '../../src/gnulib/extract-tree.js';
 import { addProgress, setProgressTotalBytes } from '../../src/runtime/progress.js';
 import { gunzip, gzip, GzipError, type DecodeInfo, type EncodeInfo } from '../../src/gnulib/gzip.js';
 import { excluder, hasDotDot, leadingPrefix, Lister, MAX_NAME_BYTES, stripComponents } from './names.js';
@@ -28,14 +28,13 @@ interface Run {
 }
 
 interface Stage {
-  folder: string;
-  files: { staged: string; dest: string; rest: string; mode: number; mtime?: Date }[];
+  /** The destination (-C), held: its folders are reached and made relative to it. */
+  tree: DestTree;
+  folder: StagingFolder;
+  /** Staged files in archive order: the staged name, the folder below the destination and the name there. */
+  files: { staged: string; dir: string; name: string; rest: string }[];
+  /** Folders made, below the destination (removed again if the extraction stops). */
   made: string[];
-  /**
-   * Folders this extraction made or saw to be folders (it never makes a link): each lstat
-   * resolves its whole path, so checking every component again per member cost depth² lstats.
-   */
-  dirs: Set<string>;
 }
 
 
@@ -196,6 +195,8 @@ async function read(r: Run, file: string, members: string[], o: ReadOpts): Promi
   const raw = archiveInput(r, file);
   const info: DecodeInfo = { header: null, headerBytes: 0, inBytes: 0, outBytes: 0, trailingGarbage: false };
   const bytes = r.z ? gunzip(raw, info, Number.MAX_SAFE_INTEGER) : raw;
+  // the destination first: a refused one stops before any byte is read (no stream left running)
+  if (o.extract && !o.toStdout) r.stage = openStage(r);
   const ex = tarStream.extract();
   const src = Readable.from(bytes as AsyncIterable<Uint8Array>, { objectMode: false });
   src.on('error', (e) => ex.destroy(e));
@@ -209,7 +210,6 @@ async function read(r: Run, file: string, members: string[], o: ReadOpts): Promi
     return members.length === 0 || hit !== undefined;
   };
   let entries = 0;
-  if (o.extract && !o.toStdout) r.stage = openStage(r);
   try {
     for await (const entry of ex) {
       entries++;
@@ -252,15 +252,16 @@ async function read(r: Run, file: string, members: string[], o: ReadOpts): Promi
   for (const m of members) if (!found.has(m)) await error(r, `${m}: Not found in archive`);
 }
 
-/** The staging folder, hidden in the destination (created if missing, as tar -C does not). */
+/** The destination held and the staging folder, hidden in it (the destination must exist, as for GNU tar -C). */
 function openStage(r: Run): Stage {
-  const folder = joinPath(r.dir, `.nosh-tar-${randomBytes(6).toString('hex')}`);
+  let tree: DestTree | undefined;
   try {
-    r.ctx.fs.mkdir(folder, r.ctx.cwd, 0o700);
+    tree = DestTree.open(r.ctx.fs, r.dir, r.ctx.cwd);
+    return { tree, folder: StagingFolder.make(r.ctx.fs, tree.base, 'tar'), files: [], made: [] };
   } catch (e) {
+    tree?.close();
     throw new Fatal(`${r.dir}: Cannot open: ${reasonOf(e)}`);
   }
-  return { folder, files: [], made: [], dirs: new Set() };
 }
 
 function stop(member: string, e: VfsError): Fatal {
@@ -269,39 +270,32 @@ function stop(member: string, e: VfsError): Fatal {
 
 /** A stop: the staged files, the staging folder and every folder the extraction made go. */
 function undo(r: Run, st: Stage): void {
-  closeStage(r, st, 0);
-  for (const d of [...st.made].reverse()) try { r.ctx.fs.rmdir(d, r.ctx.cwd); } catch { /* holds something of its own */ }
+  closeStage(r, st);
+  for (const d of [...st.made].reverse()) try { r.ctx.fs.rmdir(joinPath(r.dir, d), r.ctx.cwd); } catch { /* holds something of its own */ }
 }
 
-/** The staged files from `from` on (those not moved into place) and the staging folder removed. */
-function closeStage(r: Run, st: Stage, from: number): void {
-  const { fs, cwd } = r.ctx;
-  for (const f of st.files.slice(from)) try { fs.unlink(f.staged, cwd); } catch { /* already gone */ }
-  try { fs.rmdir(st.folder, cwd); } catch { /* not empty: left for the temp sweep */ }
+/** The staged files not moved into place and the staging folder removed; the destination let go. */
+function closeStage(r: Run, st: Stage): void {
+  st.folder.remove();
+  st.tree.close();
   r.stage = undefined;
 }
 
 /** The end: every staged file moved into place in archive order (a later member replaces an earlier one). */
 async function place(r: Run, st: Stage): Promise<void> {
-  const { ctx } = r;
-  let next = 0;
   try {
     for (const f of st.files) {
-      next++;
       try {
-        ctx.fs.rename(f.staged, f.dest, ctx.cwd);
+        const at = st.tree.reach(f.dir, false);
+        // a folder made on the way has been changed since: refused as mkdirs() refuses it
+        if (!('dir' in at)) throw new VfsError('link' in at ? 'ENOTDIR' : 'ENOENT', joinPath(r.dir, f.rest));
+        st.folder.publish(f.staged, at.dir, f.name);
       } catch (e) {
-        try { ctx.fs.unlink(f.staged, ctx.cwd); } catch { /* the folder goes below */ }
         await error(r, `${f.rest}: Cannot open: ${reasonOf(e)}`);
-        continue;
       }
-      try {
-        ctx.fs.chmod(f.dest, f.mode, ctx.cwd);
-        if (f.mtime) ctx.fs.utimes(f.dest, f.mtime.getTime() / 1000, f.mtime.getTime() / 1000, ctx.cwd);
-      } catch { /* GNU warns; the file is there */ }
     }
   } finally {
-    closeStage(r, st, next); // files not reached (an exception went through), then the folder
+    closeStage(r, st); // files not moved (refused, or an exception went through), then the folder
   }
 }
 
@@ -322,11 +316,11 @@ async function extractEntry(r: Run, entry: TarEntry, name: string, prefix: strin
   }
   const rest = stripComponents(name.slice(prefix.length), o.strip);
   if (rest === null) return drain(entry);
-  const dest = joinPath(r.dir, rest.replace(/\/+$/, ''));
+  const parts = components(rest);
   if (h.type === 'directory') {
     await drain(entry);
     try {
-      mkdirs(r, dest, true);
+      mkdirs(r, parts.join('/'));
     } catch (e) {
       return error(r, `${rest}: Cannot mkdir: ${reasonOf(e)}`);
     }
@@ -337,30 +331,41 @@ async function extractEntry(r: Run, entry: TarEntry, name: string, prefix: strin
     const what = h.type === 'symlink' ? 'symlink' : h.type === 'link' ? 'hard link' : h.type === 'fifo' ? 'fifo' : 'device';
     return error(r, `${rest}: Cannot create ${what}: not supported (nosh never creates links, devices or FIFOs); skipped`);
   }
+  const base = parts.pop();
+  const dirRel = parts.join('/');
+  let there;
   try {
-    const parent = dest.includes('/') ? dest.slice(0, dest.lastIndexOf('/')) : '';
-    if (parent) mkdirs(r, parent, false);
+    // a member that is the destination itself ('.' or './') is a folder there, not a file
+    if (base === undefined) throw new VfsError('EISDIR', r.dir);
+    there = mkdirs(r, dirRel);
   } catch (e) {
     await drain(entry);
     return error(r, `${rest}: Cannot open: ${reasonOf(e)}`);
   }
-  if (o.keep && existsNoFollow(r, dest)) {
+  let old = null;
+  try {
+    old = ctx.fs.lstatAt(there, base);
+  } catch { /* a name the zone refuses: the staged writer below says so */ }
+  const exists = old !== null;
+  if (o.keep && exists) {
     await drain(entry);
     return error(r, `${rest}: Cannot open: File exists`);
   }
-  const exists = existsNoFollow(r, dest);
-  if (exists && ctx.fs.lstat(dest, ctx.cwd).isDirectory()) {
+  if (old?.isDirectory()) {
     await drain(entry);
     return error(r, `${rest}: Cannot open: Is a directory`);
   }
   const st = r.stage!;
   // The staged name keeps the member's own name: the zone's extension and name rules see it.
-  const staged = `${st.folder}/${st.files.length}-${dest.slice(dest.lastIndexOf('/') + 1)}`;
+  const staged = `${st.files.length}-${base}`;
+  const mtime = h.mtime ? h.mtime.getTime() / 1000 : undefined;
   let w;
   try {
     // No fsync for a file the archive creates (GNU tar syncs nothing; a crash can lose its new
-    // bytes, no old ones); one that replaces a file already there is synced (DESIGN).
-    w = ctx.fs.createWriter(staged, ctx.cwd, { mode: 0o600, durable: exists });
+    // bytes, no old ones); one that replaces a file already there is synced (DESIGN). Its mode
+    // and times are set on the open file, before the move.
+    w = ctx.fs.createWriterAt(st.folder.dir, staged, { mode: 0o600, direct: true, durable: exists, finalMode: (h.mode ?? 0o644) & 0o777, finalTime: mtime });
+    st.folder.pending.add(staged);
   } catch (e) {
     await drain(entry);
     if (isLimitError(e)) throw stop(rest, e);
@@ -374,38 +379,19 @@ async function extractEntry(r: Run, entry: TarEntry, name: string, prefix: strin
     w.abort();
     throw isLimitError(e) ? stop(rest, e) : e;
   }
-  st.files.push({ staged, dest, rest, mode: (h.mode ?? 0o644) & 0o777, mtime: h.mtime });
+  st.files.push({ staged, dir: dirRel, name: base, rest });
 }
 
-function existsNoFollow(r: Run, p: string): boolean {
-  try {
-    r.ctx.fs.lstat(p, r.ctx.cwd);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** mkdir -p, one component at a time; an existing non-folder (a symlink too) stops it. */
-function mkdirs(r: Run, path: string, last: boolean): void {
-  const parts = path.split('/').filter((p) => p !== '' && p !== '.');
-  let cur = path.startsWith('/') ? '' : '';
-  for (let i = 0; i < parts.length; i++) {
-    cur = cur === '' && !path.startsWith('/') ? parts[i]! : `${cur}/${parts[i]}`;
-    if (r.stage?.dirs.has(cur)) continue;
-    let st = null;
-    try {
-      st = r.ctx.fs.lstat(cur, r.ctx.cwd);
-    } catch (e) {
-      if (!(e instanceof VfsError) || e.errno !== 'ENOENT') throw e;
-    }
-    if (st === null) {
-      r.ctx.fs.mkdir(cur, r.ctx.cwd);
-      r.stage?.made.push(cur);
-    } else if (!st.isDirectory()) throw new VfsError('ENOTDIR', cur);
-    r.stage?.dirs.add(cur);
-    void last;
-  }
+/**
+ * mkdir -p of `rel` below the destination, one component at a time, relative to held folders;
+ * an existing non-folder (a symlink too) stops it (ENOTDIR). The folder, held.
+ */
+function mkdirs(r: Run, rel: string): DirHandle {
+  const st = r.stage!;
+  const at = st.tree.reach(rel, true, (made) => st.made.push(made));
+  if ('link' in at) throw new VfsError('ENOTDIR', joinPath(r.dir, at.link));
+  if (!('dir' in at)) throw new VfsError('ENOENT', joinPath(r.dir, at.missing));
+  return at.dir;
 }
 
 // ---- creating ----

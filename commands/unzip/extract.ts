@@ -2,9 +2,8 @@
 // inside the destination, then moved into place at the end. A bomb, limit or quota stop removes
 // the staging folder: nothing is left behind. Links, devices and FIFOs are never created, no
 // entry is written through an existing symbolic link, and encrypted or corrupt entries are refused.
-import { randomBytes } from 'node:crypto';
 import type { CommandContext } from '../../src/command/index.js';
-import { walk } from '../../src/vfs/walk.js';
+import { DestTree, StagingFolder } from '../../src/gnulib/extract-tree.js';
 import { addProgress, setProgressTotal } from '../../src/runtime/progress.js';
 import { isLimitError, VfsError } from '../../src/vfs/index.js';
 import { ZipArchive, ZipError, safeEntryPath, specialKind, type ZipEntry } from '../../src/gnulib/zipread.js';
@@ -28,43 +27,30 @@ function pad23(s: string): string {
   return s.length >= 23 ? s : s + ' '.repeat(23 - s.length);
 }
 
-/**
- * Folders this extraction has seen to be folders (made or checked; it never makes a link): each
- * lstat resolves its whole path, so checking every component again for every entry cost
- * depth² lstats per file. The moves, chmods and times still resolve their paths in the Vfs.
- */
+/** Folders the making of the destination folder (-d) has seen to be folders. */
 type Known = Set<string>;
 
-/** The first existing component of `path` below `base` that is a symbolic link, or null. */
-function linkOnTheWay(ctx: CommandContext, base: string, rel: string, includeLast: boolean, known: Known): string | null {
-  const parts = rel.split('/');
-  const upto = includeLast ? parts.length : parts.length - 1;
-  let p = base;
-  for (let i = 0; i < upto; i++) {
-    p = join(p, parts[i]!);
-    if (known.has(p)) continue;
-    let st;
-    try {
-      st = ctx.fs.lstat(p, ctx.cwd);
-    } catch (e) {
-      if (e instanceof VfsError) return null;
-      throw e;
-    }
-    if (st.isSymbolicLink()) return p;
-    if (!st.isDirectory()) return null;
-    known.add(p);
-  }
-  return null;
+/** 'a/b/c' -> ['a/b', 'c']; 'c' -> ['', 'c']. */
+function splitLast(rel: string): [string, string] {
+  const slash = rel.lastIndexOf('/');
+  return slash < 0 ? ['', rel] : [rel.slice(0, slash), rel.slice(slash + 1)];
 }
 
-function removeTree(ctx: CommandContext, path: string): void {
+/**
+ * Does the file `rel` below the destination exist now (lstat, a link itself included)? Its
+ * folder is reached through the held tree; where a link is on the way, by path as before.
+ */
+function existsBelow(ctx: CommandContext, tree: DestTree, exdir: string, rel: string): boolean {
+  const [dirRel, name] = splitLast(rel);
   try {
-    for (const ev of walk(ctx.fs, path, ctx.cwd, { postOrder: true })) {
-      if (ev.kind === 'file') ctx.fs.unlink(ev.path, ctx.cwd);
-      else if (ev.kind === 'post') ctx.fs.rmdir(ev.path, ctx.cwd);
-    }
-  } catch (e) {
-    if (!(e instanceof VfsError)) throw e;
+    const r = tree.reach(dirRel, false);
+    if ('dir' in r) return ctx.fs.lstatAt(r.dir, name) !== null;
+    if ('missing' in r) return false;
+    ctx.fs.lstat(join(exdir, rel), ctx.cwd);
+    return true;
+  } catch (err) {
+    if (!(err instanceof VfsError)) throw err;
+    return false;
   }
 }
 
@@ -117,12 +103,19 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
     if (total > zip.limits.maxTotalBytes) throw new StopAll(`${e.name}: the entries declare more than ${zip.limits.maxTotalBytes} bytes in all (a zip bomb? the configuration's limits.archiveBytes)`);
     plan.push({ e, rel, warning: dotdot, absolute });
   }
-  // 2. stage: inflate every file into a hidden folder beside its destination
+  // 2. stage: inflate every file into a hidden folder in the destination, both held open
   const known: Known = new Set();
-  const staging = join(o.exdir, `.nosh-unzip-${randomBytes(6).toString('hex')}`);
+  let tree: DestTree;
+  let staging: StagingFolder;
   try {
     if (o.exdir !== '' && !ctx.fs.exists(o.exdir, ctx.cwd)) makeDirs(ctx, '', o.exdir, known);
-    ctx.fs.mkdir(staging, ctx.cwd, 0o700);
+    tree = DestTree.open(ctx.fs, o.exdir === '' ? '.' : o.exdir, ctx.cwd);
+    try {
+      staging = StagingFolder.make(ctx.fs, tree.base, 'unzip');
+    } catch (err) {
+      tree.close();
+      throw err;
+    }
   } catch (err) {
     if (err instanceof VfsError) throw new StopAll(`cannot create ${err.path}: ${err.reason}`);
     throw err;
@@ -139,12 +132,7 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
       const dest = join(o.exdir, p.rel);
       let exists = false;
       if (!p.e.isDir) {
-        try {
-          ctx.fs.lstat(dest, ctx.cwd);
-          exists = true;
-        } catch (err) {
-          if (!(err instanceof VfsError)) throw err;
-        }
+        exists = existsBelow(ctx, tree, o.exdir, p.rel);
         if (exists && o.overwrite !== 'always') {
           if (o.overwrite === 'ask') skippedExisting.push(dest);
           continue;
@@ -155,12 +143,15 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
         continue;
       }
       // The staged name keeps the entry's own name: the zone's extension and name rules see it.
-      const staged = join(staging, `${n++}-${p.rel.slice(p.rel.lastIndexOf('/') + 1)}`);
+      const staged = `${n++}-${p.rel.slice(p.rel.lastIndexOf('/') + 1)}`;
+      const mode = p.e.unixMode & 0o777;
       let w;
       try {
         // No fsync for a file the archive creates (GNU unzip syncs nothing; a crash can lose its
         // new bytes, no old ones); one that replaces a file is synced before the move (DESIGN).
-        w = ctx.fs.createWriter(staged, ctx.cwd, { mode: 0o600, durable: exists });
+        // Its mode and times are set on the open file, before the move.
+        w = ctx.fs.createWriterAt(staging.dir, staged, { mode: 0o600, direct: true, durable: exists, finalMode: mode !== 0 ? mode : 0o644, finalTime: p.e.mtime.getTime() / 1000 });
+        staging.pending.add(staged);
       } catch (err) {
         // a name the zone refuses (extension, blocked pattern) is skipped; a limit stops everything
         if (isLimitError(err)) throw new StopAll(`${p.e.name}: ${err.reason}`);
@@ -194,28 +185,23 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
       const dest = join(o.exdir, p.rel);
       if (p.warning && o.quiet === 0) await ctx.stdout.write(p.warning + '\n');
       if (p.absolute) await ctx.stderr.write(p.absolute + '\n');
-      const link = linkOnTheWay(ctx, o.exdir, p.rel, p.e.isDir, known);
-      if (link !== null) {
-        await warn(`    skipping: ${p.e.name}  would be written through the symbolic link ${link}`);
-        status = Math.max(status, 1);
-        continue;
-      }
       try {
-        if (p.e.isDir) {
-          if (!ctx.fs.exists(dest, ctx.cwd)) {
-            makeDirs(ctx, o.exdir, p.rel, known);
-            await say(`   creating: ${dest}/`);
-          }
+        // the entry's folder (the folder itself for a folder entry), made where missing, never
+        // through a symbolic link
+        const [dirRel, name] = p.e.isDir ? [p.rel, ''] : splitLast(p.rel);
+        const r = tree.reach(dirRel, true);
+        if ('link' in r) {
+          await warn(`    skipping: ${p.e.name}  would be written through the symbolic link ${join(o.exdir, r.link)}`);
+          status = Math.max(status, 1);
           continue;
         }
-        const slash = p.rel.lastIndexOf('/');
-        if (slash > 0) makeDirs(ctx, o.exdir, p.rel.slice(0, slash), known);
+        if (!('dir' in r)) continue; // (reach makes what is missing)
+        if (p.e.isDir) {
+          if (r.created) await say(`   creating: ${dest}/`);
+          continue;
+        }
         await say(`${p.e.method === 0 ? ' extracting' : '  inflating'}: ${pad23(dest)} `);
-        ctx.fs.rename(staged!, dest, ctx.cwd);
-        const mode = p.e.unixMode & 0o777;
-        ctx.fs.chmod(dest, mode !== 0 ? mode : 0o644, ctx.cwd);
-        const t = p.e.mtime.getTime() / 1000;
-        ctx.fs.utimes(dest, t, t, ctx.cwd);
+        staging.publish(staged!, r.dir, name);
       } catch (err) {
         if (!(err instanceof VfsError)) throw err;
         await warn(`error:  cannot create ${dest}\n        ${err.reason}`);
@@ -223,7 +209,8 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
       }
     }
   } finally {
-    removeTree(ctx, staging);
+    staging.remove();
+    tree.close();
   }
   if (skippedExisting.length > 0) {
     for (const d of skippedExisting) await warn(`unzip: ${d} exists: not replaced (nosh never prompts; -o overwrites, -n skips silently)`);

@@ -195,6 +195,9 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
       if (a.junk) n = n.slice(n.lastIndexOf('/') + 1);
       return n === '' ? '' : isDir ? n + '/' : n;
     };
+    // the archive itself is never added (its identity taken once, not per file)
+    const self = identity(ctx, archive);
+    const isSelf = (st: { ino: number; dev: number }) => self !== null && st.ino === self.ino && st.dev === self.dev;
     for (const name of a.names) {
       let st;
       try {
@@ -209,7 +212,7 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
         continue;
       }
       if (!st.isDirectory()) {
-        if (st.isFile() && !sameFile(ctx, name, archive)) add(entryName(name, false), name, st, false);
+        if (st.isFile() && !sameFile(ctx, name, self)) add(entryName(name, false), name, st, false);
         continue;
       }
       if (name !== '.' && name !== './' && !a.junk) add(entryName(name, true), null, st, true);
@@ -224,9 +227,11 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
           await ctx.stdout.write(`\tzip warning: skipping symbolic link ${ev.path} (nosh never stores links)\n`);
           continue;
         }
-        const s = ctx.fs.lstat(ev.path, ctx.cwd);
+        // reached through the folder the walk holds open (one lstat, not one per component)
+        const s = ev.dir ? ctx.fs.lstatAt(ev.dir, ev.name) : ctx.fs.lstat(ev.path, ctx.cwd);
+        if (s === null) continue; // gone since it was listed
         if (ev.kind === 'pre') { if (!a.junk) add(entryName(ev.path, true), null, s, true); continue; }
-        if (s.isFile() && !sameFile(ctx, ev.path, archive)) add(entryName(ev.path, false), ev.path, s, false);
+        if (s.isFile() && !isSelf(s)) add(entryName(ev.path, false), ev.path, s, false);
       }
     }
   }
@@ -259,7 +264,9 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
   let piped: Promise<void> = Promise.resolve();
   const w = toStdout
     ? { write: (b: Buffer) => { const c = Buffer.from(b); piped = piped.then(() => ctx.stdout.write(c)); }, commit() {}, abort() {} }
-    : ctx.fs.createWriter(archive, ctx.cwd);
+    // No fsync for a new archive (Info-ZIP syncs nothing; a crash can lose its new bytes, no
+    // old ones); an archive that replaces one is synced before its rename (DESIGN).
+    : ctx.fs.createWriter(archive, ctx.cwd, { durable: old !== null || ctx.fs.exists(archive, ctx.cwd) });
   const zw = new ZipWriter((b) => w.write(b));
   const pct = new Map<Item, string>();
   // Progress: the walk is done (its entries counted); the entries to write are the rest of the total.
@@ -285,7 +292,7 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
         const r = zw.addBuffer(it.name, buf, a.level, o);
         pct.set(it, r.deflated ? `(deflated ${compressionPct(buf.length, r.csize)})` : '(stored 0%)');
       } else {
-        const r = await zw.addStream(it.name, toStdout ? drained(ctx.fs.readChunks(it.path!, ctx.cwd), () => piped) : ctx.fs.readChunks(it.path!, ctx.cwd), it.size, a.level, o);
+        const r = await zw.addStream(it.name, toStdout ? drained(ctx.fs.readChunks(it.path!, ctx.cwd), () => piped) : ctx.fs.readChunks(it.path!, ctx.cwd, 1 << 20), it.size, a.level, o);
         pct.set(it, a.level > 0 ? `(deflated ${compressionPct(it.size, r.csize)})` : '(stored 0%)');
       }
       await piped;
@@ -323,11 +330,20 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
   return 0;
 }
 
-function sameFile(ctx: CommandContext, p: string, archive: string): boolean {
+/** The archive's identity (stat), or null when it does not exist yet. */
+function identity(ctx: CommandContext, archive: string): { ino: number; dev: number } | null {
+  try {
+    return ctx.fs.stat(archive, ctx.cwd);
+  } catch {
+    return null;
+  }
+}
+
+function sameFile(ctx: CommandContext, p: string, self: { ino: number; dev: number } | null): boolean {
+  if (self === null) return false;
   try {
     const x = ctx.fs.stat(p, ctx.cwd);
-    const y = ctx.fs.stat(archive, ctx.cwd);
-    return x.ino === y.ino && x.dev === y.dev;
+    return x.ino === self.ino && x.dev === self.dev;
   } catch {
     return false;
   }

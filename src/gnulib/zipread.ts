@@ -23,6 +23,9 @@ export const ZIP_LIMITS = {
   maxNameBytes: 4096,
 };
 
+/** Entries up to this size (declared, both sizes) are read and inflated at once (ZipArchive.direct). */
+const DIRECT_MAX = 1 << 20;
+
 export class ZipError extends Error {
   constructor(message: string, readonly kind: 'format' | 'bomb' | 'crc' | 'size' | 'encrypted' | 'method') { super(message); }
 }
@@ -189,7 +192,14 @@ export class ZipArchive {
   async *data(e: ZipEntry): AsyncGenerator<Buffer> {
     if (e.encrypted) throw new ZipError('encrypted entry (nosh does not decrypt)', 'encrypted');
     if (e.method !== 0 && e.method !== 8) throw new ZipError(`unsupported compression method ${e.method}`, 'method');
-    this.checkLocalHeader(e);
+    const start = this.checkLocalHeader(e);
+    if (e.csize <= DIRECT_MAX && e.size <= DIRECT_MAX && (e.method === 8 || e.csize === e.size)) {
+      const whole = this.direct(e, start);
+      if (whole) {
+        if (whole.length > 0) yield whole;
+        return;
+      }
+    }
     const stream = await new Promise<Readable>((res, rej) => this.zf.openReadStream(e.raw, (err, s) => (err ? rej(new ZipError(err.message, 'format')) : res(s as Readable))));
     let crc = 0;
     let n = 0;
@@ -211,8 +221,42 @@ export class ZipArchive {
     if ((crc >>> 0) !== e.crc) throw new ZipError(`bad CRC ${hex8(crc >>> 0)}  (should be ${hex8(e.crc)})`, 'crc');
   }
 
-  /** The local header must agree with the central directory (name, method; sizes unless deferred). */
-  private checkLocalHeader(e: ZipEntry): void {
+  /**
+   * A small entry read and inflated at once (no yauzl stream, inflater and pipes per entry): the
+   * same checks as data()'s stream, in the same words. null: read it as a stream (a short read).
+   */
+  private direct(e: ZipEntry, start: number): Buffer | null {
+    const raw = Buffer.allocUnsafe(e.csize);
+    let got = 0;
+    while (got < e.csize) {
+      const n = this.reader.readAt(raw.subarray(got), start + got, e.csize - got);
+      if (n === 0) return null;
+      got += n;
+    }
+    let out: Buffer;
+    if (e.method === 0) out = raw;
+    else {
+      try {
+        // one byte more than declared: a longer output is a lie about the size
+        out = zlib.inflateRawSync(raw, { maxOutputLength: e.size + 1 });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new ZipError(`too many bytes: more than the ${e.size} declared`, 'size');
+        const msg = (err as Error).message;
+        throw new ZipError(msg, /bytes|size/i.test(msg) ? 'size' : 'format');
+      }
+    }
+    if (out.length > e.size) throw new ZipError(`too many bytes: more than the ${e.size} declared`, 'size');
+    if (out.length !== e.size) throw new ZipError(`size mismatch: ${out.length} bytes, ${e.size} declared`, 'size');
+    const crc = zlib.crc32(out) >>> 0;
+    if (crc !== e.crc) throw new ZipError(`bad CRC ${hex8(crc)}  (should be ${hex8(e.crc)})`, 'crc');
+    return out;
+  }
+
+  /**
+   * The local header must agree with the central directory (name, method; sizes unless deferred).
+   * Returns where the entry's data starts.
+   */
+  private checkLocalHeader(e: ZipEntry): number {
     const central = e.raw.fileName as unknown as Buffer;
     const h = Buffer.alloc(30 + central.length);
     const got = this.reader.readAt(h, e.offset);
@@ -224,6 +268,7 @@ export class ZipArchive {
       : method !== e.method ? 'compression method'
       : !(flags & 8) && h.readUInt32LE(18) !== 0xffffffff && (h.readUInt32LE(18) !== e.csize || h.readUInt32LE(22) !== e.size) ? 'sizes' : null;
     if (disagree) throw new ZipError(`the local header disagrees with the central directory (${disagree})`, 'format');
+    return e.offset + 30 + nameLen + h.readUInt16LE(28);
   }
 
   close(): void {

@@ -6,7 +6,6 @@
 // files that fit the smaller window), its CRC from node:zlib, and its sizes known before the
 // local header is written; a big file is streamed with a data descriptor. Zip64 records are
 // written when a size, an offset or the entry count needs them.
-import { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 
 const MAX16 = 0xffff;
@@ -70,6 +69,65 @@ export function deflateWhole(buf: Buffer, level: number): Buffer {
   let windowBits = 9;
   while (windowBits < 15 && 1 << windowBits < buf.length + 262) windowBits++;
   return zlib.deflateRawSync(buf, { level, windowBits, memLevel: windowBits < 15 ? Math.max(1, windowBits - 6) : 8 });
+}
+
+/** Blocks deflated at once on zlib's threads (libuv's pool: 4 by default). */
+const PARALLEL = 4;
+/** Each block's size (the reads are this size too). */
+const BLOCK = 1 << 20;
+/** Deflate's window: each block is primed with the 32 KiB before it. */
+const WINDOW = 32 * 1024;
+
+function deflateBlock(b: Buffer, level: number, dictionary: Buffer | null, last: boolean): Promise<Buffer> {
+  return new Promise((res, rej) => zlib.deflateRaw(b, {
+    level, ...(dictionary ? { dictionary } : {}), finishFlush: last ? zlib.constants.Z_FINISH : zlib.constants.Z_SYNC_FLUSH,
+  }, (err, out) => (err ? rej(err) : res(out))));
+}
+
+/**
+ * Raw deflate of a stream of chunks as pigz makes it: cut into 1 MiB blocks, each deflated on its
+ * own (up to PARALLEL at once on zlib's threads) with the 32 KiB before it as its dictionary and
+ * ended by a sync flush (the last one by the final block), so the pieces joined are one deflate
+ * stream any inflater reads. Each input byte is shown to `seen` in order (the CRC), while the
+ * blocks before it are being deflated. Memory: about PARALLEL blocks in and out.
+ */
+export async function* deflateStream(input: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, level: number, seen: (b: Buffer) => void): AsyncGenerator<Buffer> {
+  const pending: Promise<Buffer>[] = [];
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  let prevTail: Buffer | null = null;
+  const launch = (last: boolean) => {
+    const block = held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
+    held = [];
+    heldBytes = 0;
+    const p = deflateBlock(block, level, prevTail, last);
+    p.catch(() => { /* awaited in order below */ });
+    pending.push(p);
+    prevTail = Buffer.from(block.subarray(Math.max(0, block.length - WINDOW)));
+  };
+  try {
+    for await (const chunk of input) {
+      let b = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      seen(b);
+      while (b.length > 0) {
+        const take = Math.min(b.length, BLOCK - heldBytes);
+        held.push(b.subarray(0, take));
+        heldBytes += take;
+        b = b.subarray(take);
+        if (heldBytes === BLOCK) {
+          // a full block waits for the next byte: only the stream's last block is final
+          if (b.length > 0) launch(false);
+        }
+      }
+      while (pending.length >= PARALLEL) yield await pending.shift()!;
+      if (heldBytes === BLOCK) launch(false);
+    }
+    launch(true);
+    while (pending.length > 0) yield await pending.shift()!;
+  } finally {
+    // a stop: the blocks under way finish on their own; their results are dropped
+    pending.length = 0;
+  }
 }
 
 export class ZipWriter {
@@ -147,17 +205,18 @@ export class ZipWriter {
     let crc = 0;
     let csize = 0;
     let total = 0;
-    const src = Readable.from((async function* () {
+    const seen = (b: Buffer) => {
+      crc = zlib.crc32(b, crc);
+      total += b.length;
+    };
+    const bytes = async function* () {
       for await (const chunk of chunks) {
         const b = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-        crc = zlib.crc32(b, crc);
-        total += b.length;
+        seen(b);
         yield b;
       }
-    })(), { objectMode: false });
-    const out = level > 0 ? src.pipe(zlib.createDeflateRaw({ level })) : src;
-    if (out !== src) src.on('error', (e) => out.destroy(e));
-    for await (const b of out as AsyncIterable<Buffer>) {
+    };
+    for await (const b of level > 0 ? deflateStream(chunks, level, seen) : bytes()) {
       csize += b.length;
       this.put(b);
     }

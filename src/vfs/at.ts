@@ -41,8 +41,10 @@ export class HeldDir {
    * @param fd the descriptor (-1 without /proc: children are then reached by host path)
    * @param host the host path it was verified at
    * @param vpath its virtual path, for messages
+   * @param lent a descriptor another holder owns (a DirHandle's, Vfs.createWriterAt): close()
+   *   gives it back (calls `lent`) instead of closing it
    */
-  constructor(readonly fd: number, readonly host: string, readonly vpath: string) {}
+  constructor(readonly fd: number, readonly host: string, readonly vpath: string, private readonly lent?: () => void) {}
 
   /** A path naming `name` inside the held directory (one component, no slash). */
   child(name: string): string {
@@ -69,7 +71,10 @@ export class HeldDir {
   }
 
   close(): void {
-    if (this.open && this.fd >= 0) fs.closeSync(this.fd);
+    if (this.open && this.fd >= 0) {
+      if (this.lent) this.lent();
+      else fs.closeSync(this.fd);
+    }
     this.open = false;
   }
 }

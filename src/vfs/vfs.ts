@@ -27,7 +27,7 @@ const openHandles = new Set<VfsDir>();
 function makeRoom(keep: VfsDir | null): void {
   if (openHandles.size < MAX_OPEN_DIRS) return;
   for (const h of openHandles) {
-    if (h !== keep) {
+    if (h !== keep && h.pins === 0) {
       h.evict();
       return;
     }
@@ -137,6 +137,18 @@ export interface WriteOptions {
    * old file's. Default true: a crash leaves a replaced file's old or new content (DESIGN).
    */
   durable?: boolean;
+  /**
+   * Set on the open file before it is closed (fchmod, futimes), instead of a chmod and a utimes
+   * by path after the rename: the mode (masked as chmod's) and the times in seconds (extraction).
+   */
+  finalMode?: number;
+  finalTime?: number;
+  /**
+   * No temp file: the name itself is created (O_EXCL: it must not exist) and written, and abort
+   * removes it. Only with createWriterAt in a private staging folder (unzip, tar -x): nothing
+   * else looks at a name there before it is moved into place.
+   */
+  direct?: boolean;
 }
 
 export function typeOfStats(st: fs.Stats): DirEntry['type'] {
@@ -976,7 +988,12 @@ export class Vfs {
       held.dir.close();
       throw new VfsError('EEXIST', path);
     }
-    return new AtomicWriter(this, r, path, opts, held.dir);
+    try {
+      return new AtomicWriter(this, r, path, opts, held.dir);
+    } catch (e) {
+      held.dir.close(); // a refusal before the writer took it (the quota's file count)
+      throw e;
+    }
   }
 
   writeFile(path: string, data: Uint8Array | string, cwd = '/', opts: WriteOptions = {}): void {
@@ -1164,6 +1181,100 @@ export class Vfs {
     if (last) this.releaseFiles(1);
     if (last && !isDir && st.isFile()) this.releaseQuota(chargeOf(st));
     this.recordChange({ op: 'delete', path: vpath, delta: !isDir && st.isFile() && last ? -st.size : 0 }, true);
+  }
+
+  // ---- changes relative to an open directory (extraction: unzip, tar -x) -------------
+  //
+  // The folder was resolved and verified once (openDir / openDirAt); each change names one
+  // component in it with the checks of its path form (names, extension, guard, quota), and the
+  // folder's location is checked inside the root before anything is created or published
+  // there. A handle without a descriptor (no /proc, or given up) takes the path form.
+
+  /** mkdir of a child of an open directory (mkdir's checks for one component). */
+  mkdirAt(dir: DirHandle, name: string, mode = 0o777): void {
+    const d = this.own(dir);
+    const vpath = this.childPath(d, name);
+    if (d.fd < 0) return this.mkdir(vpath, '/', mode);
+    this.assertWritable(vpath);
+    const { st } = this.childStat(d, name);
+    if (st) throw new VfsError('EEXIST', vpath);
+    this.checkFdInside(d.fd, d.vpath);
+    this.reserveFiles(1, vpath);
+    try {
+      fs.mkdirSync(`${PROC_FD}/${d.fd}/${name}`, { mode });
+    } catch (e) {
+      this.releaseFiles(1);
+      throw fromNodeError(e, vpath);
+    }
+    this.recordChange({ op: 'mkdir', path: vpath, delta: 0 });
+  }
+
+  /**
+   * createWriter of a child of an open directory: the temp file is made and renamed in that
+   * directory (its descriptor lent to the writer, which keeps it from being given up).
+   */
+  createWriterAt(dir: DirHandle, name: string, opts: WriteOptions = {}): AtomicWriter {
+    const d = this.own(dir);
+    const vpath = this.childPath(d, name);
+    if (d.fd < 0) return this.createWriter(vpath, '/', opts);
+    this.assertWritable(vpath);
+    // direct: the exclusive creation refuses whatever is there (a link too), no lstat first;
+    // the name is checked as a missing one is
+    const { st } = opts.direct ? { st: null } : this.childStat(d, name);
+    if (opts.direct) this.checkBlocked(d.parts, name, true, vpath);
+    if (st) {
+      if (st.isDirectory()) throw new VfsError('EISDIR', vpath);
+      if (st.isSymbolicLink()) throw new VfsError('ESYMLINK', vpath);
+      if (!st.isFile()) throw new VfsError('ESPECIAL', vpath);
+      if (st.nlink > 1) throw new VfsError('EHARDLINK', vpath);
+      if (opts.exclusive || opts.direct) throw new VfsError('EEXIST', vpath);
+    }
+    this.checkBlocked(d.parts, name, false, vpath);
+    this.checkExtension(name, vpath);
+    this.guarded(vpath);
+    const parts = [...d.parts, name];
+    d.pins++;
+    const held = new HeldDir(d.fd, this.hostOf(d.parts), d.vpath, () => { d.pins--; });
+    try {
+      return new AtomicWriter(this, { vpath, parts, host: this.hostOf(parts), stat: st }, vpath, opts, held);
+    } catch (e) {
+      held.close(); // a refusal before the writer took it (the quota's file count)
+      throw e;
+    }
+  }
+
+  /**
+   * rename(2) of a regular file, child of one open directory, to a child of another (or the
+   * same): rename's checks for both components; both folders must still be inside the root.
+   */
+  renameAt(from: DirHandle, fromName: string, to: DirHandle, toName: string): void {
+    const a = this.own(from);
+    const b = this.own(to);
+    const va = this.childPath(a, fromName);
+    const vb = this.childPath(b, toName);
+    if (a.fd < 0 || b.fd < 0) return this.rename(va, vb);
+    this.assertWritable(vb);
+    const sa = this.childStat(a, fromName).st;
+    if (!sa) throw new VfsError('ENOENT', va);
+    if (!sa.isFile()) throw new VfsError(sa.isDirectory() ? 'EISDIR' : 'ESPECIAL', va);
+    const sb = this.childStat(b, toName).st;
+    if (sb?.isDirectory()) throw new VfsError('EISDIR', vb);
+    if (sb?.isFile() && sb.nlink > 1) throw new VfsError('EHARDLINK', vb);
+    this.checkBlocked(b.parts, toName, false, vb);
+    this.checkExtension(toName, vb);
+    this.guarded(va, true);
+    this.guarded(vb, true);
+    this.checkFdInside(a.fd, a.vpath);
+    this.checkFdInside(b.fd, b.vpath);
+    try {
+      fs.renameSync(`${PROC_FD}/${a.fd}/${fromName}`, `${PROC_FD}/${b.fd}/${toName}`);
+    } catch (e) {
+      throw fromNodeError(e, (e as NodeJS.ErrnoException).code === 'ENOENT' ? vb : va);
+    }
+    const replaced = sb && !(sb.dev === sa.dev && sb.ino === sa.ino) ? sb : null;
+    if (replaced) this.releaseFiles(1);
+    if (replaced?.isFile()) this.releaseQuota(chargeOf(replaced));
+    this.recordChange({ op: 'rename', path: va, to: vb, delta: replaced?.isFile() ? -replaced.size : 0 }, true);
   }
 
   /** rename(2) inside the zone, both folders held; neither end may be the root. */
@@ -1354,13 +1465,20 @@ export class AtomicWriter {
 
   private readonly hooks: Pick<WriteOptions, 'beforeRename' | 'afterRename'>;
   private readonly durable: boolean;
+  private readonly final: Pick<WriteOptions, 'finalMode' | 'finalTime'>;
+  private readonly direct: boolean;
 
   constructor(private readonly vfs: Vfs, private readonly target: Resolved, private readonly path: string, opts: WriteOptions, private readonly dir: HeldDir) {
     this.hooks = { beforeRename: opts.beforeRename, afterRename: opts.afterRename };
     this.durable = opts.durable !== false;
-    const tmpHost = vfs.tempHostFor(target.host);
-    this.tmp = tmpHost.slice(tmpHost.lastIndexOf('/') + 1);
+    this.final = { finalMode: opts.finalMode, finalTime: opts.finalTime };
     this.name = target.parts[target.parts.length - 1]!;
+    this.direct = opts.direct === true && !target.stat;
+    if (this.direct) this.tmp = this.name;
+    else {
+      const tmpHost = vfs.tempHostFor(target.host);
+      this.tmp = tmpHost.slice(tmpHost.lastIndexOf('/') + 1);
+    }
     const mode = (target.stat ? target.stat.mode : (opts.mode ?? 0o666) & ~0o022) & MODE_MASK;
     this.oldSize = target.stat ? chargeOf(target.stat) : 0;
     this.oldBytes = target.stat?.size ?? 0;
@@ -1480,11 +1598,17 @@ export class AtomicWriter {
         this.reserved += over;
       }
       this.vfs.checkVersionRoom(this.size, this.target.parts.length - 1, this.path, () => this.readBack());
+      const { finalMode, finalTime } = this.final;
+      if (finalMode !== undefined) fs.fchmodSync(this.fd, finalMode & MODE_MASK);
+      if (finalTime !== undefined && Number.isFinite(finalTime)) {
+        const t = finalTime < 0 ? new Date(finalTime * 1000) : finalTime;
+        fs.futimesSync(this.fd, t, t);
+      }
       fs.closeSync(this.fd);
       this.done = true;
       // Published only in a folder still inside the root (it may have been moved out since).
       if (this.dir.fd >= 0) this.vfs.checkFdInside(this.dir.fd, this.path);
-      if (this.hooks.beforeRename) {
+      if (this.direct) { /* written in place: nothing to rename */ } else if (this.hooks.beforeRename) {
         try {
           this.hooks.beforeRename();
           renameIn(this.dir, this.tmp, this.dir, this.name);
@@ -1578,6 +1702,9 @@ class VfsDir implements DirHandle {
     this.located = located;
     if (fd >= 0) openHandles.add(this);
   }
+
+  /** Writers holding the descriptor (Vfs.createWriterAt): never given up (evicted) meanwhile. */
+  pins = 0;
 
   /** Give the descriptor up for a deeper walk (its identity is kept to take it back). */
   evict(): void {

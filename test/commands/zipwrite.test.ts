@@ -4,7 +4,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ZipWriter } from '../../src/gnulib/zipwrite.js';
+import * as zlib from 'node:zlib';
+import { ZipWriter, deflateStream } from '../../src/gnulib/zipwrite.js';
 import { ZipArchive } from '../../src/gnulib/zipread.js';
 import { tempDir } from '../helpers.js';
 
@@ -62,5 +63,26 @@ describe('ZipWriter', () => {
     const zi = spawnSync('zipinfo', [file]).stdout.toString();
     expect(zi).toMatch(/-rw-------\s+3\.0 unx\s+3000000 bX defN 24-Jan-02 03:04 big\.bin/);
     expect(zi).toMatch(/-rw-r--r--\s+3\.0 unx\s+1000 bx stor 24-Jan-02 03:04 rnd/);
+  });
+
+  it('deflates a stream in 1 MiB blocks primed with the window before them: one deflate stream at every size and cut', async () => {
+    const MiB = 1 << 20;
+    const text = Buffer.from(Array.from({ length: 2 * MiB + 77_777 }, (_, i) => 97 + ((i * i) % 13)));
+    for (const size of [0, 1, MiB, MiB + 1, 2 * MiB, text.length]) {
+      const data = text.subarray(0, size);
+      const cuts: Buffer[] = [];
+      for (let at = 0; at < size; at += 300_007) cuts.push(data.subarray(at, at + 300_007));
+      let seen = 0;
+      const parts: Buffer[] = [];
+      for await (const b of deflateStream(cuts, 6, (b) => { seen += b.length; })) parts.push(b);
+      expect(seen).toBe(size);
+      expect(zlib.inflateRawSync(Buffer.concat(parts)).equals(data), `size ${size}`).toBe(true);
+    }
+    const zip = await build(async (w) => { await w.addStream('t.txt', [text], text.length, 6, { mode: 0o100644, mtime }); });
+    const file = path.join(dir, 'blocks.zip');
+    fs.writeFileSync(file, zip);
+    const t = spawnSync('unzip', ['-tqq', file]);
+    expect(t.status, t.stdout.toString() + t.stderr.toString()).toBe(0);
+    expect(spawnSync('unzip', ['-p', file], { maxBuffer: 1 << 26 }).stdout.equals(text)).toBe(true);
   });
 });
