@@ -57,16 +57,18 @@ export function splitLines(data: Buffer, stripCr: boolean): TextFile {
   let n = 0;
   let p = 0;
   let missing = false;
-  while (p < d.length) {
+  const len = d.length;
+  // a loop on the bytes: indexOf is a call into C++ per line, slower for lines this short
+  while (p < len) {
     if (n + 2 > starts.length) {
       const g = new Int32Array(starts.length * 2);
       g.set(starts);
       starts = g;
     }
     starts[n++] = p;
-    const i = d.indexOf(10, p);
-    if (i < 0) { missing = true; break; }
-    p = i + 1;
+    while (p < len && d[p] !== 10) p++;
+    if (p >= len) { missing = true; break; }
+    p++;
   }
   // one past the end for a last line without newline, so that end(i) is always starts[i + 1] - 1
   starts[n] = missing ? d.length + 1 : p;
@@ -105,13 +107,13 @@ export function lineKeys(f: TextFile, o: DiffOptions): string[] {
 export function classify(f0: TextFile, f1: TextFile): { eq0: Int32Array; eq1: Int32Array; nclasses: number } {
   const total = f0.count + f1.count;
   let size = 1024;
-  while (size < 2 * total) size *= 2;
+  while (size < 1.5 * total) size *= 2;
   const mask = size - 1;
-  const table = new Int32Array(size);
-  // per class (from 1): the file and line it was first seen at, and its hash
+  // slot k: [2k] the hash, [2k + 1] the class (0: empty), side by side (one cache line per probe)
+  const table = new Int32Array(2 * size);
+  // per class (from 1): the file and line it was first seen at
   const cFile = new Uint8Array(total + 1);
   const cLine = new Int32Array(total + 1);
-  const cHash = new Int32Array(total + 1);
   const files = [f0, f1];
   let next = 1;
   const eqs: Int32Array[] = [];
@@ -129,14 +131,15 @@ export function classify(f0: TextFile, f1: TextFile): { eq0: Int32Array; eq1: In
       let slot = h & mask;
       let c: number;
       for (;;) {
-        c = table[slot]!;
+        c = table[2 * slot + 1]!;
         if (c === 0) {
           c = next++;
-          table[slot] = c;
-          cFile[c] = f; cLine[c] = i; cHash[c] = h;
+          table[2 * slot] = h;
+          table[2 * slot + 1] = c;
+          cFile[c] = f; cLine[c] = i;
           break;
         }
-        if (cHash[c] === h) {
+        if (table[2 * slot] === h) {
           const of = files[cFile[c]!]!, ol = cLine[c]!;
           const os = of.start(ol), oe = of.end(ol);
           if (oe - os === e - s && (of.missingNewline && ol === of.count - 1) === incomplete) {
