@@ -164,7 +164,7 @@ export function compileBuiltin(c: Compiler, name: string, args: Expr[], _paren: 
   switch (name) {
     case 'length': {
       argc(0, 1);
-      if (n === 0) return () => rt.rec.length;
+      if (n === 0) return () => rt.recLength;
       const a = args[0]!;
       if (a.t === 'var' && a.name !== 'NF') {
         const li = c.locals?.get(a.name);

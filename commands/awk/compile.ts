@@ -5,7 +5,7 @@ export type { E } from './builtins.js';
 import { sprintf } from './format.js';
 import { awkRegex, AwkFatal } from './regex.js';
 import { BREAK, CONTINUE, EXIT, Jump, LazyArr, NEXT, NEXTFILE, RETURN, Rt, S, SPECIALS, type Cell } from './runtime.js';
-import { AwkArr, compare, numToStr, SN, strToNum, subscript, toBool, toNum, toStr, type V } from './values.js';
+import { AwkArr, compare, numToStr, SN, subscript, toBool, toNum, toStr, type V } from './values.js';
 import { sortedKeys } from './sort.js';
 
 export type EN = () => number;
@@ -216,7 +216,7 @@ export class Compiler {
     switch (e.t) {
       case 'num': { const v = e.v; return () => v; }
       case 'field': {
-        if (e.e.t === 'num') { const k = rt.checkIndex(e.e.v); return () => strToNum(rt.fieldStr(k)); }
+        if (e.e.t === 'num') { const k = rt.checkIndex(e.e.v); return () => rt.fieldNum(k); }
         break;
       }
       case 'var': {
@@ -657,8 +657,14 @@ export class Compiler {
     const stream = this.stream(s.redir);
     const stdout = rt.outputs.stdout;
     if (s.args.length === 0) {
-      if (!s.redir) return () => { stdout.write(rt.rec + rt.str(S.ORS)); return 0; };
+      if (!s.redir) return () => { rt.printRec(stdout, rt.str(S.ORS)); return 0; };
       return () => { stream().write(rt.rec + rt.str(S.ORS)); return 0; };
+    }
+    const a0 = s.args[0]!;
+    if (s.args.length === 1 && !s.redir && a0.t === 'field' && a0.e.t === 'num') {
+      // print $k: the field's bytes are copied when the record was not decoded
+      const k = rt.checkIndex(a0.e.v);
+      return () => { rt.printField(k, stdout, rt.str(S.ORS)); return 0; };
     }
     const parts = s.args.map((a) => this.out(a));
     if (parts.length === 1) {

@@ -79,7 +79,7 @@ export async function runProgram(ctx: CommandContext, prog: Program, rt: Rt, opt
         case 'BEGINFILE': bfiles.push(body!); break;
         case 'ENDFILE': efiles.push(body!); break;
         default: {
-          const action: St = body ?? (() => { out.stdout.write(rt.rec + rt.str(S.ORS)); return 0; });
+          const action: St = body ?? (() => { rt.printRec(out.stdout, rt.str(S.ORS)); return 0; });
           let test: (() => boolean) | null = null;
           if (it.pattern && it.pattern2) {
             const p1 = c.bool(it.pattern), p2 = c.bool(it.pattern2);
@@ -165,17 +165,34 @@ export async function runProgram(ctx: CommandContext, prog: Program, rt: Rt, opt
         if (exiting) break;
         const cur = rt.cur;
         if (!cur) continue;
-        const r = cur.next(rt.str(S.RS));
-        if (r === NEED) {
-          if (cur.sync) cur.fillSync();
-          else await cur.fillAsync();
-          continue;
+        const rsv = rt.g[S.RS];
+        const rs = typeof rsv === 'string' ? rsv : rt.str(S.RS);
+        if (rs.length === 1 && rs.charCodeAt(0) < 256) {
+          // one-character RS: the record stays bytes until the program reads $0 or a field
+          const got = cur.nextSpan(rs.charCodeAt(0));
+          if (got < 0) {
+            if (cur.sync) cur.fillSync();
+            else await cur.fillAsync();
+            continue;
+          }
+          if (got === 0) {
+            rt.closeCur();
+            continue;
+          }
+          rt.setRecordBytes(cur.rb, cur.rbs, cur.rbe);
+        } else {
+          const r = cur.next(rs);
+          if (r === NEED) {
+            if (cur.sync) cur.fillSync();
+            else await cur.fillAsync();
+            continue;
+          }
+          if (r === null) {
+            rt.closeCur();
+            continue;
+          }
+          rt.setRecord(r);
         }
-        if (r === null) {
-          rt.closeCur();
-          continue;
-        }
-        rt.setRecord(r);
         const g = rt.g;
         const nr = g[S.NR];
         g[S.NR] = typeof nr === 'number' ? nr + 1 : toNum(nr as V) + 1;
@@ -197,7 +214,7 @@ export async function runProgram(ctx: CommandContext, prog: Program, rt: Rt, opt
           if (st === NEXTFILE) { rt.closeCur(); break; }
           if (st === EXIT) { exiting = true; break main; }
         }
-        if (out.stdout.buf.length > FLUSH_AT) await out.stdout.flush();
+        if (out.stdout.size > FLUSH_AT) await out.stdout.flush();
         if (rt.warnings.length) await flushWarnings();
       }
       inMain = false;

@@ -1,9 +1,9 @@
 /** awk's run-time state: variables, the current record and its fields, input files, getline. */
 import type { CommandContext } from '../../src/command/index.js';
 import { VfsError } from '../../src/vfs/index.js';
-import { bufferSource, fileSource, vpath, NEED, Outputs, RecordReader, streamSource, type ByteSource } from './io.js';
+import { bufferSource, fileSource, latin1, vpath, NEED, Outputs, RecordReader, streamSource, type ByteSource, type OutStream } from './io.js';
 import { awkRegexG, AwkFatal } from './regex.js';
-import { AwkArr, SN, toNum, toStr, type V } from './values.js';
+import { AwkArr, SN, strToNum, toNum, toStr, type V } from './values.js';
 
 export const SPECIALS = ['NR', 'FNR', 'FS', 'OFS', 'ORS', 'RS', 'SUBSEP', 'CONVFMT', 'OFMT', 'RSTART', 'RLENGTH',
   'FILENAME', 'RT', 'ARGC', 'ARGV', 'ENVIRON', 'PROCINFO', 'IGNORECASE', 'FPAT', 'FIELDWIDTHS', 'BINMODE', 'LINT', 'TEXTDOMAIN', 'ERRNO'] as const;
@@ -83,11 +83,52 @@ export function splitBy(s: string, fs: string, out: string[], paragraph: boolean
   return k;
 }
 
+const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+
+/**
+ * awk's number of the bytes b[s, e) when they are exactly computable here: blanks, an optional
+ * sign, at most 15 significant digits with an optional point (an integer over an exact power of
+ * ten is one correctly rounded division, as strtod), then anything but an exponent; text that
+ * cannot start a number is 0. NaN: let strToNum decide (exponents, long mantissas, inf/nan).
+ */
+export function bytesToNum(b: Buffer, s: number, e: number): number {
+  let p = s;
+  let c = 0;
+  while (p < e && ((c = b[p]!) === 32 || (c >= 9 && c <= 13))) p++;
+  if (p >= e) return 0;
+  let neg = false;
+  if (c === 45 || c === 43) {
+    neg = c === 45;
+    if (++p >= e) return 0;
+    c = b[p]!;
+    if (!((c >= 48 && c <= 57) || c === 46)) return NaN;
+  } else if (!((c >= 48 && c <= 57) || c === 46)) return 0;
+  let m = 0, digits = 0, frac = 0, any = false, point = false;
+  for (; p < e; p++) {
+    c = b[p]!;
+    if (c >= 48 && c <= 57) {
+      any = true;
+      if (point) frac++;
+      if (m !== 0 || c !== 48) digits++;
+      m = m * 10 + (c - 48);
+    } else if (c === 46 && !point) point = true;
+    else break;
+  }
+  if (!any) return 0;
+  if (digits > 15 || frac > 22 || (p < e && (c === 101 || c === 69))) return NaN;
+  const v = frac === 0 ? m : m / POW10[frac]!;
+  return neg ? -v : v;
+}
+
 export class Rt {
   readonly g: Cell[] = [];
   frame: Cell[] = [];
   ret: V = undefined;
-  rec = '';
+  /** $0 as text; null while the record is only the bytes rb[rbs, rbe) (decoded when read). */
+  private _rec: string | null = '';
+  private rb: Buffer = Buffer.alloc(0);
+  private rbs = 0;
+  private rbe = 0;
   private recFs = ' ';
   private paragraph = false;
   fields: string[] = [''];
@@ -140,6 +181,48 @@ export class Rt {
   /** Values assigned to fields keep their type (a string stays a string, not a strnum). */
   assigned: Map<number, V> | null = null;
 
+  get rec(): string {
+    const r = this._rec;
+    return r !== null ? r : (this._rec = latin1(this.rb, this.rbs, this.rbe));
+  }
+  set rec(s: string) {
+    this._rec = s;
+  }
+  /** Length of $0 without decoding it. */
+  get recLength(): number {
+    return this._rec !== null ? this._rec.length : this.rbe - this.rbs;
+  }
+
+  /** A record read as bytes (a one-character RS): $0 and fields are decoded only when read. */
+  setRecordBytes(b: Buffer, s: number, e: number): void {
+    this._rec = null;
+    this.rb = b; this.rbs = s; this.rbe = e;
+    this.assigned = null;
+    this.splitDone = false;
+    this.partK = 0;
+    this.partAt = 0;
+    const fs = this.g[S.FS];
+    const f = this.recFs = typeof fs === 'string' ? fs : this.str(S.FS);
+    this.byteFs = f === ' ' || (f.length === 1 && f !== '\\' && f.charCodeAt(0) < 256);
+    this.paragraph = false;
+  }
+  /** The record's FS can be applied to its bytes (the default, or one byte). */
+  private byteFs = false;
+
+  /** print (of $0) to out. */
+  printRec(out: OutStream, ors: string): void {
+    if (this._rec === null) out.writeSpan(this.rb, this.rbs, this.rbe, ors);
+    else out.write(this._rec + ors);
+  }
+  /** print $k to out: the field's bytes when the record is still bytes. */
+  printField(k: number, out: OutStream, ors: string): void {
+    if (this._rec === null && !this.splitDone && k > 0 && this.byteFs && this.spanTo(k) && this.fields[k] === undefined) {
+      out.writeSpan(this.rb, this.rbs + this.fst[k]!, this.rbs + this.fen[k]!, ors);
+      return;
+    }
+    out.write(this.fieldStr(k) + ors);
+  }
+
   setRecord(s: string): void {
     this.rec = s;
     this.assigned = null;
@@ -177,6 +260,11 @@ export class Rt {
    * NF, $0 rebuilding and field assignment still split it whole (split()).
    */
   private partial(i: number): string {
+    if (this._rec === null && this.byteFs) {
+      if (!this.spanTo(i)) return this.partEnd(this.partK, i);
+      const v = this.fields[i];
+      return v !== undefined ? v : (this.fields[i] = latin1(this.rb, this.rbs + this.fst[i]!, this.rbs + this.fen[i]!));
+    }
     const s = this.rec;
     const fs = this.recFs;
     const out = this.fields;
@@ -211,14 +299,82 @@ export class Rt {
     }
     this.partK = k;
     this.partAt = at;
-    return out[i]!;
+    const v = out[i];
+    return v !== undefined ? v : (out[i] = s.slice(this.fst[i]!, this.fen[i]!));
   }
   /** The partial scan reached the end of the record: it is split whole. */
   private partEnd(k: number, i: number): string {
     this.nf = k;
-    this.fields.length = k + 1;
+    const f = this.fields;
+    f.length = k + 1;
+    // fields found by a byte scan and not read yet
+    for (let j = 1; j <= k; j++) if (f[j] === undefined) f[j] = this.rec.slice(this.fst[j]!, this.fen[j]!);
     this.splitDone = true;
-    return i <= k ? this.fields[i]! : '';
+    return i <= k ? f[i]! : '';
+  }
+
+  /** Byte offsets (from the record's start) of the fields a byte scan found, by number. */
+  private fst = new Int32Array(64);
+  private fen = new Int32Array(64);
+  private growSpans(k: number): void {
+    let n = this.fst.length;
+    while (n <= k) n *= 2;
+    const a = new Int32Array(n), b = new Int32Array(n);
+    a.set(this.fst); b.set(this.fen);
+    this.fst = a; this.fen = b;
+  }
+
+  /**
+   * Scan the bytes of a record not split yet as far as field i (the default FS or a one-byte
+   * FS), noting each field's span and leaving its text undecoded; false when the record has
+   * fewer fields (partK is then its NF).
+   */
+  private spanTo(i: number): boolean {
+    let k = this.partK;
+    if (k >= i) return true;
+    const b = this.rb, base = this.rbs, n = this.rbe - base, out = this.fields;
+    let at = this.partAt;
+    if (i >= this.fst.length) this.growSpans(i);
+    const fst = this.fst, fen = this.fen;
+    if (this.recFs === ' ') {
+      while (k < i) {
+        let c = 0;
+        while (at < n && ((c = b[base + at]!) === 32 || c === 9 || c === 10)) at++;
+        if (at >= n) { this.partK = k; this.partAt = at; return false; }
+        let j = at + 1;
+        while (j < n && (c = b[base + j]!) !== 32 && c !== 9 && c !== 10) j++;
+        k++;
+        fst[k] = at; fen[k] = j; out[k] = undefined as unknown as string;
+        at = j;
+      }
+    } else {
+      if (n === 0) { this.partK = 0; return false; }
+      const sep = this.recFs.charCodeAt(0);
+      const end = base + n;
+      while (k < i) {
+        if (at > n) { this.partK = k; this.partAt = at; return false; }
+        let j = b.indexOf(sep, base + at);
+        j = j < 0 || j >= end ? n : j - base;
+        k++;
+        fst[k] = at; fen[k] = j; out[k] = undefined as unknown as string;
+        at = j + 1;
+      }
+    }
+    this.partK = k;
+    this.partAt = at;
+    return true;
+  }
+
+  /** Field i as a number (awk's conversion), read from the bytes when it is plain decimal. */
+  fieldNum(i: number): number {
+    if (this._rec !== null || this.splitDone || i === 0 || !this.byteFs) {
+      return strToNum(this.fieldStr(i));
+    }
+    if (!this.spanTo(i)) return strToNum(this.partEnd(this.partK, i));
+    const v = this.fields[i];
+    if (v !== undefined) return strToNum(v);
+    const n = bytesToNum(this.rb, this.rbs + this.fst[i]!, this.rbs + this.fen[i]!);
+    return n === n ? n : strToNum(this.partial(i));
   }
   checkIndex(n: number): number {
     if (n < 0 || n !== n) throw new AwkFatal(`attempt to access field ${Math.trunc(n)}`);

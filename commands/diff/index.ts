@@ -7,7 +7,7 @@ import { gnuQuote } from '../../src/gnulib/gnu-number.js';
 import { quoteName } from '../../src/gnulib/quote.js';
 import { DAYS_ABBR, MONTHS_ABBR } from '../../src/gnulib/strftime.js';
 import { diffLines } from '../../src/gnulib/diffseq.js';
-import { exactKeys, lineKeys, splitLines, type DiffOptions } from './lines.js';
+import { diffFiles, exactKeys, lineKeys, splitLines, type DiffOptions } from './lines.js';
 import { formatContext, formatNormal, formatSide, hasChanges, type Style } from './output.js';
 
 /**
@@ -318,7 +318,9 @@ async function diffTwo(st: RunState, parent: [string, string] | null, n0: string
   }
   const f0 = splitLines(d0, o.diff.stripCr);
   const f1 = splitLines(d1, o.diff.stripCr);
-  const script = diffLines(exactKeys(f0), exactKeys(f1), lineKeys(f0, o.diff), lineKeys(f1, o.diff), { horizon: o.horizon, minimal: o.minimal });
+  const script = !o.diff.ignoreCase && o.diff.white === ''
+    ? diffFiles(f0, f1, { horizon: o.horizon, minimal: o.minimal })
+    : diffLines(exactKeys(f0), exactKeys(f1), lineKeys(f0, o.diff), lineKeys(f1, o.diff), { horizon: o.horizon, minimal: o.minimal });
   const changes = hasChanges(script, f0, f1, o.diff);
   if (o.brief) {
     if (changes) st.out += `Files ${label0} and ${label1} differ\n`;

@@ -17,8 +17,8 @@ const NO_NEWLINE = '\\ No newline at end of file\n';
 
 /** One line with its newline, or GNU's marker after an incomplete last line. */
 function lineText(f: TextFile, i: number): string {
-  const incomplete = f.missingNewline && i === f.lines.length - 1;
-  return f.lines[i]! + '\n' + (incomplete ? NO_NEWLINE : '');
+  const incomplete = f.missingNewline && i === f.count - 1;
+  return f.line(i) + '\n' + (incomplete ? NO_NEWLINE : '');
 }
 
 function ignorableOf(f0: TextFile, f1: TextFile, o: DiffOptions): (c: Change) => boolean {
@@ -85,8 +85,8 @@ export function formatContext(script: readonly Change[], f0: TextFile, f1: TextF
     }
     const first0 = Math.max(h.first0 - ctx, 0);
     const first1 = Math.max(h.first1 - ctx, 0);
-    const last0 = h.last0 < f0.lines.length - ctx ? h.last0 + ctx : f0.lines.length - 1;
-    const last1 = h.last1 < f1.lines.length - ctx ? h.last1 + ctx : f1.lines.length - 1;
+    const last0 = h.last0 < f0.count - ctx ? h.last0 + ctx : f0.count - 1;
+    const last1 = h.last1 < f1.count - ctx ? h.last1 + ctx : f1.count - 1;
     if (unified) {
       out += `@@ -${unifiedRange(first0, last0)} +${unifiedRange(first1, last1)} @@\n`;
       let k = 0;
@@ -182,13 +182,13 @@ export function formatSide(script: readonly Change[], f0: TextFile, f1: TextFile
     }
     return outPos;
   };
-  const hasNl = (f: TextFile, i: number) => !(f.missingNewline && i === f.lines.length - 1);
+  const hasNl = (f: TextFile, i: number) => !(f.missingNewline && i === f.count - 1);
   const line1 = (l: number | undefined, sep: string, r: number | undefined): void => {
     let col = 0;
     let nl = false;
     if (l !== undefined) {
       nl ||= hasNl(f0, l);
-      col = halfLine(f0.lines[l]!, 0, hw);
+      col = halfLine(f0.line(l), 0, hw);
     }
     if (sep !== ' ') {
       col = tabFromTo(col, (hw + c2o - 1) >> 1) + 1;
@@ -197,9 +197,9 @@ export function formatSide(script: readonly Change[], f0: TextFile, f1: TextFile
     }
     if (r !== undefined) {
       nl ||= hasNl(f1, r);
-      if (f1.lines[r] !== '' || !hasNl(f1, r)) {
+      if (f1.line(r) !== '' || !hasNl(f1, r)) {
         col = tabFromTo(col, c2o);
-        halfLine(f1.lines[r]!, col, hw);
+        halfLine(f1.line(r), col, hw);
       }
     }
     if (nl) out += '\n';
@@ -246,6 +246,6 @@ export function formatSide(script: readonly Change[], f0: TextFile, f1: TextFile
       next0 = i;
     }
   }
-  common(f0.lines.length, f1.lines.length);
+  common(f0.count, f1.count);
   return out;
 }

@@ -69,10 +69,21 @@ export function diffLines(exact0: readonly string[], exact1: readonly string[], 
     if (c === undefined) classes.set(k, (c = classes.size + 1));
     eq1[i] = c;
   }
+  return diffClasses(eq0, eq1, classes.size + 1, pre, minimal);
+}
+
+/**
+ * The matcher on lines given by class (equal numbers: equivalent lines, numbered from 1 below
+ * `nclasses`): eq0 and eq1 are the lines between the identical prefix (`pre` lines, set aside
+ * by the caller less the horizon) and suffix. Returns the edit script in file order.
+ */
+export function diffClasses(eq0: Int32Array, eq1: Int32Array, nclasses: number, pre: number, minimal: boolean): Change[] {
+  const len0 = eq0.length;
+  const len1 = eq1.length;
   // changed flags with a false sentinel at each end: index i of the file is [i + 1].
   const changed0 = new Uint8Array(len0 + 2);
   const changed1 = new Uint8Array(len1 + 2);
-  const { undiscarded: x, realindex: rx, undiscarded1: y, realindex1: ry } = discardConfusingLines(eq0, eq1, changed0, changed1, classes.size + 1, minimal);
+  const { undiscarded: x, realindex: rx, undiscarded1: y, realindex1: ry } = discardConfusingLines(eq0, eq1, changed0, changed1, nclasses, minimal);
   const nx = x.length;
   const ny = y.length;
   const diags = nx + ny + 3;
@@ -105,7 +116,10 @@ export function diffLines(exact0: readonly string[], exact1: readonly string[], 
 function discardConfusingLines(eq0: Int32Array, eq1: Int32Array, changed0: Uint8Array, changed1: Uint8Array, nclasses: number, minimal: boolean) {
   const eqs = [eq0, eq1];
   const counts = [new Int32Array(nclasses), new Int32Array(nclasses)];
-  for (let f = 0; f < 2; f++) for (const e of eqs[f]!) counts[f]![e]!++;
+  for (let f = 0; f < 2; f++) {
+    const e = eqs[f]!, c = counts[f]!;
+    for (let i = 0; i < e.length; i++) c[e[i]!]!++;
+  }
   const discarded = [new Uint8Array(eq0.length), new Uint8Array(eq1.length)];
   for (let f = 0; f < 2; f++) {
     const end = eqs[f]!.length;
@@ -170,22 +184,24 @@ function discardConfusingLines(eq0: Int32Array, eq1: Int32Array, changed0: Uint8
       }
     }
   }
-  const out: Array<{ und: number[]; real: number[] }> = [];
+  const out: Array<{ und: Int32Array; real: Int32Array }> = [];
   const changed = [changed0, changed1];
   for (let f = 0; f < 2; f++) {
-    const und: number[] = [];
-    const real: number[] = [];
     const discards = discarded[f]!;
     const equivs = eqs[f]!;
+    const ch = changed[f]!;
+    const und = new Int32Array(equivs.length);
+    const real = new Int32Array(equivs.length);
+    let k = 0;
     for (let i = 0; i < equivs.length; i++) {
       if (minimal || discards[i] === 0) {
-        und.push(equivs[i]!);
-        real.push(i);
-      } else changed[f]![i + 1] = 1;
+        und[k] = equivs[i]!;
+        real[k++] = i;
+      } else ch[i + 1] = 1;
     }
-    out.push({ und, real });
+    out.push({ und: und.subarray(0, k), real: real.subarray(0, k) });
   }
-  return { undiscarded: Int32Array.from(out[0]!.und), realindex: out[0]!.real, undiscarded1: Int32Array.from(out[1]!.und), realindex1: out[1]!.real };
+  return { undiscarded: out[0]!.und, realindex: out[0]!.real, undiscarded1: out[1]!.und, realindex1: out[1]!.real };
 }
 
 interface SeqContext {
