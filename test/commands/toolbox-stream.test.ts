@@ -1,0 +1,66 @@
+// dos2unix/unix2dos (in place and -n) and csplit stream: inputs of several read chunks with CRs and
+// line ends on chunk boundaries give the real tools' bytes; memory use is shown by bench/soak-toolbox.mjs.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { executeTask } from '../../src/exec/index.js';
+import { defaultPolicy } from '../../src/vfs/index.js';
+import { setMemoryBudget } from '../../src/runtime/memory.js';
+import { tempDir } from '../helpers.js';
+
+setMemoryBudget(512);
+const scratch = tempDir('nosh-stream-');
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+let n = 0;
+
+async function run(root: string, argv: string[], stdin?: Buffer): Promise<{ out: Buffer; err: string; code: number }> {
+  const res = await executeTask({
+    root, policy: defaultPolicy(), cwd: '/', stages: [{ argv }], ...(stdin ? { stdin } : {}),
+    limits: { maxOutputBytes: 1 << 24, maxResults: 1000, maxBufferBytes: 1 << 26 },
+  });
+  if (!res.ok) throw new Error(JSON.stringify(res.error));
+  const r = res.result!;
+  return { out: Buffer.from(r.stdout), err: Buffer.from(r.stderr).toString(), code: r.exitCode };
+}
+
+/** Pseudo-random bytes from an alphabet (seeded). */
+function bytes(len: number, alphabet: number[], seed: number): Buffer {
+  const b = Buffer.alloc(len);
+  let x = seed;
+  for (let i = 0; i < len; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    b[i] = alphabet[(x >>> 16) % alphabet.length]!;
+  }
+  return b;
+}
+
+describe('dos2unix / unix2dos stream', () => {
+  for (const tool of ['dos2unix', 'unix2dos']) {
+    it(`${tool} -n and in place on 1 MB of CR/LF runs equal the real tool`, async () => {
+      const root = path.join(scratch, `d${n++}`);
+      fs.mkdirSync(root);
+      const inputs = [
+        Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes(1 << 20, [0x0d, 0x0a, 0x61, 0x0d, 0x62], 7)]),
+        bytes((1 << 20) + 3, [0x0d, 0x0a, 0x0d, 0x0d, 0x61], 11),
+        Buffer.from('\r'), Buffer.from('\n'), Buffer.from('\r\r\n\r\r\r\n\r\r\r\r\na\r\n\n\r'), Buffer.from(''), Buffer.from('\xef\xbb'), Buffer.from('a\r\n'),
+      ];
+      for (const [i, data] of inputs.entries()) {
+        for (const opts of [[], ['-m'], ['-r'], ['-b']]) {
+          fs.writeFileSync(path.join(root, 'in'), data);
+          fs.writeFileSync(path.join(root, 'inplace'), data);
+          const gnuOut = path.join(root, 'gnu');
+          execFileSync(tool, ['-q', ...opts, '-n', path.join(root, 'in'), gnuOut]);
+          const want = fs.readFileSync(gnuOut);
+          const r = await run(root, [tool, '-q', ...opts, '-n', 'in', 'out']);
+          expect(r.code).toBe(0);
+          expect(fs.readFileSync(path.join(root, 'out')).equals(want), `${tool} ${opts} input ${i}`).toBe(true);
+          await run(root, [tool, '-q', ...opts, 'inplace']);
+          expect(fs.readFileSync(path.join(root, 'inplace')).equals(want), `${tool} ${opts} in place, input ${i}`).toBe(true);
+          const s = await run(root, [tool, ...opts], data);
+          expect(s.out.equals(want), `${tool} ${opts} stdin, input ${i}`).toBe(true);
+        }
+      }
+    });
+  }
+});
