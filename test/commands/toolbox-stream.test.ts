@@ -1,6 +1,6 @@
 // dos2unix/unix2dos (in place and -n) and csplit stream: inputs of several read chunks with CRs and
 // line ends on chunk boundaries give the real tools' bytes; memory use is shown by bench/soak-toolbox.mjs.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -63,4 +63,35 @@ describe('dos2unix / unix2dos stream', () => {
       }
     });
   }
+});
+
+describe('csplit stream', () => {
+  it('pieces and counts of a 1.5 MB input over many read chunks equal GNU csplit (file and stdin)', async () => {
+    const root = path.join(scratch, `c${n++}`);
+    fs.mkdirSync(root);
+    const lines: string[] = [];
+    for (let i = 0; i < 60000; i++) lines.push(i % 997 === 0 ? `x marker ${i}` : i % 1231 === 0 ? `y other ${i}` : `line ${i} ${'z'.repeat(i % 37)}`);
+    fs.writeFileSync(path.join(root, 'in.txt'), lines.join('\n') + '\nno newline at end');
+    const cases = [['/^x/', '{*}'], ['/^x/-3', '{*}'], ['/^y/-3', '{*}'], ['/^x/+2', '{20}'], ['%^y%+2', '/^x/', '{3}'], ['1000', '{5}'], ['-z', '/^x/', '{*}'],
+      ['--suppress-matched', '/^y/', '{*}'], ['/^x/-700', '{*}']];
+    for (const args of cases) {
+      for (const [i, stdin] of [false, true].entries()) {
+        const gnuDir = path.join(root, `gnu${i}`);
+        fs.rmSync(gnuDir, { recursive: true, force: true });
+        fs.mkdirSync(gnuDir);
+        const src = path.join(root, 'in.txt');
+        const opts = args.filter((a) => a === '-z' || a === '--suppress-matched');
+        const pats = args.filter((a) => a !== '-z' && a !== '--suppress-matched');
+        const g = spawnSync('csplit', [...opts, '-f', path.join(gnuDir, 'xx'), stdin ? '-' : src, ...pats], { input: stdin ? fs.readFileSync(src) : undefined, env: { ...process.env, LC_ALL: 'C' } });
+        const ours = path.join(root, `ours${i}`);
+        fs.rmSync(ours, { recursive: true, force: true });
+        fs.mkdirSync(ours);
+        const r = await run(root, ['csplit', ...opts, '-f', `ours${i}/xx`, stdin ? '-' : 'in.txt', ...pats], stdin ? fs.readFileSync(src) : undefined);
+        expect([r.code, r.err, r.out.toString()], `${args.join(' ')} ${stdin ? 'stdin' : 'file'}`).toEqual([g.status, g.stderr.toString(), g.stdout.toString()]);
+        const names = fs.readdirSync(gnuDir).sort();
+        expect(fs.readdirSync(ours).sort()).toEqual(names);
+        for (const f of names) expect(fs.readFileSync(path.join(ours, f)).equals(fs.readFileSync(path.join(gnuDir, f))), `${args.join(' ')} ${f}`).toBe(true);
+      }
+    }
+  }, 300_000);
 });
