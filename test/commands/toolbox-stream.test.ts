@@ -95,3 +95,20 @@ describe('csplit stream', () => {
     }
   }, 300_000);
 });
+
+describe('fmt: one paragraph over many read chunks', () => {
+  it('a 3 MB one-paragraph input is formatted in pieces exactly as GNU fmt does', async () => {
+    const root = path.join(scratch, `f${n++}`);
+    fs.mkdirSync(root);
+    const lines: string[] = [];
+    for (let i = 0; i < 100000; i++) lines.push(`k${String(i).padStart(10, '0')} ${i * 7919 % 100003} word\tword ${i % 13 === 0 ? 'end.' : 'w'}`);
+    fs.writeFileSync(path.join(root, 'in.txt'), lines.join('\n') + '\n');
+    for (const opts of [[], ['-w', '40', '-u'], ['-s'], ['-t', '-w', '100']]) {
+      const want = execFileSync('fmt', [...opts, path.join(root, 'in.txt')], { env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 1 << 26 });
+      const r = await run(root, ['fmt', ...opts, 'in.txt']);
+      expect(r.code).toBe(0);
+      expect(r.out.length).toBe(want.length);
+      expect(r.out.equals(want), `fmt ${opts.join(' ')}`).toBe(true);
+    }
+  }, 300_000);
+});
