@@ -308,7 +308,16 @@ class Job {
     return (await this.findLine(this.current + 1)) === null;
   }
 
-  private async removeLine(): Promise<Buffer | null> {
+  /** remove_line; no promise while the line is already read. */
+  private removeLine(): Buffer | null | Promise<Buffer | null> {
+    if (this.lines.get(this.first) === null) return this.removeLineRead();
+    if (this.current < this.first) this.current = this.first;
+    const line = this.lines.get(this.first++)!;
+    this.lines.dropBefore(this.first);
+    return line;
+  }
+
+  private async removeLineRead(): Promise<Buffer | null> {
     if (!(await this.lines.has(this.first))) return null;
     if (this.current < this.first) this.current = this.first;
     const line = this.lines.get(this.first++)!;
@@ -321,12 +330,26 @@ class Job {
     return this.first;
   }
 
+  /** Lines of the piece not yet written: written 64 KiB at a time (a write per line is a system call per line). */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+
   private save(line: Buffer): void {
-    this.w!.write(line);
+    this.pending.push(line);
+    this.pendingBytes += line.length;
     this.bytes += line.length;
+    if (this.pendingBytes >= 65536) this.flushPending();
+  }
+
+  private flushPending(): void {
+    if (this.pending.length) this.w!.write(this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending));
+    this.pending = [];
+    this.pendingBytes = 0;
   }
 
   private create(): void {
+    this.pending = [];
+    this.pendingBytes = 0;
     this.outName = this.name(this.created);
     try {
       this.w = this.ctx.fs.createWriter(this.outName, this.ctx.cwd);
@@ -340,6 +363,7 @@ class Job {
 
   private async close(): Promise<void> {
     if (!this.w) return;
+    this.flushPending();
     this.w.commit();
     this.w = null;
     if (this.bytes === 0 && this.o.elide) {
@@ -424,6 +448,14 @@ class Job {
       if (c.offset >= 0) {
         const l = await this.removeLine();
         if (!c.ignore && l) this.save(l);
+      } else {
+        // Only the last -OFFSET lines can still follow the break: the ones before it go now
+        // (a look-back of N lines holds N lines, not all since the last piece).
+        while (this.first <= this.current + c.offset) {
+          const l = await this.removeLine();
+          if (l === null) break;
+          if (!c.ignore) this.save(l);
+        }
       }
     }
     const breakLine = this.current + c.offset;

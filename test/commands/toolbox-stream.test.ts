@@ -73,7 +73,7 @@ describe('csplit stream', () => {
     for (let i = 0; i < 60000; i++) lines.push(i % 997 === 0 ? `x marker ${i}` : i % 1231 === 0 ? `y other ${i}` : `line ${i} ${'z'.repeat(i % 37)}`);
     fs.writeFileSync(path.join(root, 'in.txt'), lines.join('\n') + '\nno newline at end');
     const cases = [['/^x/', '{*}'], ['/^x/-3', '{*}'], ['/^y/-3', '{*}'], ['/^x/+2', '{20}'], ['%^y%+2', '/^x/', '{3}'], ['1000', '{5}'], ['-z', '/^x/', '{*}'],
-      ['--suppress-matched', '/^y/', '{*}'], ['/^x/-700', '{*}']];
+      ['--suppress-matched', '/^y/', '{*}'], ['%^y%-2', '/^x/-1', '{5}'], ['/^x/-700', '{*}']];
     for (const args of cases) {
       for (const [i, stdin] of [false, true].entries()) {
         const gnuDir = path.join(root, `gnu${i}`);
