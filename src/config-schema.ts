@@ -37,6 +37,8 @@ export const LimitsSchema = z.object({
   maxDatabaseMb: count(LIMITS.maxDatabaseMb.max).default(LIMITS.maxDatabaseMb.default),
   /** Open every SQLite database read-only (sqlite3 and the sqlite tool): any write statement fails. */
   sqliteReadonly: z.boolean().default(false),
+  /** Per-worker cache of read-only query results on unchanged database files, MB; 0: off. At most a quarter of memoryMb is used. */
+  sqliteResultCacheMb: z.number().int().min(0).max(LIMITS.sqliteResultCacheMb.max).default(LIMITS.sqliteResultCacheMb.default),
   /** Per-worker cache of small files' content, MB (grep -r over an unchanged tree reads each file once); 0: off. At most a quarter of memoryMb is used. */
   contentCacheMb: z.number().int().min(0).max(LIMITS.contentCacheMb.max).default(LIMITS.contentCacheMb.default),
   /** Resident memory budget of the whole process, MB (default: threads x memoryMb x 2 + 512; 0: not watched). See src/pool/pool.ts watchRss. */

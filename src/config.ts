@@ -51,7 +51,7 @@ function plainConfig(raw: unknown): ResolvedConfig | undefined {
       timeoutMs: l.timeoutMs.default, memoryMb: l.memoryMb.default, maxOutputBytes: l.maxOutputBytes.default, maxResults: l.maxResults.default,
       maxFileSize: l.maxFileSize.default, maxBufferBytes: l.maxBufferBytes.default, archiveEntries: l.archiveEntries.default,
       archiveRatio: l.archiveRatio.default, archiveBytes: l.archiveBytes.default, maxDatabaseMb: l.maxDatabaseMb.default,
-      sqliteReadonly: false, contentCacheMb: l.contentCacheMb.default,
+      sqliteReadonly: false, sqliteResultCacheMb: l.sqliteResultCacheMb.default, contentCacheMb: l.contentCacheMb.default,
     },
     quotas: { userMb: 1000, groupMb: 2000, sessionMb: 100 },
     groups: {}, metadata: {}, groupDefaultMode: 'group', lockMaxAgeHours: 24, sessionTtlSeconds: 24 * 3600, sessionSweepSeconds: 600,

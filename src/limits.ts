@@ -27,6 +27,8 @@ export const LIMITS = {
   archiveBytes: { default: 8 * 1024 * MiB, max: 2 ** 50 },
   /** Largest SQLite database sqlite3 and the sqlite tool load (sql.js keeps it in memory), MB. */
   maxDatabaseMb: { default: 256, max: 16_384 },
+  /** Per-worker cache of results of read-only SQLite queries on unchanged files, MB; 0: off (src/gnulib/sqlite/result-cache.ts). */
+  sqliteResultCacheMb: { default: 64, max: 4096 },
   /** Per-worker cache of small files' content for repeated searches (grep -r), MB; 0: off (src/vfs/content-cache.ts). */
   contentCacheMb: { default: 0, max: 4096 },
   /** Resident memory budget of the whole process, MB (0: not watched). */

@@ -25,8 +25,9 @@ class Done extends Error {}
  * GNU csplit (coreutils 9.1): INTEGER, /REGEXP/[OFFSET], %REGEXP%[OFFSET], {N} and {*};
  * -f -b -n -k -s -z --suppress-matched; counts on standard output; on an error the files
  * made are removed unless -k. Regular expressions are POSIX basic (GNU's syntax). The input
- * is held whole (negative offsets look back), bounded by maxBufferBytes; each piece is
- * written atomically through the Vfs.
+ * streams: as csplit.c's line buffer, only lines from the first not yet written to the one
+ * looked at are held (a negative offset keeps the lines it looks back over; a /REGEXP/ with
+ * offset >= 0 holds one line at a time); each piece is written atomically through the Vfs.
  */
 export default defineCommand({
   name: 'csplit',
@@ -70,21 +71,25 @@ export default defineCommand({
     const prefix = v.f ?? 'xx';
     const name = (n: number) => prefix + (suffix ? suffix(n) : String(n).padStart(digits, '0'));
     const input = ctx.operands[0]!;
-    let data: Buffer | null = null;
-    try {
-      data = input === '-' ? await ctx.stdin.readAll() : ctx.fs.readFile(input, ctx.cwd);
-    } catch (e) {
-      if (!(e instanceof VfsError)) throw e;
-      // A directory opens; its first read fails, once the first piece is made.
-      if (e.errno !== 'EISDIR') {
-        await ctx.warn(`cannot open ${quoteAlways(input)} for reading: ${e.reason}`);
-        return 1;
+    let isDir = false;
+    if (input !== '-') {
+      try {
+        ctx.fs.openRandom(input, ctx.cwd).close();
+      } catch (e) {
+        if (!(e instanceof VfsError)) throw e;
+        // A directory opens; its first read fails, once the first piece is made.
+        if (e.errno !== 'EISDIR') {
+          await ctx.warn(`cannot open ${quoteAlways(input)} for reading: ${e.reason}`);
+          return 1;
+        }
+        isDir = true;
       }
     }
-    const job = new Job(ctx, data ?? Buffer.alloc(0), name, { keep: !!v.k, quiet: !!v.s, elide: !!v.z, suppress: !!v.m });
+    const chunks = input === '-' ? ctx.stdin : isDir ? [] : ctx.fs.readChunks(input, ctx.cwd);
+    const job = new Job(ctx, new Lines(chunks), name, { keep: !!v.k, quiet: !!v.s, elide: !!v.z, suppress: !!v.m });
     try {
       const controls = await parsePatterns(ctx, ctx.operands.slice(1));
-      if (data === null) job.readError(controls[0]!);
+      if (isDir) job.readError(controls[0]!);
       await job.split(controls);
       return 0;
     } catch (e) {
@@ -196,9 +201,78 @@ function suffixFormat(fmt: string): ((n: number) => string) | string {
   return (n) => parts.map((x) => (x === null ? formatInt(k.c, { flags: k.flags, width: k.width, precision: k.precision }, BigInt(n)) : x)).join('');
 }
 
-/** The split itself: csplit.c's line buffer, current line and output file, over the input held whole. */
+/**
+ * csplit.c's line buffer: the lines of the input from the first not yet removed to the last
+ * read, read on demand, each with its newline (the last may lack one).
+ */
+class Lines {
+  private buf: Buffer[] = [];
+  private head = 0;
+  /** Number of the line at buf[head]. */
+  private base = 1;
+  private eof = false;
+  private carry: Buffer[] = [];
+  private readonly it: AsyncIterator<Uint8Array> | Iterator<Uint8Array>;
+
+  constructor(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>) {
+    this.it = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]();
+  }
+
+  private get last(): number {
+    return this.base + this.buf.length - this.head - 1;
+  }
+
+  /** Is line n there (reading up to it)? */
+  async has(n: number): Promise<boolean> {
+    while (this.last < n && !this.eof) await this.more();
+    return n >= this.base && n <= this.last;
+  }
+
+  /** Line n if it is held (call has() first). */
+  get(n: number): Buffer | null {
+    return n >= this.base && n <= this.last ? this.buf[this.head + n - this.base]! : null;
+  }
+
+  /** Forget lines before n. */
+  dropBefore(n: number): void {
+    while (this.base < n && this.head < this.buf.length) {
+      this.buf[this.head++] = EMPTY;
+      this.base++;
+    }
+    if (this.head > 1024 && this.head * 2 > this.buf.length) {
+      this.buf = this.buf.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  private async more(): Promise<void> {
+    const r = await this.it.next();
+    if (r.done) {
+      this.eof = true;
+      if (this.carry.length) this.buf.push(Buffer.concat(this.carry));
+      this.carry = [];
+      return;
+    }
+    const c = r.value;
+    const b = Buffer.from(c.buffer, c.byteOffset, c.byteLength);
+    let at = 0;
+    for (let i = b.indexOf(0x0a); i >= 0; i = b.indexOf(0x0a, at)) {
+      if (this.carry.length) {
+        this.carry.push(b.subarray(at, i + 1));
+        this.buf.push(Buffer.concat(this.carry));
+        this.carry = [];
+      } else this.buf.push(b.subarray(at, i + 1));
+      at = i + 1;
+    }
+    // A chunk may be reused by its reader: keep a copy of a line's start.
+    if (at < b.length) this.carry.push(Buffer.from(b.subarray(at)));
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** The split itself: csplit.c's current line and output file over the line buffer. */
 class Job {
-  private lines: Buffer[] = [];
   private first = 1; // number of the first line not yet removed
   private current = 0;
   private created = 0;
@@ -206,16 +280,8 @@ class Job {
   private bytes = 0;
   private outName = '';
 
-  constructor(private readonly ctx: CommandContext, data: Buffer, private readonly name: (n: number) => string,
-    private readonly o: { keep: boolean; quiet: boolean; elide: boolean; suppress: boolean }) {
-    let at = 0;
-    while (at < data.length) {
-      const i = data.indexOf(0x0a, at);
-      const end = i < 0 ? data.length : i + 1;
-      this.lines.push(data.subarray(at, end));
-      at = end;
-    }
-  }
+  constructor(private readonly ctx: CommandContext, private readonly lines: Lines, private readonly name: (n: number) => string,
+    private readonly o: { keep: boolean; quiet: boolean; elide: boolean; suppress: boolean }) {}
 
   async split(controls: Control[]): Promise<void> {
     for (const c of controls) {
@@ -225,7 +291,7 @@ class Job {
       }
     }
     this.create();
-    this.dumpRest();
+    await this.dumpRest();
     await this.close();
   }
 
@@ -234,31 +300,56 @@ class Job {
     throw new Fatal('read error: Is a directory');
   }
 
-  private findLine(n: number): Buffer | null {
-    return n >= 1 && n <= this.lines.length ? this.lines[n - 1]! : null;
+  private async findLine(n: number): Promise<Buffer | null> {
+    return (await this.lines.has(n)) ? this.lines.get(n) : null;
   }
 
-  private noMoreLines(): boolean {
-    return this.findLine(this.current + 1) === null;
+  private async noMoreLines(): Promise<boolean> {
+    return (await this.findLine(this.current + 1)) === null;
   }
 
-  private removeLine(): Buffer | null {
-    if (this.first > this.lines.length) return null;
+  /** remove_line; no promise while the line is already read. */
+  private removeLine(): Buffer | null | Promise<Buffer | null> {
+    if (this.lines.get(this.first) === null) return this.removeLineRead();
     if (this.current < this.first) this.current = this.first;
-    return this.lines[this.first++ - 1]!;
+    const line = this.lines.get(this.first++)!;
+    this.lines.dropBefore(this.first);
+    return line;
   }
 
-  private firstLine(): number {
-    if (this.first > this.lines.length) throw new Fatal('input disappeared');
+  private async removeLineRead(): Promise<Buffer | null> {
+    if (!(await this.lines.has(this.first))) return null;
+    if (this.current < this.first) this.current = this.first;
+    const line = this.lines.get(this.first++)!;
+    this.lines.dropBefore(this.first);
+    return line;
+  }
+
+  private async firstLine(): Promise<number> {
+    if (!(await this.lines.has(this.first))) throw new Fatal('input disappeared');
     return this.first;
   }
 
+  /** Lines of the piece not yet written: written 64 KiB at a time (a write per line is a system call per line). */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+
   private save(line: Buffer): void {
-    this.w!.write(line);
+    this.pending.push(line);
+    this.pendingBytes += line.length;
     this.bytes += line.length;
+    if (this.pendingBytes >= 65536) this.flushPending();
+  }
+
+  private flushPending(): void {
+    if (this.pending.length) this.w!.write(this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending));
+    this.pending = [];
+    this.pendingBytes = 0;
   }
 
   private create(): void {
+    this.pending = [];
+    this.pendingBytes = 0;
     this.outName = this.name(this.created);
     try {
       this.w = this.ctx.fs.createWriter(this.outName, this.ctx.cwd);
@@ -272,6 +363,7 @@ class Job {
 
   private async close(): Promise<void> {
     if (!this.w) return;
+    this.flushPending();
     this.w.commit();
     this.w = null;
     if (this.bytes === 0 && this.o.elide) {
@@ -297,8 +389,8 @@ class Job {
     this.created = 0;
   }
 
-  private dumpRest(): void {
-    for (let l = this.removeLine(); l !== null; l = this.removeLine()) this.save(l);
+  private async dumpRest(): Promise<void> {
+    for (let l = await this.removeLine(); l !== null; l = await this.removeLine()) this.save(l);
   }
 
   private lineError(c: Control, rep: number): never {
@@ -308,16 +400,16 @@ class Job {
   private async processLineCount(c: Control, rep: number): Promise<void> {
     const lastLine = c.lines * (rep + 1);
     this.create();
-    if (this.noMoreLines() && this.o.suppress) this.lineError(c, rep);
-    let n = this.firstLine();
+    if ((await this.noMoreLines()) && this.o.suppress) this.lineError(c, rep);
+    let n = await this.firstLine();
     while (n++ < lastLine) {
-      const line = this.removeLine();
+      const line = await this.removeLine();
       if (line === null) this.lineError(c, rep);
       this.save(line);
     }
     await this.close();
-    if (this.o.suppress) this.removeLine();
-    if (this.noMoreLines() && !this.o.suppress) this.lineError(c, rep);
+    if (this.o.suppress) await this.removeLine();
+    if ((await this.noMoreLines()) && !this.o.suppress) this.lineError(c, rep);
   }
 
   private matches(c: Control, line: Buffer): boolean {
@@ -330,7 +422,7 @@ class Job {
   private async regexpError(c: Control, rep: number): Promise<never> {
     const msg = `${gnuQuote(c.arg)}: match not found${rep ? ` on repetition ${rep}` : ''}`;
     if (!c.ignore) {
-      this.dumpRest();
+      await this.dumpRest();
       await this.ctx.warn(msg);
       await this.close();
       throw new Fatal('');
@@ -341,11 +433,11 @@ class Job {
   private async processRegexp(c: Control, rep: number): Promise<void> {
     if (!c.ignore) this.create();
     for (;;) {
-      const line = this.findLine(++this.current);
+      const line = await this.findLine(++this.current);
       if (line === null) {
         if (c.forever) {
           if (!c.ignore) {
-            this.dumpRest();
+            await this.dumpRest();
             await this.close();
           }
           throw new Done();
@@ -354,21 +446,29 @@ class Job {
       }
       if (this.matches(c, line!)) break;
       if (c.offset >= 0) {
-        const l = this.removeLine();
+        const l = await this.removeLine();
         if (!c.ignore && l) this.save(l);
+      } else {
+        // Only the last -OFFSET lines can still follow the break: the ones before it go now
+        // (a look-back of N lines holds N lines, not all since the last piece).
+        while (this.first <= this.current + c.offset) {
+          const l = await this.removeLine();
+          if (l === null) break;
+          if (!c.ignore) this.save(l);
+        }
       }
     }
     const breakLine = this.current + c.offset;
     // write_to_file
-    const first = this.firstLine();
+    const first = await this.firstLine();
     if (first > breakLine) throw new Fatal(`${gnuQuote(c.arg)}: line number out of range`);
     for (let i = 0; i < breakLine - first; i++) {
-      const l = this.removeLine();
+      const l = await this.removeLine();
       if (l === null) throw new Fatal(`${gnuQuote(c.arg)}: line number out of range`);
       if (!c.ignore) this.save(l);
     }
     if (!c.ignore) await this.close();
     if (c.offset > 0) this.current = breakLine;
-    if (this.o.suppress) this.removeLine();
+    if (this.o.suppress) await this.removeLine();
   }
 }

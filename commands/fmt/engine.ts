@@ -7,6 +7,7 @@ const EOF = -1;
 const MAXWORDS = 1000;
 const MAXCHARS = 5000;
 const TABWIDTH = 8;
+const OUT_CHUNK = 64 * 1024;
 const DEF_INDENT = 3;
 const MAXCOST = Number.MAX_SAFE_INTEGER;
 const EQUIV = (n: number) => n * n;
@@ -49,7 +50,9 @@ export class FmtEngine {
   private chunk: Uint8Array = new Uint8Array(0);
   private at = 0;
   private ended = false;
-  private out: number[] = [];
+  /** Output not yet handed over; past OUT_CHUNK bytes it goes to `emit` (a paragraph of any length in bounded memory). */
+  private out = Buffer.allocUnsafe(OUT_CHUNK);
+  private outLen = 0;
   private readonly prefix: number[];
   private readonly prefixFull: number;
   private readonly prefixLen: number;
@@ -67,7 +70,7 @@ export class FmtEngine {
   private nextPrefixIndent = 0;
   private lastLineLength = 0;
 
-  constructor(private readonly o: FmtOptions, private readonly src: Iterator<Uint8Array>) {
+  constructor(private readonly o: FmtOptions, private readonly src: Iterator<Uint8Array>, private readonly emit?: (b: Buffer) => void) {
     const full = Buffer.from(o.prefix, 'latin1');
     this.prefixFull = full.length;
     let end = full.length;
@@ -86,8 +89,8 @@ export class FmtEngine {
   }
 
   take(): Buffer {
-    const b = Buffer.from(this.out);
-    this.out = [];
+    const b = Buffer.from(this.out.subarray(0, this.outLen));
+    this.outLen = 0;
     return b;
   }
 
@@ -106,7 +109,16 @@ export class FmtEngine {
   }
 
   private putchar(c: number): void {
-    this.out.push(c);
+    if (this.outLen === this.out.length) {
+      if (this.emit) {
+        this.emit(this.take());
+      } else {
+        const more = Buffer.allocUnsafe(this.out.length * 2);
+        this.out.copy(more, 0, 0, this.outLen);
+        this.out = more;
+      }
+    }
+    this.out[this.outLen++] = c;
   }
 
   private setOtherIndent(same: boolean): void {

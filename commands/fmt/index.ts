@@ -7,8 +7,11 @@ import { FmtEngine } from './engine.js';
 /**
  * GNU fmt (coreutils 9.1): Ross Paterson's paragraph filler, its costs and limits
  * (1000 words, 5000 characters a paragraph before a partial flush) kept as they are.
- * Streamed: a file is read through the Vfs chunk by chunk, output is flushed after each
- * paragraph.
+ * Streamed: a file is read through the Vfs chunk by chunk; output goes out every 64 KiB,
+ * within a paragraph too (a paragraph is formatted in pieces of at most 1000 words / 5000
+ * characters, as GNU's, so a 1 GB one-paragraph file needs no more memory than a small one,
+ * written to a file or returned). Standard input is read whole (bounded by maxBufferBytes)
+ * and a pipe's back-pressure is waited for between paragraphs: the engine is synchronous.
  */
 export default defineCommand({
   name: 'fmt',
@@ -84,10 +87,17 @@ export default defineCommand({
         ok = false;
         continue;
       }
-      const engine = new FmtEngine(opts, source);
+      // A paragraph's output goes out every 64 KiB while it is made (one paragraph can be the
+      // whole input); a pipe's waits are taken after the paragraph.
+      const waits: Promise<void>[] = [];
+      const engine = new FmtEngine(opts, source, (b) => {
+        const p = ctx.stdout.write(b);
+        if (p) waits.push(p);
+      });
       while (engine.step()) {
         const out = engine.take();
         if (out.length) await ctx.stdout.write(out);
+        if (waits.length) await Promise.all(waits.splice(0));
       }
       const out = engine.take();
       if (out.length) await ctx.stdout.write(out);

@@ -11,6 +11,7 @@ import { errorContext, resultCode } from '../../src/gnulib/sqlite/errors.js';
 import { planStatement, refuseForbidden } from '../../src/gnulib/sqlite/guard.js';
 import type { Statement } from '../../src/gnulib/sqlite/sqljs.js';
 import type { Value } from '../../src/gnulib/sqlite/values.js';
+import { cacheableSql, resultCache, rowBytes, type ResultCache } from '../../src/gnulib/sqlite/result-cache.js';
 import { RowRenderer, renderColumnar, type RenderState } from './render.js';
 import { isComplete, endsWithSemicolon, splitStatements } from './complete.js';
 
@@ -21,6 +22,9 @@ export interface ShellConfig {
 }
 
 const FLUSH_AT = 64 * 1024;
+
+/** Rows of a statement being kept for the result cache (over: too big, or not all rows read). */
+interface Collector { cols: string[] | null; rows: Value[][]; bytes: number; max: number; over: boolean }
 
 export class Shell {
   st: RenderState = { mode: 'list', showHeader: false, colSep: '|', rowSep: '\n', nullValue: '', insertTable: 'table', wrap: 0 };
@@ -119,11 +123,25 @@ export class Shell {
    */
   async exec(sql: string): Promise<{ rc: number; err: string | null }> {
     const s = await this.db();
+    const cache = resultCache(this.ctx.limits.sqliteResultCacheBytes);
     for (const { start, end } of splitStatements(sql)) {
       let stmt: Statement;
-      refuseForbidden(sql.slice(start, end));
+      const text = sql.slice(start, end);
+      refuseForbidden(text);
+      // A read the result cache may answer or keep: only while this call ran nothing else on the database.
+      const key = cache && s.resultIdentity && !s.tainted && cacheableSql(text) ? `${s.resultFile}\0${s.resultIdentity}\0${text}` : null;
+      let collect: Collector | undefined;
+      if (key) {
+        const hit = cache!.get(key);
+        if (hit) {
+          if (hit.cols) await this.renderRows(hit.cols, hit.rows);
+          if (this.ctx.signal.aborted) throw new NoshError('CANCELLED', 'sqlite3 cancelled');
+          continue;
+        }
+        if (s.resultSettled) collect = { cols: null, rows: [], bytes: 0, max: cache!.maxEntry, over: false };
+      }
       try {
-        stmt = s.db.prepare(sql.slice(start, end));
+        stmt = (key ? s.readDb() : s.db).prepare(text);
       } catch (e) {
         const msg = messageOf(e);
         if (msg === 'Nothing to prepare') continue;
@@ -138,7 +156,8 @@ export class Shell {
           s.writeZoneFile(plan.file, await s.vacuumCopy(plan.schema), true);
         } else {
           s.guard();
-          await this.runStatement(stmt);
+          await this.runStatement(stmt, collect);
+          if (collect && !collect.over) (cache as ResultCache).put(key!, s.resultFile!, { cols: collect.cols, rows: collect.rows }, collect.bytes);
         }
       } catch (e) {
         if (e instanceof NoshError || e instanceof VfsError) throw e;
@@ -153,11 +172,34 @@ export class Shell {
     return { rc: 0, err: null };
   }
 
-  /** exec_prepared_stmt: step and render. */
-  private async runStatement(stmt: Statement): Promise<void> {
+  /** exec_prepared_stmt: step and render (the rows kept in `collect` too). */
+  private async runStatement(stmt: Statement, collect?: Collector): Promise<void> {
     if (!stmt.step()) return;
     const cols = stmt.getColumnNames();
-    const get = () => (stmt.get as (p: null, c: { useBigInt: boolean }) => Value[])(null, { useBigInt: true });
+    const read = () => (stmt.get as (p: null, c: { useBigInt: boolean }) => Value[])(null, { useBigInt: true });
+    let get = read;
+    if (collect) {
+      collect.cols = cols;
+      get = () => {
+        const row = read();
+        if (!collect.over) {
+          collect.bytes += rowBytes(row);
+          if (collect.bytes > collect.max) { collect.over = true; collect.rows = []; } else collect.rows.push(row);
+        }
+        return row;
+      };
+    }
+    await this.render(cols, get, () => stmt.step(), collect);
+  }
+
+  /** Rows kept by the result cache, rendered as a statement's rows are. */
+  private async renderRows(cols: string[], rows: Value[][]): Promise<void> {
+    let i = 0;
+    await this.render(cols, () => rows[i]!, () => ++i < rows.length);
+  }
+
+  /** Render rows: `get` the current one, `step` to the next (false at the end); stops when the output is full. */
+  private async render(cols: string[], get: () => Value[], step: () => boolean, collect?: Collector): Promise<void> {
     const mode = this.st.mode;
     if (mode === 'column' || mode === 'box' || mode === 'table' || mode === 'markdown') {
       const rows: Value[][] = [];
@@ -165,8 +207,8 @@ export class Shell {
       try {
         do {
           rows.push(get());
-          if (this.full()) break;
-        } while (stmt.step());
+          if (this.full()) { if (collect) collect.over = true; break; }
+        } while (step());
       } catch (e) {
         failure = e;
       }
@@ -180,10 +222,10 @@ export class Shell {
       do {
         r.row(get());
         if (this.pending > FLUSH_AT) {
-          if (this.full()) break;
+          if (this.full()) { if (collect) collect.over = true; break; }
           await this.flush();
         }
-      } while (stmt.step());
+      } while (step());
     } finally {
       r.end();
       await this.flush();

@@ -84,6 +84,7 @@ export function taskLimits(l: LimitsConfig, maxOutputBytes = l.maxOutputBytes) {
     maxOutputBytes, maxResults: l.maxResults, maxBufferBytes: l.maxBufferBytes,
     archive: { maxEntries: l.archiveEntries, maxRatio: l.archiveRatio, maxTotalBytes: l.archiveBytes },
     maxDatabaseBytes: l.maxDatabaseMb * 1024 * 1024, sqliteReadonly: l.sqliteReadonly,
+    sqliteResultCacheBytes: l.sqliteResultCacheMb * 1024 * 1024,
     ...(l.contentCacheMb > 0 ? { contentCacheBytes: l.contentCacheMb * 1024 * 1024 } : {}),
   };
 }

@@ -142,6 +142,8 @@ export interface Limits {
   maxDatabaseBytes?: number;
   /** Open every SQLite database read-only (limits.sqliteReadonly). */
   sqliteReadonly?: boolean;
+  /** Budget of the worker's cache of read-only query results (limits.sqliteResultCacheMb, src/gnulib/sqlite/result-cache.ts); absent or 0: off. */
+  sqliteResultCacheBytes?: number;
   /** Downloads (curl): the config's network policy when it is "safe"; absent: no network. */
   network?: import('../net/policy.js').NetworkPolicy;
   /** Budget of the worker's content cache (limits.contentCacheMb, src/vfs/content-cache.ts); absent: off. */

@@ -1,18 +1,20 @@
 /**
  * A database file of a zone, opened into sql.js: read whole through the Vfs (its size bounded
  * by maxDatabaseBytes: sql.js keeps the database in WebAssembly memory), cached per worker by
- * the file's identity (ino, size, mtime) so an unchanged file is not reloaded on every call,
+ * the file's identity (dev, ino, size, mtime, ctime) so an unchanged file is not reloaded on every call,
  * and written back atomically through the Vfs (temp file, fsync, rename; quota-checked) when
  * a call changed it. Concurrency rule: a database changed by another call since it was read
  * (identity differs) is not overwritten: the write is refused (BUSY) and the caller retries.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NoshError } from '../../errors.js';
 import { VfsError, type Vfs } from '../../vfs/index.js';
-import { memFileName, sqlJs, type Database } from './sqljs.js';
+import { nowNs } from '../../vfs/content-cache.js';
+import { currentResultCache, identityKey, settled } from './result-cache.js';
+import { memFileName, sqlJs, sqlJsLoaded, type Database } from './sqljs.js';
 
 export const DEFAULT_MAX_DATABASE_BYTES = 256 * 1024 * 1024;
 
@@ -22,7 +24,7 @@ export interface OpenOptions {
   maxDatabaseBytes?: number;
 }
 
-interface Identity { ino: number; size: number; mtimeMs: number }
+interface Identity { dev: number; ino: number; size: number; mtimeMs: number; ctimeMs: number }
 
 interface Cached extends Identity { db: Database }
 
@@ -32,11 +34,12 @@ const CACHE = new Map<string, Cached>();
 const CACHE_BYTES = 512 * 1024 * 1024;
 
 function sameIdentity(a: Identity, b: Identity): boolean {
-  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.dev === b.dev;
 }
 
-function identityOf(st: { ino: number; size: number; mtimeMs: number }): Identity {
-  return { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
+/** ctime too: a rewrite in place that keeps size and mtime (utimes) still changes it. */
+function identityOf(st: Identity): Identity {
+  return { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs };
 }
 
 function tooLarge(path: string, size: number, limit: number): NoshError {
@@ -60,10 +63,25 @@ function changeMark(db: Database): string {
   }
 }
 
-/** One database opened for one call. */
+/**
+ * One database opened for one call. An existing file is opened and fstat'ed at open(); its
+ * bytes go into sql.js (or the worker's cached copy is taken) only when a statement needs the
+ * database: a call answered whole from the result cache never loads it.
+ */
 export class DbSession {
-  private mark: string;
+  private mark = '';
   private closed = false;
+  private current: Database | null;
+  /** The open file not yet loaded into sql.js. */
+  private pending: { fd: number; size: number } | null = null;
+  /** Zone root + virtual path of the file (the result cache's file key); null for :memory: and new files. */
+  resultFile: string | null = null;
+  /** The file's identity as the result cache keys it (dev, ino, size, mtime, ctime in ns). */
+  resultIdentity: string | null = null;
+  /** Rows read from this file may be kept (its timestamps are older than the racy window). */
+  resultSettled = false;
+  /** Something other than a cacheable read ran on the database in this call (see result-cache.ts). */
+  tainted = false;
   /** Statements are refused from writing when set (PRAGMA query_only is asserted before each). */
   readonly readonly: boolean;
 
@@ -72,10 +90,42 @@ export class DbSession {
   /** .restore replaced the database: written back whatever the change mark says. */
   private forced = false;
 
-  private constructor(public db: Database, readonly fs: Vfs | null, readonly path: string | null, readonly cwd: string,
+  private constructor(db: Database | null, readonly fs: Vfs | null, readonly path: string | null, readonly cwd: string,
     private identity: Identity | null, readonly: boolean, private readonly maxBytes: number, private readonly key: string | null) {
     this.readonly = readonly;
-    this.mark = changeMark(db);
+    this.current = db;
+    if (db) this.mark = changeMark(db);
+  }
+
+  /** The database (loaded on first use); using it this way marks the call as not a plain cached read. */
+  get db(): Database {
+    this.tainted = true;
+    return this.readDb();
+  }
+
+  set db(db: Database) {
+    this.tainted = true;
+    this.current = db;
+  }
+
+  /** The database for a statement the result cache may keep (the call stays untainted). */
+  readDb(): Database {
+    if (this.current) return this.current;
+    const p = this.pending!;
+    this.pending = null;
+    try {
+      const hit = CACHE.get(this.key!);
+      if (hit) {
+        CACHE.delete(this.key!);
+        if (sameIdentity(hit, this.identity!)) this.current = hit.db;
+        else hit.db.close();
+      }
+      this.current ??= new (sqlJsLoaded()!).Database(readAllFd(p.fd, p.size));
+    } finally {
+      closeSync(p.fd);
+    }
+    this.mark = changeMark(this.current);
+    return this.current;
   }
 
   /**
@@ -90,6 +140,7 @@ export class DbSession {
       return new DbSession(new SQL.Database(), fs, null, cwd, null, !!opts.readonly, maxBytes, null);
     }
     let opened: { fd: number; stat: import('node:fs').Stats; vpath: string } | null = null;
+    const start = nowNs();
     try {
       opened = fs.openRead(path, cwd);
     } catch (e) {
@@ -104,27 +155,28 @@ export class DbSession {
     try {
       if (stat.size > maxBytes) throw tooLarge(vpath, stat.size, maxBytes);
       const key = fs.rootHost + '\0' + vpath;
-      const id = identityOf(stat);
-      const hit = CACHE.get(key);
-      if (hit) {
-        CACHE.delete(key);
-        if (sameIdentity(hit, id)) return new DbSession(hit.db, fs, vpath, cwd, id, ro, maxBytes, key);
-        hit.db.close();
-      }
-      return new DbSession(new SQL.Database(readAllFd(fd, stat.size)), fs, vpath, cwd, id, ro, maxBytes, key);
-    } finally {
+      const s = new DbSession(null, fs, vpath, cwd, identityOf(stat), ro, maxBytes, key);
+      const big = fstatSync(fd, { bigint: true });
+      s.pending = { fd, size: stat.size };
+      s.resultFile = key;
+      s.resultIdentity = identityKey(big);
+      s.resultSettled = settled(big, start);
+      return s;
+    } catch (e) {
       closeSync(fd);
+      throw e;
     }
   }
 
   /** Assert read-only mode before a statement runs (a `PRAGMA query_only=0` lasts one statement at most). */
   guard(): void {
-    if (this.readonly) this.db.run('PRAGMA query_only=1');
+    if (this.readonly) this.readDb().run('PRAGMA query_only=1');
   }
 
   /** Did this call change the database (rows, schema, user_version)? */
   changed(): boolean {
-    return this.forced || changeMark(this.db) !== this.mark;
+    if (!this.current) return this.forced;
+    return this.forced || changeMark(this.current) !== this.mark;
   }
 
   /** Read a file of the zone whole (bounded by maxDatabaseBytes); null when it does not exist. */
@@ -226,8 +278,15 @@ export class DbSession {
   finish(): void {
     if (this.closed) return;
     this.closed = true;
-    try { this.db.run('ROLLBACK'); } catch { /* no transaction open */ }
-    let keep = this.key !== null && !this.forced;
+    if (!this.current) {
+      if (this.pending) closeSync(this.pending.fd);
+      this.pending = null;
+      return;
+    }
+    const db = this.current;
+    try { db.run('ROLLBACK'); } catch { /* no transaction open */ }
+    // Temp tables of this call would be seen by the next call given the cached connection.
+    let keep = this.key !== null && !this.forced && !(this.tainted && hasTemp(db));
     try {
       this.finishAttached();
       if (this.fs && this.path && !this.readonly && this.changed()) {
@@ -237,7 +296,7 @@ export class DbSession {
       }
     } finally {
       if (keep && this.key && this.identity) this.remember();
-      else this.db.close();
+      else this.current.close();
     }
   }
 
@@ -246,7 +305,9 @@ export class DbSession {
     if (this.closed) return;
     this.closed = true;
     for (const a of this.attached.splice(0)) a.helper.close();
-    this.db.close();
+    if (this.pending) closeSync(this.pending.fd);
+    this.pending = null;
+    this.current?.close();
   }
 
   /** Detach every attached file; write back the ones this call changed. */
@@ -289,6 +350,7 @@ export class DbSession {
     const current = (): Identity | null => {
       try { return identityOf(fs.lstat(path)); } catch { return null; }
     };
+    currentResultCache()?.dropFile(fs.rootHost + '\0' + path);
     const writer = fs.createWriter(path, '/', {
       exclusive: identity === null,
       beforeRename: () => {
@@ -320,8 +382,8 @@ export class DbSession {
   private remember(): void {
     const key = this.key!;
     const old = CACHE.get(key);
-    if (old && old.db !== this.db) old.db.close();
-    CACHE.set(key, { ...this.identity!, db: this.db });
+    if (old && old.db !== this.current) old.db.close();
+    CACHE.set(key, { ...this.identity!, db: this.current! });
     let total = 0;
     for (const c of CACHE.values()) total += c.size;
     for (const [k, c] of CACHE) {
@@ -330,6 +392,15 @@ export class DbSession {
       c.db.close();
       total -= c.size;
     }
+  }
+}
+
+/** Does the connection hold temp tables, views or triggers? */
+function hasTemp(db: Database): boolean {
+  try {
+    return db.exec('SELECT 1 FROM temp.sqlite_schema LIMIT 1').length > 0;
+  } catch {
+    return true;
   }
 }
 

@@ -43,7 +43,7 @@ export type Planned =
 const FORBIDDEN_HINT = 'nosh runs SQLite in WebAssembly with no access outside the zone: use plain SQL on files of the zone.';
 
 /** Masks string literals, quoted names and comments, so keywords are only looked for in code. */
-function codeOnly(sql: string): string {
+export function codeOnly(sql: string): string {
   return sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|`[^`]*`|\[[^\]]*\]|--[^\n]*|\/\*[\s\S]*?(?:\*\/|$)/g, (m) => ' '.repeat(m.length));
 }
 

@@ -12,6 +12,12 @@ import type { Database, SqlJsStatic } from 'sql.js';
 export type { Database, Statement, SqlValue } from 'sql.js';
 
 let loading: Promise<SqlJsStatic> | undefined;
+let loaded: SqlJsStatic | undefined;
+
+/** The module once sqlJs() has resolved (synchronous use after an await of it). */
+export function sqlJsLoaded(): SqlJsStatic | undefined {
+  return loaded;
+}
 
 /** The sql.js module of this worker (instantiated on first use). */
 export function sqlJs(): Promise<SqlJsStatic> {
@@ -21,6 +27,7 @@ export function sqlJs(): Promise<SqlJsStatic> {
     // useOldExtensionFunctions: false: SQLite's own math functions, not sql.js's legacy JS ones.
     const config = { useOldExtensionFunctions: false, wasmBinary: wasmBinary.buffer.slice(wasmBinary.byteOffset, wasmBinary.byteOffset + wasmBinary.byteLength) as ArrayBuffer };
     loading = initSqlJs(config as Parameters<typeof initSqlJs>[0]);
+    loading.then((m) => { loaded = m; }, () => undefined);
     loading.catch(() => { loading = undefined; });
   }
   return loading;
