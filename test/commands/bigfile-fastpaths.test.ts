@@ -126,6 +126,15 @@ describe('paste, base64, sort and cut over several chunks', () => {
     await same(root, ['cut', '-d,', '-f', '1,3-', 'noeol.txt']);
     await same(root, ['cut', '-s', '-d,', '-f2', 'a.txt']);
     await same(root, ['cut', '-z', '-d', ' ', '-f', '1,2', 'nul.txt']);
+    // The one-pass path (cutLines): several ranges, open ranges, --complement, a wider output
+    // delimiter, -s, lines without the delimiter, lines longer than a piece or a chunk, stdin.
+    await same(root, ['cut', '-d', ' ', '-f', '1,3,5-7,40-', 'big.txt']);
+    await same(root, ['cut', '-d', 'a', '--complement', '-f', '2-3', 'big.txt']);
+    await same(root, ['cut', '-d', ' ', '-f', '2-4', '--output-delimiter=<=>', 'noeol.txt']);
+    await same(root, ['cut', '-s', '-d', '\t', '-f', '1,2', 'big.txt']);
+    await same(root, ['cut', '-d', '\t', '-f', '2', 'big.txt']);
+    await same(root, ['cut', '-s', '-d', ',', '-f', '3-', '--output-delimiter=', 'a.txt', '-', 'noeol.txt'], lines(8, 500_000));
+    await same(root, ['cut', '-z', '-s', '-d', ',', '--complement', '-f', '1', 'nul.txt']);
   }, 60_000);
 });
 
