@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runArgv, tempDir } from '../helpers.js';
+import { Helper, setHelper } from '../../commands/grep/parallel.js';
 
 const scratch = tempDir('nosh-bigfast-');
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -136,6 +137,26 @@ describe('paste, base64, sort and cut over several chunks', () => {
     await same(root, ['cut', '-s', '-d', ',', '-f', '3-', '--output-delimiter=', 'a.txt', '-', 'noeol.txt'], lines(8, 500_000));
     await same(root, ['cut', '-z', '-s', '-d', ',', '--complement', '-f', '1', 'nul.txt']);
   }, 60_000);
+});
+
+describe('sort of a big file on two threads (half of the lines on the helper thread)', () => {
+  // Over 4 MiB: lines split by their first two bytes between the two threads.
+  const mixed = Buffer.concat([text(9, 3_000_000, { longLines: true }), nul, text(10, 2_000_000, { tail: false })]);
+  const skewed = Buffer.concat(Array.from({ length: 9 }, (_, i) => text(20 + i, 600_000).toString('latin1').replace(/^/gm, 'same prefix ')).map((t) => Buffer.from(t, 'latin1')));
+  const root = zone({ 'mixed.txt': mixed, 'skewed.txt': skewed, 'nul.txt': Buffer.concat([nul, nul, nul, nul, nul, nul]) });
+  afterAll(() => setHelper(true));
+  it('prints what GNU prints, with the helper and without it', async () => {
+    const helper = Helper.get();
+    for (let i = 0; i < 100 && helper && !helper.ready(); i++) await new Promise((r) => setTimeout(r, 20));
+    const before = Helper.answered;
+    await same(root, ['sort', 'mixed.txt']);
+    await same(root, ['sort', 'skewed.txt']);
+    await same(root, ['sort', '-z', 'nul.txt']);
+    expect(Helper.answered - before).toBe(3);
+    setHelper(false);
+    await same(root, ['sort', 'mixed.txt']);
+    expect(Helper.answered - before).toBe(3);
+  }, 120_000);
 });
 
 /** Lines `key<sep>rest` in key order, keys shared by groups of 1-6 lines, some keys only on one side. */
