@@ -353,12 +353,11 @@ function fileSize(ctx: CommandContext, f: string): number {
  * shared memory and its lines split by their first two bytes into two sets of about equal
  * counts, every line of the first before every line of the second (splitLines); this thread
  * sorts the first and copies its lines into the shared output, the helper does the second
- * into the rest of it, so no merge is needed. False (nothing written) where it cannot run:
- * the helper is not up yet, or the file does not open as a regular file (the one-thread path
- * then reports what is wrong).
+ * into the rest of it, so no merge is needed (a helper not up yet leaves both halves to this
+ * thread). False (nothing written) where the file does not open as a regular file or is
+ * empty: the one-thread path then reports what is wrong.
  */
 async function sortOnTwoThreads(ctx: CommandContext, helper: Helper, f: string, eol: number, out: OutBuffer): Promise<boolean> {
-  if (!helper.ready()) return false;
   let data: Buffer;
   try {
     const r = ctx.fs.openRandom(f, ctx.cwd);
@@ -387,11 +386,12 @@ async function sortOnTwoThreads(ctx: CommandContext, helper: Helper, f: string, 
   const order = new Uint32Array(new SharedArrayBuffer(4 * count));
   const { split, bytes } = splitLines(data, starts, count, order);
   const sorted = new Uint8Array(new SharedArrayBuffer(data.length));
-  const run = helper.sort({ data, starts, order, from: split, to: count, out: sorted, at: bytes });
+  // A helper started by this command has had the time of the read to come up.
+  const run = helper.ready() ? helper.sort({ data, starts, order, from: split, to: count, out: sorted, at: bytes }) : -1;
   copyLines(data, starts, sortLines(data, starts, order.subarray(0, split)), 0, split, sorted, 0);
-  if (!helper.sorted(run, HELPER_SORT_MS)) {
-    // The helper failed or hangs: its half is done here, from a copy of its line numbers.
-    helper.abandon();
+  if (run < 0 || !helper.sorted(run, HELPER_SORT_MS)) {
+    // The helper is not up, failed or hangs: its half is done here, from a copy of its line numbers.
+    if (run >= 0) helper.abandon();
     const rest = order.slice(split, count);
     copyLines(data, starts, sortLines(data, starts, rest), 0, rest.length, sorted, bytes);
   }
