@@ -184,12 +184,12 @@ async function cutFields(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array
 const PIECE = 16 * 1024;
 
 /**
- * Cut the whole lines of buf[from, to) (`to` is just past a terminator) into `out` from `n`;
- * returns where the output ends. One pass over the bytes up to the last selected field of
- * each line, then a jump (indexOf) to its end. Fields are written as their delimiter or
- * terminator is met, so a line without a delimiter is known at its terminator, before
- * anything of it was written. A line's output is at most its own bytes with every delimiter
- * widened to `od`: `out` needs (to - from) * max(1, od.length) bytes of room.
+ * Cut the whole lines of buf[from, to) (`to` is just past a terminator) into `out` from `at`;
+ * returns where the output ends. Line ends and delimiters are found with indexOf (memchr) over
+ * the chunk, each pointer moving only forward (a delimiter found past a line end is kept for
+ * the lines after it), so no byte is looked at twice and no line costs a JavaScript loop over
+ * its bytes; only the selected fields are copied. A line's output is at most its own bytes
+ * with every delimiter widened to `od`: `out` needs (to - from) * max(1, od.length) bytes.
  */
 export function cutLines(buf: Buffer, from: number, to: number, ranges: Range[], delim: number, lineDelim: number, od: Buffer,
   suppress: boolean, out: Buffer, at: number): number {
@@ -200,51 +200,58 @@ export function cutLines(buf: Buffer, from: number, to: number, ranges: Range[],
   const hi0 = nr > 0 ? ranges[0]!.hi : 0;
   let n = at;
   let s = from;
+  // The next delimiter at or after the last place asked for (`to`: none left).
+  let d = -1;
   while (s < to) {
+    const nl = buf.indexOf(lineDelim, s);
+    if (d < s) {
+      d = buf.indexOf(delim, s);
+      if (d < 0 || d >= to) d = to;
+    }
+    if (d > nl) {
+      // No delimiter on the line: all of it (with its terminator), or nothing with -s.
+      if (!suppress) {
+        if (nl + 1 - s > 64) {
+          buf.copy(out, n, s, nl + 1);
+          n += nl + 1 - s;
+        } else for (let j = s; j <= nl; j++) out[n++] = buf[j]!;
+      }
+      s = nl + 1;
+      continue;
+    }
     let field = 1;
     let ri = 0;
     let lo = lo0;
     let hi = hi0;
     let fieldStart = s;
     let found = false;
-    let delimited = false;
-    let k = s;
-    for (;; k++) {
-      const c = buf[k]!;
-      if (c !== delim && c !== lineDelim) continue;
-      if (c === lineDelim && !delimited) {
-        // No delimiter on the line: all of it (with its terminator), or nothing with -s.
-        if (!suppress) for (let j = s; j <= k; j++) out[n++] = buf[j]!;
-        break;
-      }
-      delimited = true;
+    for (;;) {
+      const end = d < nl ? d : nl;
       if (ri < nr && field >= lo) {
         if (found) {
           if (odLen === 1) out[n++] = od0;
           else for (let j = 0; j < odLen; j++) out[n++] = od[j]!;
         }
-        for (let j = fieldStart; j < k; j++) out[n++] = buf[j]!;
+        if (end - fieldStart > 64) {
+          buf.copy(out, n, fieldStart, end);
+          n += end - fieldStart;
+        } else for (let j = fieldStart; j < end; j++) out[n++] = buf[j]!;
         found = true;
       }
-      if (c === lineDelim) {
-        out[n++] = lineDelim;
-        break;
-      }
+      if (end === nl) break;
       field++;
-      fieldStart = k + 1;
+      fieldStart = end + 1;
       if (field > hi) {
         ri++;
-        if (ri >= nr) {
-          // Nothing more to print on this line: jump to its end.
-          k = buf.indexOf(lineDelim, k + 1);
-          out[n++] = lineDelim;
-          break;
-        }
+        if (ri >= nr) break;
         lo = ranges[ri]!.lo;
         hi = ranges[ri]!.hi;
       }
+      d = buf.indexOf(delim, fieldStart);
+      if (d < 0 || d >= to) d = to;
     }
-    s = k + 1;
+    out[n++] = lineDelim;
+    s = nl + 1;
   }
   return n;
 }
