@@ -10,7 +10,7 @@
  *
  *   npx tsc -p tsconfig.json && node bench/probes/toolbox-ab.mjs DATA_DIR [ROUNDS] [FILTER] [OLD_DIST]
  *
- * DATA_DIR holds csv10.csv (10 MB CSV), big100.txt (100 MB text), j1.csv and j2.csv (two 10 MB
+ * DATA_DIR holds csv10.csv (10 MB CSV), big100.txt (100 MB text; both as the bench makes them), j1.csv and j2.csv (two 10 MB
  * CSVs sorted on their first field, for join). OLD_DIST: another build's dist/ folder.
  */
 import { spawnSync } from 'node:child_process';
@@ -33,6 +33,10 @@ const rows = [
   ['od', 'od -An -tx1 csv10.csv'],
   ['sha256sum', 'sha256sum big100.txt'],
   ['md5sum', 'md5sum big100.txt'],
+  ['sort', 'sort big100.txt'],
+  ['cut-big', "cut -d ' ' -f3 big100.txt"],
+  ['cut-csv', 'cut -d, -f3 csv10.csv'],
+  ['sed', 'sed s/a/b/g big100.txt'],
 ].filter(([id]) => id.includes(filter));
 
 async function engine(dist) {

@@ -1,7 +1,7 @@
 import { defineCommand, OptionError, type CommandDef, UsageError } from '../../src/command/index.js';
 import { inputOperands, openInput, reportFileError } from '../../src/gnulib/helpers.js';
 import { setFields, type FieldRange } from '../../src/gnulib/set-fields.js';
-import { CopyOut, OutBuffer, recordBatches, recordSpans } from '../../src/gnulib/text-lines.js';
+import { CopyOut, OutBuffer, recordBatches } from '../../src/gnulib/text-lines.js';
 
 /** GNU cut (coreutils 9.1): -b/-c/-f lists, streamed line by line. */
 const def: CommandDef = defineCommand({
@@ -50,7 +50,9 @@ const def: CommandDef = defineCommand({
           continue;
         }
         if (!byteMode) {
-          await cutFields(openInput(ctx, operand), copy, ranges, delim, lineDelim, od, suppress);
+          // The chunks are read into one buffer: cutFields keeps nothing of a chunk (it copies).
+          const source = operand === '-' ? ctx.stdin : ctx.fs.readChunks(operand, ctx.cwd, 256 * 1024, true);
+          await cutFields(source, copy, ranges, delim, lineDelim, od, suppress);
           continue;
         }
         for await (const batch of recordBatches(openInput(ctx, operand), lineDelim)) for (const line of batch) {
@@ -88,8 +90,8 @@ function delimiterByte(value: string): number {
 type Range = FieldRange;
 
 /**
- * -f: lines as spans of each chunk (recordSpans) and their fields copied straight into the
- * output buffer, with no Buffer object per line or per field (those dominated the profile).
+ * -f: the whole lines of each chunk cut in one pass into one output buffer (cutLines), with
+ * no Buffer object or span per line or per field (those dominated the profile).
  */
 async function cutFields(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, w: CopyOut, ranges: Range[],
   delim: number, lineDelim: number, od: Buffer, suppress: boolean): Promise<void> {
@@ -131,13 +133,127 @@ async function cutFields(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array
     if (unterminated && lineDelim === 0 && bufferFirst && indexIn(buf, delim, s, e) === e - 1) return;
     w.byte(lineDelim);
   };
-  for await (const { buf, spans } of recordSpans(watched(), lineDelim)) {
-    for (let k = 0; k < spans.length; k += 2) {
-      // recordSpans gives the unterminated last record after the source has ended.
-      line(buf, spans[k]!, spans[k + 1]!, ended);
-      if (w.full) await w.flush();
+  // Whole lines of each chunk are cut in one pass over the chunk (cutLines), in pieces of
+  // about PIECE bytes so that the output buffer stays small; a line split across chunks is
+  // joined first; only an unterminated last record takes `line`.
+  const wide = Math.max(1, od.length);
+  const lines = async (b: Buffer, s: number, e: number): Promise<void> => {
+    while (s < e) {
+      let end = e;
+      if (e - s > PIECE) {
+        end = b.lastIndexOf(lineDelim, s + PIECE - 1) + 1;
+        if (end <= s) end = b.indexOf(lineDelim, s + PIECE) + 1;
+      }
+      const need = (end - s) * wide;
+      if (w.at > 0 && w.free < need) await w.flush();
+      const room = w.room(need);
+      w.at = cutLines(b, s, end, ranges, delim, lineDelim, od, suppress, room, w.at);
+      s = end;
     }
+  };
+  const carry: Buffer[] = [];
+  for await (const chunk of watched()) {
+    const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    let start = 0;
+    if (carry.length > 0) {
+      const i = buf.indexOf(lineDelim);
+      if (i < 0) {
+        carry.push(Buffer.from(buf));
+        continue;
+      }
+      carry.push(buf.subarray(0, i + 1));
+      const joined = Buffer.concat(carry);
+      carry.length = 0;
+      await lines(joined, 0, joined.length);
+      start = i + 1;
+    }
+    const last = buf.lastIndexOf(lineDelim);
+    if (last >= start) {
+      await lines(buf, start, last + 1);
+      start = last + 1;
+    }
+    if (start < buf.length) carry.push(Buffer.from(buf.subarray(start)));
   }
+  if (carry.length > 0) {
+    const joined = Buffer.concat(carry);
+    line(joined, 0, joined.length, ended);
+  }
+}
+
+/** Input bytes cut at a time (their output fits the output buffer's 64 KiB). */
+const PIECE = 16 * 1024;
+
+/**
+ * Cut the whole lines of buf[from, to) (`to` is just past a terminator) into `out` from `at`;
+ * returns where the output ends. Line ends and delimiters are found with indexOf (memchr) over
+ * the chunk, each pointer moving only forward (a delimiter found past a line end is kept for
+ * the lines after it), so no byte is looked at twice and no line costs a JavaScript loop over
+ * its bytes; only the selected fields are copied. A line's output is at most its own bytes
+ * with every delimiter widened to `od`: `out` needs (to - from) * max(1, od.length) bytes.
+ */
+export function cutLines(buf: Buffer, from: number, to: number, ranges: Range[], delim: number, lineDelim: number, od: Buffer,
+  suppress: boolean, out: Buffer, at: number): number {
+  const odLen = od.length;
+  const od0 = odLen > 0 ? od[0]! : 0;
+  const nr = ranges.length;
+  const lo0 = nr > 0 ? ranges[0]!.lo : 1;
+  const hi0 = nr > 0 ? ranges[0]!.hi : 0;
+  let n = at;
+  let s = from;
+  // The next delimiter at or after the last place asked for (`to`: none left).
+  let d = -1;
+  while (s < to) {
+    const nl = buf.indexOf(lineDelim, s);
+    if (d < s) {
+      d = buf.indexOf(delim, s);
+      if (d < 0 || d >= to) d = to;
+    }
+    if (d > nl) {
+      // No delimiter on the line: all of it (with its terminator), or nothing with -s.
+      if (!suppress) {
+        if (nl + 1 - s > 64) {
+          buf.copy(out, n, s, nl + 1);
+          n += nl + 1 - s;
+        } else for (let j = s; j <= nl; j++) out[n++] = buf[j]!;
+      }
+      s = nl + 1;
+      continue;
+    }
+    let field = 1;
+    let ri = 0;
+    let lo = lo0;
+    let hi = hi0;
+    let fieldStart = s;
+    let found = false;
+    for (;;) {
+      const end = d < nl ? d : nl;
+      if (ri < nr && field >= lo) {
+        if (found) {
+          if (odLen === 1) out[n++] = od0;
+          else for (let j = 0; j < odLen; j++) out[n++] = od[j]!;
+        }
+        if (end - fieldStart > 64) {
+          buf.copy(out, n, fieldStart, end);
+          n += end - fieldStart;
+        } else for (let j = fieldStart; j < end; j++) out[n++] = buf[j]!;
+        found = true;
+      }
+      if (end === nl) break;
+      field++;
+      fieldStart = end + 1;
+      if (field > hi) {
+        ri++;
+        if (ri >= nr) break;
+        lo = ranges[ri]!.lo;
+        hi = ranges[ri]!.hi;
+      }
+      d = buf.indexOf(delim, fieldStart);
+      if (d < 0 || d >= to) d = to;
+    }
+    out[n++] = lineDelim;
+    s = nl + 1;
+  }
+  return n;
 }
 
 /**

@@ -20,6 +20,7 @@ import * as fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Worker, MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { buildMatcher, type Matcher } from './matcher.js';
+import { copyLines, sortLines } from '../sort/line-sort.js';
 import { OutBuffer, Scan, SGR, sgr, type Opts, type ScanHost } from './scan.js';
 import type { RegexDialect } from '../../src/regex/index.js';
 import type { CommandContext } from '../../src/command/index.js';
@@ -141,6 +142,26 @@ export function searchRemote(s: FileSearcher, f: RemoteFile, display: string, bu
   }
 }
 
+// ---- sort's job (commands/sort): half of the lines, on the helper -----------------------
+
+/** Lines order[from, to) of `data` (all in shared memory) sorted, then copied into `out` from `at`. */
+export interface SortJob {
+  run: number;
+  data: Uint8Array;
+  starts: Uint32Array;
+  order: Uint32Array;
+  from: number;
+  to: number;
+  out: Uint8Array;
+  at: number;
+}
+
+export function sortLinesJob(job: SortJob): void {
+  const part = job.order.subarray(job.from, job.to);
+  sortLines(job.data, job.starts, part);
+  copyLines(job.data, job.starts, part, 0, part.length, job.out, job.at);
+}
+
 // ---- the command's side: the helper thread ------------------------------------------
 
 let enabled = true;
@@ -232,12 +253,31 @@ export class Helper {
 
   /** The next batch's results (waiting at most `ms`); null if the helper did not answer. */
   take(ms: number): (FileResult | null)[] | null {
+    const m = this.receive(ms);
+    return m ? (m as { results: (FileResult | null)[] }).results.map(revive) : null;
+  }
+
+  /** Start sorting half of sort's lines (see SortJob); its run number for sorted(). */
+  sort(job: Omit<SortJob, 'run'>): number {
+    const run = ++this.runs;
+    this.post({ kind: 'sort', run, ...job });
+    return run;
+  }
+
+  /** Whether the helper did its sort (waiting at most `ms`): false, and the job is the caller's. */
+  sorted(run: number, ms: number): boolean {
+    const m = this.receive(ms) as { sorted?: number; ok?: boolean } | null;
+    return m !== null && m.sorted === run && m.ok === true;
+  }
+
+  /** The helper's next answer (waiting at most `ms`); null if it did not answer. */
+  private receive(ms: number): unknown {
     const end = Date.now() + ms;
     for (;;) {
       const m = receiveMessageOnPort(this.port);
       if (m) {
         Helper.answered++;
-        return (m.message as { results: (FileResult | null)[] }).results.map(revive);
+        return m.message;
       }
       if (this.dead || Date.now() >= end) return null;
       const seen = Atomics.load(this.sig, DONE);
@@ -247,7 +287,7 @@ export class Helper {
       const again = receiveMessageOnPort(this.port);
       if (again) {
         Helper.answered++;
-        return (again.message as { results: (FileResult | null)[] }).results.map(revive);
+        return again.message;
       }
       Atomics.wait(this.sig, DONE, seen, 50);
     }

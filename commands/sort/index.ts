@@ -2,7 +2,8 @@ import { defineCommand, parseArgs, toBytes, type CommandContext, type CommandDef
 import { openInput } from '../../src/gnulib/helpers.js';
 import { gnuQuote } from '../../src/gnulib/gnu-number.js';
 import { quoteNameColon } from '../../src/gnulib/quote.js';
-import { sortLineIndexes } from './line-sort.js';
+import { copyLines, sortLineIndexes, sortLines, splitLines } from './line-sort.js';
+import { Helper, helperOn } from '../grep/parallel.js';
 import { isDefaultKey, keyOpts, newKey, parseKey, parseObsoleteKey, setOrdering, type Key } from './keys.js';
 import { compareKey, isTextKey, keyBegin, keyLimit, makeComparator, numericKeys, prefixKeys, translated, type Config } from './compare.js';
 import { argmatch, FatalError, OutBuffer, recordBatches, records } from '../../src/gnulib/text-lines.js';
@@ -194,6 +195,10 @@ async function sortMain(ctx: CommandContext): Promise<number> {
   }
   const { compare } = makeComparator(cfg);
   if (check) return checkSorted(ctx, files[0]!, cfg, compare, eol, check === 'c');
+  // One big file in plain byte order: half of its lines on the worker's helper thread,
+  // started now so that it is up by the time the file is read.
+  const helper = !ctx.values.m && keys.length === 0 && !cfg.reverse && !cfg.unique && files.length === 1 && files[0] !== '-'
+    && helperOn() && fileSize(ctx, files[0]!) >= TWO_THREADS_BYTES ? Helper.get() : null;
 
   if (ctx.values.m) {
     return withOutput(ctx, outfile, async (out) => mergeFiles(ctx, files, cfg, compare, eol, out));
@@ -201,6 +206,7 @@ async function sortMain(ctx: CommandContext): Promise<number> {
 
   // GNU opens -o FILE before reading the inputs (see withOutput).
   return withOutput(ctx, outfile, async (out) => {
+    if (helper && await sortOnTwoThreads(ctx, helper, files[0]!, eol, out)) return 0;
     // Read everything into one buffer; every line gets its terminator.
     const parts: Buffer[] = [];
     let total = 0;
@@ -327,6 +333,77 @@ async function sortMain(ctx: CommandContext): Promise<number> {
     if (at > 0) out.add(block.subarray(0, at));
     return 0;
   });
+}
+
+/** From this size on, a plain sort of one file uses the helper thread. */
+const TWO_THREADS_BYTES = 4 << 20;
+/** How long to wait for the helper's half before doing it here, ms (a dead helper answers at once). */
+const HELPER_SORT_MS = 300_000;
+
+function fileSize(ctx: CommandContext, f: string): number {
+  try {
+    return ctx.fs.stat(f, ctx.cwd).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * `sort FILE` in byte order on two threads (GNU sorts on two here too): the file is read into
+ * shared memory and its lines split by their first two bytes into two sets of about equal
+ * counts, every line of the first before every line of the second (splitLines); this thread
+ * sorts the first and copies its lines into the shared output, the helper does the second
+ * into the rest of it, so no merge is needed (a helper not up yet leaves both halves to this
+ * thread). False (nothing written) where the file does not open as a regular file or is
+ * empty: the one-thread path then reports what is wrong.
+ */
+async function sortOnTwoThreads(ctx: CommandContext, helper: Helper, f: string, eol: number, out: OutBuffer): Promise<boolean> {
+  let data: Buffer;
+  try {
+    const r = ctx.fs.openRandom(f, ctx.cwd);
+    try {
+      noteBytes(r.size);
+      const buf = Buffer.from(new SharedArrayBuffer(r.size + 1));
+      const n = r.readAt(buf, 0, r.size);
+      if (n === 0) return false;
+      // Every line gets its terminator.
+      data = buf[n - 1] === eol ? buf.subarray(0, n) : buf.subarray(0, n + 1);
+      data[data.length - 1] = eol;
+    } finally {
+      r.close();
+    }
+  } catch {
+    return false;
+  }
+  let count = 0;
+  for (let p = data.indexOf(eol); p >= 0; p = data.indexOf(eol, p + 1)) count++;
+  const starts = new Uint32Array(new SharedArrayBuffer(4 * (count + 1)));
+  for (let i = 0, p = 0; i < count; i++) {
+    starts[i] = p;
+    p = data.indexOf(eol, p) + 1;
+  }
+  starts[count] = data.length;
+  const order = new Uint32Array(new SharedArrayBuffer(4 * count));
+  const { split, bytes } = splitLines(data, starts, count, order);
+  const sorted = new Uint8Array(new SharedArrayBuffer(data.length));
+  // A helper started by this command has had the time of the read to come up.
+  const run = helper.ready() ? helper.sort({ data, starts, order, from: split, to: count, out: sorted, at: bytes }) : -1;
+  copyLines(data, starts, sortLines(data, starts, order.subarray(0, split)), 0, split, sorted, 0);
+  if (run < 0 || !helper.sorted(run, HELPER_SORT_MS)) {
+    // The helper is not up, failed or hangs: its half is done here, from a copy of its line numbers.
+    if (run >= 0) helper.abandon();
+    const rest = order.slice(split, count);
+    copyLines(data, starts, sortLines(data, starts, rest), 0, rest.length, sorted, bytes);
+  }
+  // Out in blocks of their own (shared memory is not for every consumer of the output).
+  const BLOCK = 1 << 20;
+  for (let at = 0; at < sorted.length; at += BLOCK) {
+    const end = Math.min(sorted.length, at + BLOCK);
+    const block = Buffer.allocUnsafe(end - at);
+    block.set(sorted.subarray(at, end));
+    if (out.add(block)) await out.flush();
+  }
+  return true;
 }
 
 /** The -R digest of each line's key [kb, max(kb, ke)), with -f/-d/-i applied, 16 bytes each. */

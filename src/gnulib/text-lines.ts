@@ -82,6 +82,25 @@ export class CopyOut {
     await this.out.write(data);
   }
 
+  /** The buffer with room for `len` more bytes from `at` (write them, then move `at`). */
+  room(len: number): Buffer {
+    if (this.n + len > this.buf.length) this.grow(len);
+    return this.buf;
+  }
+
+  /** Room left before the buffer must grow. */
+  get free(): number {
+    return this.buf.length - this.n;
+  }
+
+  /** Where the next byte goes. */
+  get at(): number {
+    return this.n;
+  }
+  set at(n: number) {
+    this.n = n;
+  }
+
   private grow(need: number): void {
     const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.n + need));
     this.buf.copy(bigger, 0, 0, this.n);

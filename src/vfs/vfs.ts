@@ -556,12 +556,16 @@ export class Vfs {
     }
   }
 
-  /** Read a file in chunks (streaming; memory stays at one chunk). */
-  *readChunks(path: string, cwd = '/', chunkSize = 256 * 1024): Generator<Buffer> {
+  /**
+   * Read a file in chunks (streaming; memory stays at one chunk). With `reuse` every chunk is
+   * read into the same buffer: the caller keeps nothing of a chunk past its next step (fresh
+   * 256 KiB buffers are fresh pages: 0.03-0.4 s of page faults per 100 MB on a busy host).
+   */
+  *readChunks(path: string, cwd = '/', chunkSize = 256 * 1024, reuse = false): Generator<Buffer> {
     const { fd, stat } = this.openRead(path, cwd);
     try {
       // A small file gets a buffer its size (plus one byte to see the end in one read).
-      yield* readFdChunks(fd, Math.max(1024, Math.min(chunkSize, stat.size + 1)), true);
+      yield* readFdChunks(fd, Math.max(1024, Math.min(chunkSize, stat.size + 1)), true, reuse);
     } finally {
       fs.closeSync(fd);
     }
@@ -1650,9 +1654,11 @@ export class AtomicWriter {
  * Chunks of an open file. With `regular` (a regular file, as fstat said), a read shorter
  * than asked is its end: no second read(2) just to see 0 bytes (small files: one read).
  */
-export function* readFdChunks(fd: number, chunkSize: number, regular = false): Generator<Buffer> {
+export function* readFdChunks(fd: number, chunkSize: number, regular = false, reuse = false): Generator<Buffer> {
+  let kept: Buffer | null = null;
   for (;;) {
-    const buf = Buffer.allocUnsafe(chunkSize);
+    const buf: Buffer = kept ?? Buffer.allocUnsafe(chunkSize);
+    if (reuse) kept = buf;
     let n: number;
     try {
       n = fs.readSync(fd, buf, 0, chunkSize, null);

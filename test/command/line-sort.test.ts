@@ -70,3 +70,15 @@ describe('sortLineIndexes: the packed rounds (runs of more than 256 lines)', () 
     expect(got.every((b, i) => b.equals(want[i]!))).toBe(true);
   });
 });
+
+describe('sortLineIndexes: the 8-byte prefix words', () => {
+  it('groups equal in 8, 16, 24 bytes, lines ending inside a word, NUL bytes where padding would be', () => {
+    const rnd = random(11);
+    const heads = ['', 'abcdefgh', 'abcdefghijklmnop', 'abcdefghijklmnopqrstuvwx', 'abcd', 'abcdefg', 'abcdefgh\0', 'abc\0\0\0\0\0'];
+    const tails = ['', '\0', '\0\0\0\0\0\0\0\0', 'a', 'b', '\xff', 'ijkl', 'ijklmnop', 'ijklmnopq', '\0\0\0\0\0\0\0\0\0x'];
+    const lines = Array.from({ length: 40_000 }, () => Buffer.from(heads[rnd(heads.length)]! + tails[rnd(tails.length)]! + tails[rnd(tails.length)]!, 'latin1'));
+    const got = radixSorted(lines);
+    const want = byteOrder(lines);
+    expect(got.map((b) => b.toString('latin1'))).toEqual(want.map((b) => b.toString('latin1')));
+  });
+});

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runArgv, tempDir } from '../helpers.js';
+import { Helper, setHelper } from '../../commands/grep/parallel.js';
 
 const scratch = tempDir('nosh-bigfast-');
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -126,7 +127,40 @@ describe('paste, base64, sort and cut over several chunks', () => {
     await same(root, ['cut', '-d,', '-f', '1,3-', 'noeol.txt']);
     await same(root, ['cut', '-s', '-d,', '-f2', 'a.txt']);
     await same(root, ['cut', '-z', '-d', ' ', '-f', '1,2', 'nul.txt']);
+    // The one-pass path (cutLines): several ranges, open ranges, --complement, a wider output
+    // delimiter, -s, lines without the delimiter, lines longer than a piece or a chunk, stdin.
+    await same(root, ['cut', '-d', ' ', '-f', '1,3,5-7,40-', 'big.txt']);
+    await same(root, ['cut', '-d', 'a', '--complement', '-f', '2-3', 'big.txt']);
+    await same(root, ['cut', '-d', ' ', '-f', '2-4', '--output-delimiter=<=>', 'noeol.txt']);
+    await same(root, ['cut', '-s', '-d', '\t', '-f', '1,2', 'big.txt']);
+    await same(root, ['cut', '-d', '\t', '-f', '2', 'big.txt']);
+    await same(root, ['cut', '-s', '-d', ',', '-f', '3-', '--output-delimiter=', 'a.txt', '-', 'noeol.txt'], lines(8, 500_000));
+    await same(root, ['cut', '-z', '-s', '-d', ',', '--complement', '-f', '1', 'nul.txt']);
   }, 60_000);
+});
+
+describe('sort of a big file on two threads (half of the lines on the helper thread)', () => {
+  // Over 4 MiB: lines split by their first two bytes between the two threads.
+  const mixed = Buffer.concat([text(9, 3_000_000, { longLines: true }), nul, text(10, 2_000_000, { tail: false })]);
+  const skewed = Buffer.concat(Array.from({ length: 9 }, (_, i) => text(20 + i, 600_000).toString('latin1').replace(/^/gm, 'same prefix ')).map((t) => Buffer.from(t, 'latin1')));
+  const root = zone({ 'mixed.txt': mixed, 'skewed.txt': skewed, 'nul.txt': Buffer.concat([nul, nul, nul, nul, nul, nul]) });
+  afterAll(() => setHelper(true));
+  it('prints what GNU prints, with the helper and without it', async () => {
+    // The first big sort starts the helper: not up yet, both halves are done on this thread.
+    const first = Helper.answered;
+    await same(root, ['sort', 'skewed.txt']);
+    const helper = Helper.get();
+    for (let i = 0; i < 100 && helper && !helper.ready(); i++) await new Promise((r) => setTimeout(r, 20));
+    const before = Helper.answered;
+    await same(root, ['sort', 'mixed.txt']);
+    await same(root, ['sort', 'skewed.txt']);
+    await same(root, ['sort', '-z', 'nul.txt']);
+    expect(Helper.answered - before).toBe(3);
+    expect(before - first).toBeLessThanOrEqual(1);
+    setHelper(false);
+    await same(root, ['sort', 'mixed.txt']);
+    expect(Helper.answered - before).toBe(3);
+  }, 120_000);
 });
 
 /** Lines `key<sep>rest` in key order, keys shared by groups of 1-6 lines, some keys only on one side. */
