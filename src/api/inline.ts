@@ -34,9 +34,15 @@ const INLINE_TOOLS = new Set(['stat', 'list', 'tree', 'find', 'exists', 'read'])
 /** read's arguments whose work is not counted (tail reads from the end, parse and byte ranges read whole or positioned). */
 const READ_UNCOUNTED = ['tail', 'parse', 'byte_offset', 'byte_length'] as const;
 
-/** May this tool call (its args as validated) run inline? */
-export function runsInline(name: string, args: Record<string, unknown>): boolean {
-  if (!INLINE_TOOLS.has(name)) return false;
+/**
+ * A call whose time limit is below this runs in a worker, where the limit is enforced: inline
+ * work cannot be stopped midway (it is bounded by the budget instead, a few ms).
+ */
+export const INLINE_MIN_TIMEOUT_MS = 1000;
+
+/** May this tool call (its args as validated, its time limit) run inline? */
+export function runsInline(name: string, args: Record<string, unknown>, timeoutMs = Infinity): boolean {
+  if (!INLINE_TOOLS.has(name) || timeoutMs < INLINE_MIN_TIMEOUT_MS) return false;
   if (name === 'read') return args.encoding !== 'base64' && READ_UNCOUNTED.every((k) => args[k] === undefined);
   return true;
 }

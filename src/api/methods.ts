@@ -62,7 +62,7 @@ function toolMethod(t: ToolDef): Method {
       const zone = known instanceof Promise ? await known : known;
       const commit = order === 'read' ? undefined : { method: t.name, message, groupMode, progress: call.progress };
       const only = order === 'file' ? normalizeVirtual((args as { path: string }).path, cwd ?? '/') : undefined;
-      const inline = order === 'read' && runsInline(t.name, args) ? runInline : undefined;
+      const inline = order === 'read' && runsInline(t.name, args, timeoutMs) ? runInline : undefined;
       const run = () => engine.runZoneTool(zone, t.name, args, { context, cwd, signal: call.signal, timeoutMs, commit, onlyPath: only, inline });
       const key = orderKey(zone);
       const out = await (order === 'read' ? run()
