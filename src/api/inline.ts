@@ -8,8 +8,8 @@
  * call of theirs runs here first, bounded by a budget of entries walked and bytes read
  * (src/runtime/progress.ts withInlineBudget: the counters that feed a worker's progress).
  * Past the budget the call is dropped and run again in a worker, where the call's timeout,
- * cancellation and memory limit apply; what was done here (a few thousand entries, at most
- * a MiB read) is lost, the answer is the worker's. A call that cannot be bounded that way
+ * cancellation and memory limit apply; what was done here (at most a thousand entries and
+ * 256 KiB read) is lost, the answer is the worker's. A call that cannot be bounded that way
  * (read's tail, parse and byte ranges read without passing through those counters) always
  * goes to a worker, and so does every call that writes.
  *
@@ -24,9 +24,9 @@ import { withInlineBudget } from '../runtime/progress.js';
 import type { TaskRequest, TaskResponse } from '../exec/index.js';
 
 /** Entries an inline call may walk before it goes to a worker. */
-export const INLINE_ENTRIES = 2000;
+export const INLINE_ENTRIES = 1000;
 /** Bytes an inline call may read before it goes to a worker. */
-export const INLINE_BYTES = 1024 * 1024;
+export const INLINE_BYTES = 256 * 1024;
 
 /** Tools that may run inline: read-only, synchronous, their work counted by walk and readChunks. */
 const INLINE_TOOLS = new Set(['stat', 'list', 'tree', 'find', 'exists', 'read']);
