@@ -104,6 +104,28 @@ const tools = [
 
 // AB_PROF=DIR: profile this build's server (--cpu-prof of its main thread and workers into DIR)
 const prof = process.env.AB_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.AB_PROF] : [];
+/** The floor of a durable 1 KiB write on this disk: per round, the median of CALLS bare temp + fsync + rename. */
+const floors = [];
+function floorRounds() {
+  const out = [];
+  const data = Buffer.alloc(1024, 97);
+  for (let r = 0; r < ROUNDS; r++) {
+    const t = [];
+    for (let k = 0; k < CALLS; k++) {
+      const t0 = process.hrtime.bigint();
+      const tmp = join(root, 'out', '.floor.tmp');
+      const fd = fs.openSync(tmp, 'w');
+      fs.writeSync(fd, data);
+      fs.fsyncSync(fd);
+      fs.closeSync(fd);
+      fs.renameSync(tmp, join(root, 'out', 'floor.txt'));
+      t.push(Number(process.hrtime.bigint() - t0) / 1e3);
+    }
+    out.push(med(t));
+  }
+  return out;
+}
+
 const servers = [new Server('nosh-new', [...prof, join(here, 'dist/src/cli/main.js'), 'mcp', '--root', root])];
 if (oldDist) servers.push(new Server('nosh-old', [join(resolve(oldDist), 'src/cli/main.js'), 'mcp', '--root', root]));
 servers.push(new Server('mcp-fs', [fsServer, root]));
@@ -135,7 +157,9 @@ for (const [id, noshCall, fsCall] of tools) {
   }
   const w = wall.map(med);
   const c = cpu.map(med);
+  if (id === 'write') floors.push(...floorRounds());
   const f = (x) => x.toFixed(0);
   console.log(`| ${id} | ${w.map(f).join(' | ')} | ${c.map(f).join(' | ')} | ${w.slice(0, -1).map((x, i) => `${(w.at(-1) / x).toFixed(2)}x / ${(c.at(-1) / c[i]).toFixed(2)}x`).join(' | ')} |`);
 }
+if (floors.length) console.log(`\nwrite's floor (1 KiB to a temp file, fsync, close, rename; in this process, ${floors.length} rounds of ${CALLS} after the write rows): median ${med(floors).toFixed(0)} µs`);
 await Promise.all(servers.map((s) => s.close()));
