@@ -191,7 +191,6 @@ export class Engine implements MethodEngine {
   private async dispatch(method: string, params: unknown, opts: CallOptions, note: AuditNote,
     lib: Pick<Invocation, 'root' | 'stdin'> = {}): Promise<Envelope<unknown>> {
     if (this.closed) return closedEnvelope();
-    this.pool.prewake();
     try {
       // strict function calling sends null for an optional argument not given (src/api/strict.ts);
       // the size check's walk tells whether the params hold a null, so they are walked once
@@ -199,6 +198,8 @@ export class Engine implements MethodEngine {
       // exec's usual params are checked by hand (no zod, no registry); any other shape goes to its schema
       const fast = method === 'exec' && !nulls ? execArgsOf(params ?? {}) : undefined;
       const entry: Method | undefined = fast ? EXEC_HANDLER as unknown as Method : (registry ?? await loadRegistry()).METHODS.get(method);
+      // a method that may answer in this thread (src/api/inline.ts) wakes no worker
+      if (!entry?.inline) this.pool.prewake();
       if (nulls) params = nullsAsAbsent(entry?.input, params);
       if (!entry) {
         const list = (registry ?? await loadRegistry()).listMethods();
@@ -233,10 +234,13 @@ export class Engine implements MethodEngine {
     // a one-file call gets that file's row and lock only (a followed symlink could reach another file: then all)
     const guard = o.commit && !zone.policy.readonly ? await this.guardOf(zone, context, o.onlyPath === undefined || zone.policy.followSymlinks ? undefined : [relOf(o.onlyPath)]) : undefined;
     const peerGuard = o.commit && peer ? await this.guardOf(peer, context) : undefined;
-    const res = await this.pool.run({
+    const task: TaskRequest = {
       root: zone.root, policy: zone.policy, quota: zone.quota, cwd: o.cwd ?? '/', stages: [], tool: { name, args }, limits: taskLimits(this.config.limits),
       peer: peer && { root: peer.root, policy: peer.policy, quota: peer.quota, guard: peerGuard }, guard,
-    }, o.timeoutMs ?? this.config.limits.timeoutMs, o.signal);
+    };
+    // a typed read may be answered in this thread (src/api/inline.ts); undefined: past its budget
+    const res = (o.inline && !o.commit && !peer && !o.signal?.aborted ? await o.inline(task) : undefined)
+      ?? await this.pool.run(task, o.timeoutMs ?? this.config.limits.timeoutMs, o.signal);
     if (!res.ok) {
       if (o.commit) for (const z of [zone, peer]) if (z) this.abandonWrite(z, res.error.code);
       throw new NoshError(res.error.code, res.error.message, res.error.hint, res.error.details);

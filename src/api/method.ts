@@ -105,6 +105,8 @@ export interface ZoneToolOptions {
   timeoutMs?: number;
   /** The one file the call may change (write, edit: virtual, normalised): only its ownership row and lock are sent. */
   onlyPath?: string;
+  /** Run a read-only call in the main thread first (src/api/inline.ts): its response, or undefined to run it in a worker. */
+  inline?: (task: TaskRequest) => Promise<TaskResponse | undefined>;
 }
 
 /** What handlers may use of the engine. */
@@ -131,6 +133,8 @@ export interface Method<A = Record<string, unknown>> extends MethodInfo {
   readOnlyRoles: boolean;
   runs: Runs;
   order: Order;
+  /** Its calls may be answered in the main thread (src/api/inline.ts): dispatch wakes no worker for them. */
+  inline?: boolean;
   /** Runs the call with its params as `input` parsed them; failures throw (NoshError, ZodError). */
   handler(engine: MethodEngine, args: A, call: Invocation): Promise<Envelope<unknown>>;
 }

@@ -20,6 +20,7 @@ import type { Method, MethodInfo } from './method.js';
 import { orderKey } from './write-order.js';
 import type { WriteAccess } from '../meta/index.js';
 import { withOwnership } from './ownership.js';
+import { runInline, runsInline } from './inline.js';
 
 export { ExecParams, ZoneParams } from './params-schema.js';
 export type { Surface } from './params.js';
@@ -50,6 +51,7 @@ function toolMethod(t: ToolDef): Method {
     readOnlyRoles: t.annotations.readOnlyHint,
     runs: 'worker',
     order,
+    inline: order === 'read' && runsInline(t.name, {}),
     async handler(engine, params, call) {
       const { zone: name, cwd, context, message, group_mode: groupMode, ...args } = params as { zone?: string; cwd?: string; context?: Context; timeout_ms?: number;
         message?: string; group_mode?: WriteAccess };
@@ -61,7 +63,8 @@ function toolMethod(t: ToolDef): Method {
       const zone = known instanceof Promise ? await known : known;
       const commit = order === 'read' ? undefined : { method: t.name, message, groupMode, progress: call.progress };
       const only = order === 'file' ? normalizeVirtual((args as { path: string }).path, cwd ?? '/') : undefined;
-      const run = () => engine.runZoneTool(zone, t.name, args, { context, cwd, signal: call.signal, timeoutMs, commit, onlyPath: only });
+      const inline = order === 'read' && runsInline(t.name, args, timeoutMs) ? runInline : undefined;
+      const run = () => engine.runZoneTool(zone, t.name, args, { context, cwd, signal: call.signal, timeoutMs, commit, onlyPath: only, inline });
       const key = orderKey(zone);
       const out = await (order === 'read' ? run()
         : order === 'file' ? engine.writes.file(key.root, key.prefix + only!, run)

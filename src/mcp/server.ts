@@ -7,6 +7,8 @@ import type { Nosh } from '../index.js';
 import { fail, type Envelope } from '../errors.js';
 import { LineSplitter } from '../rpc/lines.js';
 import { MAX_DEPTH, scanLine, spliceId } from '../rpc/scan.js';
+import { Cancel } from '../rpc/cancel.js';
+import type { CancelSignal } from '../pool/index.js';
 
 /** Largest accepted message line in bytes, as for JSON-RPC. */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -38,33 +40,33 @@ export function createMcpServer(nosh: Nosh, version: string, gate?: CallGate): S
       const params = map(p);
       if (params) void extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {});
     });
-    return call(req.params.name, req.params.arguments, extra.signal, progress);
+    return result(await call(req.params.name, req.params.arguments, extra.signal, progress));
   });
   return server;
 }
 
-type ToolCaller = ((name: string, args: Record<string, unknown> | undefined, signal: AbortSignal, progress?: (p: Progress) => void) => Promise<ReturnType<typeof result>>)
+type ToolCaller = ((name: string, args: Record<string, unknown> | undefined, signal: CancelSignal, progress?: (p: Progress) => void) => Promise<Envelope<unknown>>)
   & { methods: ReturnType<Nosh['methods']> };
 
-/** tools/call, as the SDK's handler and the stdio fast path (serveMcpStdio) both answer it. */
+/** tools/call, as the SDK's handler and the stdio fast path (serveMcpStdio) both answer it: the envelope (see result). */
 function toolCaller(nosh: Nosh, gate?: CallGate): ToolCaller {
   const methods = nosh.methods(undefined, 'model');
   const names = new Set(methods.map((m) => m.name));
-  const call = async (name: string, args: Record<string, unknown> | undefined, signal: AbortSignal, progress?: (p: Progress) => void) => {
+  const call = async (name: string, args: Record<string, unknown> | undefined, signal: CancelSignal, progress?: (p: Progress) => void): Promise<Envelope<unknown>> => {
     if (!names.has(name)) {
-      return result(fail('INVALID_ARGUMENT', `unknown tool '${name}'`, `Tools: ${methods.map((m) => m.name).join(', ')}.`, { tool: name }));
+      return (fail('INVALID_ARGUMENT', `unknown tool '${name}'`, `Tools: ${methods.map((m) => m.name).join(', ')}.`, { tool: name }));
     }
     if (args !== undefined && Object.hasOwn(args, 'context')) {
       const env = fail('PERMISSION_DENIED', 'context is not a tool argument: who is calling is fixed when nosh mcp starts',
         'Call the tool without context (nosh mcp --user ID --role ROLE sets identity).', { key: 'context' });
       const { context: _claimed, ...rest } = args;
       nosh.recordRefusal?.(name, rest, env);
-      return result(env);
+      return env;
     }
     // Calls past a second send progress (files and bytes done) when the client asked for it.
     gate?.enter();
     try {
-      return result(await nosh.call(name, args ?? {}, { signal, onProgress: progress }));
+      return await nosh.call(name, args ?? {}, { signal, onProgress: progress });
     } finally {
       gate?.leave();
     }
@@ -104,13 +106,23 @@ function progressMapper(token: string | number, name: string) {
   };
 }
 
-/** A tool result carrying the envelope, as text and as structured content. */
+/** A tool result carrying the envelope, as text and as structured content (FastCalls writes the same as resultLine). */
 function result(env: Envelope<unknown>) {
   return {
     isError: !env.success,
     content: [{ type: 'text' as const, text: JSON.stringify(env) }],
     structuredContent: env as unknown as Record<string, unknown>,
   };
+}
+
+/**
+ * The JSON-RPC answer carrying result(env), as one line, the envelope serialized once: its
+ * text is both the text content (escaped as a string) and the structured content.
+ */
+export function resultLine(id: Id, env: Envelope<unknown>): string {
+  const text = JSON.stringify(env);
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"isError":${!env.success},"content":[{"type":"text","text":${JSON.stringify(text)}}],` +
+    `"structuredContent":${text}}}`;
 }
 
 /**
@@ -179,7 +191,7 @@ const MAX_CALLS = 32;
 export async function serveMcpStdio(nosh: Nosh, version: string): Promise<void> {
   const gate = new CallGate(MAX_CALLS, (full) => { if (full) process.stdin.pause(); else process.stdin.resume(); });
   const server = createMcpServer(nosh, version, gate);
-  const fast = new FastCalls(toolCaller(nosh, gate), (msg) => process.stdout.write(JSON.stringify(msg) + '\n'));
+  const fast = new FastCalls(toolCaller(nosh, gate), (line) => process.stdout.write(line + '\n'));
   // the transport's own cap only has to pass any line boundedLines lets through
   const transport = new StdioServerTransport(boundedLines(process.stdin, process.stdout, MAX_LINE_BYTES, (msg) => fast.take(msg)), process.stdout, { maxBufferSize: MAX_LINE_BYTES + 2 });
   const closed = new Promise<void>((resolve) => { server.onclose = () => resolve(); });
@@ -204,9 +216,10 @@ type Id = string | number;
  * SDK does not answer one.
  */
 export class FastCalls {
-  private readonly running = new Map<Id, AbortController>();
+  private readonly running = new Map<Id, Cancel>();
 
-  constructor(private readonly call: ToolCaller, private readonly send: (msg: object) => void) {}
+  /** `send`: one message as a line of JSON, without its newline. */
+  constructor(private readonly call: ToolCaller, private readonly send: (line: string) => void) {}
 
   /** Take `msg` if it is a plain tools/call (true), else leave it (false). */
   take(msg: unknown): boolean {
@@ -218,20 +231,20 @@ export class FastCalls {
     }
     const call = plainToolCall(msg);
     if (call === undefined || this.running.has(call.id)) return false;
-    const controller = new AbortController();
+    const controller = new Cancel();
     this.running.set(call.id, controller);
     const { id, name, args, token } = call;
     const map = token === undefined ? undefined : progressMapper(token, name);
     const progress = map && ((p: Progress) => {
       const params = map(p);
-      if (params && !controller.signal.aborted) this.send({ jsonrpc: '2.0', method: 'notifications/progress', params });
+      if (params && !controller.aborted) this.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params }));
     });
-    this.call(name, args, controller.signal, progress).then(
-      (res) => ({ jsonrpc: '2.0', id, result: res }),
-      (e: unknown) => ({ jsonrpc: '2.0', id, error: { code: -32603, message: e instanceof Error ? e.message : 'Internal error' } }),
+    this.call(name, args, controller, progress).then(
+      (env) => resultLine(id, env),
+    ).catch((e: unknown) => JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: e instanceof Error ? e.message : 'Internal error' } }),
     ).then((answer) => {
       if (this.running.get(id) === controller) this.running.delete(id);
-      if (!controller.signal.aborted) this.send(answer);
+      if (!controller.aborted) this.send(answer);
     });
     return true;
   }

@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Nosh } from '../index.js';
 import { LineSplitter } from './lines.js';
 import { MAX_DEPTH, scanLine, spliceId } from './scan.js';
-import type { CancelSignal } from '../pool/index.js';
+import { Cancel } from './cancel.js';
 
 /** JSON-RPC 2.0 error codes for protocol faults; tool failures travel as envelopes. */
 export const RPC = { PARSE: -32700, INVALID_REQUEST: -32600, NO_METHOD: -32601, INVALID_PARAMS: -32602, INTERNAL: -32603, BUSY: -32001 } as const;
@@ -306,34 +306,6 @@ class RpcServer {
     } finally {
       if (this.running.get(id) === ac) this.running.delete(id);
     }
-  }
-}
-
-/**
- * How a running call is stopped: the CancelSignal the worker pool takes (src/pool), without
- * an AbortController per request. Those are EventTargets: creating one and listening on it
- * cost a small read 30 to 50 µs of its round trip through `nosh serve` (measured on the
- * 2-core bench VM), for a cancel that hardly ever comes.
- */
-class Cancel implements CancelSignal {
-  aborted = false;
-  private listeners: (() => void)[] | null = null;
-
-  addEventListener(_type: 'abort', fn: () => void): void {
-    if (!this.aborted) (this.listeners ??= []).push(fn);
-  }
-
-  removeEventListener(_type: 'abort', fn: () => void): void {
-    const i = this.listeners?.indexOf(fn) ?? -1;
-    if (i >= 0) this.listeners!.splice(i, 1);
-  }
-
-  abort(): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    const listeners = this.listeners ?? [];
-    this.listeners = null;
-    for (const fn of listeners) fn();
   }
 }
 

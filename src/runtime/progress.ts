@@ -51,9 +51,48 @@ export function setProgressTarget(sab: SharedArrayBuffer | undefined): void {
   current = sab ? new Float64Array(sab) : null;
 }
 
+/**
+ * Main thread: what an inline tool call (src/api/inline.ts) may still walk and read before it
+ * is handed to a worker instead; null outside one. The counts that feed progress in a worker
+ * (entries walked, bytes read) bound the call's work here.
+ */
+let inline: { files: number; bytes: number; over: boolean } | null = null;
+
+/** Thrown by addProgress when an inline call passes its budget (the call then goes to a worker). */
+export class OverInlineBudget extends Error {
+  constructor() {
+    super('over the inline budget');
+  }
+}
+
+/**
+ * Main thread: run `fn` (synchronous work) with a budget of `files` entries and `bytes` bytes;
+ * past it, addProgress throws OverInlineBudget. `over`: the budget was passed (then fn's value
+ * or error means nothing: a caller that swallowed the throw is caught by this too).
+ */
+export function withInlineBudget<T>(files: number, bytes: number, fn: () => T): { over: true } | { over: false; value: T } {
+  const budget = { files, bytes, over: false };
+  inline = budget;
+  try {
+    const value = fn();
+    return budget.over ? { over: true } : { over: false, value };
+  } catch (e) {
+    if (budget.over) return { over: true };
+    throw e;
+  } finally {
+    inline = null;
+  }
+}
+
 /** Worker: `files` more files (or entries) done, `bytes` more bytes. */
 export function addProgress(files: number, bytes = 0): void {
-  if (current === null) return;
+  if (current === null) {
+    if (inline !== null && ((inline.files -= files) < 0 || (inline.bytes -= bytes) < 0)) {
+      inline.over = true;
+      throw new OverInlineBudget();
+    }
+    return;
+  }
   current[FILES] += files;
   current[BYTES] += bytes;
 }

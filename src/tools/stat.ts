@@ -54,7 +54,10 @@ export default defineTool({
       const text = looksText(head) && !/^(image|audio|video)\/(?!svg)|^application\/(pdf|zip|gzip|x-|vnd\.sqlite|wasm|octet)/.test(mime);
       data.mime = mime;
       data.is_text = text;
-      if (text && st.size <= LINE_COUNT_CAP) {
+      if (text && head.length === st.size) {
+        // the head is the whole file: counted from it, without opening the file again
+        data.line_count = countByte(head, 0x0a) + (head.length > 0 && head[head.length - 1] !== 0x0a ? 1 : 0);
+      } else if (text && st.size <= LINE_COUNT_CAP) {
         let lines = 0;
         let last = 0x0a;
         for (const chunk of ctx.fs.readChunks(r.vpath)) {

@@ -23,7 +23,8 @@ beforeAll(async () => {
     for (let f = 0; f < 200; f++) fs.writeFileSync(path.join(root, 'tree', `d${d}`, `f${f}.txt`), 'needle\n');
   }
   nosh = await createNosh({ root, threads: 1 });
-  await nosh.call('exists', { path: 'tree' }); // the worker is up
+  // the worker is up, its tools loaded (exists would answer in the main thread: src/api/inline.ts)
+  await nosh.call('search', { pattern: 'needle', path: 'tree/d0/f0.txt' });
 }, 60_000);
 afterAll(async () => {
   await nosh?.close();

@@ -19,7 +19,8 @@ beforeAll(async () => {
     fs.mkdirSync(path.join(ws.root, 'tree', `d${d}`), { recursive: true });
     for (let f = 0; f < 200; f++) fs.writeFileSync(path.join(ws.root, 'tree', `d${d}`, `f${f}.txt`), 'needle\n');
   }
-  await ws.call('exists', { path: 'huge.txt' }); // the worker is up
+  // the worker is up, its tools loaded (exists would answer in the main thread: src/api/inline.ts)
+  await ws.call('search', { pattern: 'needle', path: 'tree/d0/f0.txt' });
 }, 60_000);
 afterAll(async () => { await ws.close(); });
 
