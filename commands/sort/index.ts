@@ -2,8 +2,8 @@ import { defineCommand, parseArgs, toBytes, type CommandContext, type CommandDef
 import { openInput } from '../../src/gnulib/helpers.js';
 import { gnuQuote } from '../../src/gnulib/gnu-number.js';
 import { quoteNameColon } from '../../src/gnulib/quote.js';
-import { copyLines, sortLineIndexes, sortLines, splitLines } from './line-sort.js';
-import { Helper, helperOn } from '../grep/parallel.js';
+import { copyLines, sortLineIndexes, sortLines, splitLines } from '../../src/gnulib/line-sort.js';
+import { Helper, helperOn } from '../../src/gnulib/helper-thread.js';
 import { isDefaultKey, keyOpts, newKey, parseKey, parseObsoleteKey, setOrdering, type Key } from './keys.js';
 import { compareKey, isTextKey, keyBegin, keyLimit, makeComparator, numericKeys, prefixKeys, translated, type Config } from './compare.js';
 import { argmatch, FatalError, OutBuffer, recordBatches, records } from '../../src/gnulib/text-lines.js';
