@@ -7,7 +7,8 @@
  */
 import { workerData, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { FileSearcher, searchRemote, sortLinesJob, type Batch, type FileResult, type SearchSpec, type SortJob } from './parallel.js';
+import { FileSearcher, searchRemote, type Batch, type FileResult, type SearchSpec } from './parallel.js';
+import { sortLinesJob, type SortJob } from '../../src/gnulib/line-sort.js';
 import { SMALL_FILE } from './scan.js';
 
 const { port, sig } = workerData as { port: MessagePort; sig: Int32Array };

@@ -2,13 +2,13 @@ import { defineCommand, parseArgs, toBytes, type CommandContext, type CommandDef
 import { openInput } from '../../src/gnulib/helpers.js';
 import { gnuQuote } from '../../src/gnulib/gnu-number.js';
 import { quoteNameColon } from '../../src/gnulib/quote.js';
-import { copyLines, sortLineIndexes, sortLines, splitLines } from './line-sort.js';
-import { Helper, helperOn } from '../grep/parallel.js';
+import { copyLines, sortLineIndexes, sortLines, splitLines } from '../../src/gnulib/line-sort.js';
+import { Helper, helperOn } from '../../src/gnulib/helper-thread.js';
 import { isDefaultKey, keyOpts, newKey, parseKey, parseObsoleteKey, setOrdering, type Key } from './keys.js';
 import { compareKey, isTextKey, keyBegin, keyLimit, makeComparator, numericKeys, prefixKeys, translated, type Config } from './compare.js';
 import { argmatch, FatalError, OutBuffer, recordBatches, records } from '../../src/gnulib/text-lines.js';
 import { VfsError } from '../../src/vfs/index.js';
-import { noteBytes } from '../../src/runtime/memory.js';
+import { noteBytes, valueLimit } from '../../src/runtime/memory.js';
 import { checkBatchSize, checkBufferSize, checkParallel, obsoleteKey, randomDigest, randomSalt, obsoleteKeyOperand } from './options.js';
 
 /**
@@ -196,9 +196,12 @@ async function sortMain(ctx: CommandContext): Promise<number> {
   const { compare } = makeComparator(cfg);
   if (check) return checkSorted(ctx, files[0]!, cfg, compare, eol, check === 'c');
   // One big file in plain byte order: half of its lines on the worker's helper thread,
-  // started now so that it is up by the time the file is read.
-  const helper = !ctx.values.m && keys.length === 0 && !cfg.reverse && !cfg.unique && files.length === 1 && files[0] !== '-'
-    && helperOn() && fileSize(ctx, files[0]!) >= TWO_THREADS_BYTES ? Helper.get() : null;
+  // started now so that it is up by the time the file is read. It holds the input and the
+  // whole output at once (the one-thread path about the input only): up to a quarter of the
+  // memory budget, so that a file the one-thread path sorts is never refused.
+  const size = files.length === 1 && files[0] !== '-' ? fileSize(ctx, files[0]!) : 0;
+  const helper = !ctx.values.m && keys.length === 0 && !cfg.reverse && !cfg.unique && helperOn()
+    && size >= TWO_THREADS_BYTES && size <= valueLimit() ? Helper.get() : null;
 
   if (ctx.values.m) {
     return withOutput(ctx, outfile, async (out) => mergeFiles(ctx, files, cfg, compare, eol, out));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sortLineIndexes } from '../../commands/sort/line-sort.js';
+import { sortLineIndexes } from '../../src/gnulib/line-sort.js';
 
 /** Sort `lines` (each without its terminator) with sortLineIndexes; the lines in its order. */
 function radixSorted(lines: Buffer[], eol = 0x0a): Buffer[] {

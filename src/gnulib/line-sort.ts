@@ -272,3 +272,21 @@ export function splitLines(data: Uint8Array, starts: Uint32Array, count: number,
   }
   return { split: a, bytes };
 }
+
+/** Lines order[from, to) of `data` (all in shared memory) sorted, then copied into `out` from `at`. */
+export interface SortJob {
+  run: number;
+  data: Uint8Array;
+  starts: Uint32Array;
+  order: Uint32Array;
+  from: number;
+  to: number;
+  out: Uint8Array;
+  at: number;
+}
+
+export function sortLinesJob(job: SortJob): void {
+  const part = job.order.subarray(job.from, job.to);
+  sortLines(job.data, job.starts, part);
+  copyLines(job.data, job.starts, part, 0, part.length, job.out, job.at);
+}
