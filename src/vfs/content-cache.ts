@@ -22,7 +22,7 @@
  */
 import type * as fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { valueLimit } from '../runtime/memory.js';
+import { ByteLru, budgeted } from '../runtime/byte-lru.js';
 
 /** How much older than the start of a read a file's timestamps must be for its content to be kept, ns. */
 export const RACY_NS = 2_000_000_000n;
@@ -45,35 +45,31 @@ export function nowNs(): bigint {
 
 export class ContentCache {
   /** By inode number (as a Number: cheaper to hash than a string of both); dev and ino are checked in the entry. */
-  private readonly map = new Map<number, Entry>();
-  private bytes = 0;
+  private readonly lru: ByteLru<number, Entry>;
   hits = 0;
   misses = 0;
   stored = 0;
   racy = 0;
 
-  constructor(private budget: number) {}
+  constructor(budget: number) {
+    this.lru = new ByteLru(budget);
+  }
 
   setBudget(budget: number): void {
-    this.budget = budget;
-    this.trim();
+    this.lru.setBudget(budget);
   }
 
   get size(): number {
-    return this.bytes;
+    return this.lru.size;
   }
 
   /** The content kept for this identity, or null. */
   get(st: fs.BigIntStats): Buffer | null {
-    const key = Number(st.ino);
-    const e = this.map.get(key);
+    const e = this.lru.get(Number(st.ino));
     if (!e || e.ino !== st.ino || e.dev !== st.dev || e.size !== st.size || e.mtime !== st.mtimeNs || e.ctime !== st.ctimeNs) {
       this.misses++;
       return null;
     }
-    // Most recently used last.
-    this.map.delete(key);
-    this.map.set(key, e);
     this.hits++;
     return e.data;
   }
@@ -83,35 +79,18 @@ export class ContentCache {
    * after `startNs` (nowNs() before the open). Not kept if racy or too big.
    */
   put(st: fs.BigIntStats, startNs: bigint, data: Buffer): void {
-    if (BigInt(data.length) !== st.size || data.length > MAX_ENTRY || data.length > this.budget) return;
+    if (BigInt(data.length) !== st.size || data.length > MAX_ENTRY || data.length > this.lru.limit) return;
     const newest = st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs;
     if (newest >= startNs - RACY_NS) {
       this.racy++;
       return;
     }
-    const key = Number(st.ino);
-    const old = this.map.get(key);
-    if (old) {
-      this.map.delete(key);
-      this.bytes -= old.data.length;
-    }
-    this.map.set(key, { dev: st.dev, ino: st.ino, size: st.size, mtime: st.mtimeNs, ctime: st.ctimeNs, data: Buffer.from(data) });
-    this.bytes += data.length;
+    this.lru.set(Number(st.ino), { dev: st.dev, ino: st.ino, size: st.size, mtime: st.mtimeNs, ctime: st.ctimeNs, data: Buffer.from(data) }, data.length);
     this.stored++;
-    this.trim();
   }
 
   clear(): void {
-    this.map.clear();
-    this.bytes = 0;
-  }
-
-  private trim(): void {
-    for (const [key, e] of this.map) {
-      if (this.bytes <= this.budget) break;
-      this.map.delete(key);
-      this.bytes -= e.data.length;
-    }
+    this.lru.clear();
   }
 }
 
@@ -122,13 +101,6 @@ let cache: ContentCache | null = null;
  * kept from an earlier configuration is dropped). Capped at a quarter of the worker's memory.
  */
 export function contentCache(bytes: number | undefined): ContentCache | null {
-  const budget = Math.min(bytes ?? 0, Math.floor(valueLimit()));
-  if (budget <= 0) {
-    cache?.clear();
-    cache = null;
-    return null;
-  }
-  if (!cache) cache = new ContentCache(budget);
-  else cache.setBudget(budget);
+  cache = budgeted(cache, bytes, (b) => new ContentCache(b));
   return cache;
 }

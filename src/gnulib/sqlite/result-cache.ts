@@ -23,7 +23,7 @@
  * worker's budget; one entry is at most a quarter of the budget.
  */
 import type { BigIntStats } from 'node:fs';
-import { valueLimit } from '../../runtime/memory.js';
+import { ByteLru, budgeted } from '../../runtime/byte-lru.js';
 import { RACY_NS } from '../../vfs/content-cache.js';
 import { codeOnly } from './guard.js';
 import type { Value } from './values.js';
@@ -36,7 +36,6 @@ export interface CachedResult {
 
 interface Entry extends CachedResult {
   file: string;
-  bytes: number;
 }
 
 /** Functions whose answer can differ between two runs on the same file. */
@@ -79,42 +78,40 @@ export function settled(st: BigIntStats, startNs: bigint): boolean {
 }
 
 export class ResultCache {
-  private readonly map = new Map<string, Entry>();
-  private bytes = 0;
+  private readonly lru: ByteLru<string, Entry>;
   hits = 0;
   misses = 0;
   stored = 0;
   racy = 0;
   invalidated = 0;
 
-  constructor(private budget: number) {}
+  constructor(budget: number) {
+    this.lru = new ByteLru(budget);
+  }
 
   setBudget(budget: number): void {
-    this.budget = budget;
-    this.trim();
+    this.lru.setBudget(budget);
   }
 
   /** Largest entry kept. */
   get maxEntry(): number {
-    return Math.floor(this.budget / 4);
+    return Math.floor(this.lru.limit / 4);
   }
 
   get size(): number {
-    return this.bytes;
+    return this.lru.size;
   }
 
   get entries(): number {
-    return this.map.size;
+    return this.lru.entries;
   }
 
   get(key: string): CachedResult | null {
-    const e = this.map.get(key);
+    const e = this.lru.get(key);
     if (!e) {
       this.misses++;
       return null;
     }
-    this.map.delete(key);
-    this.map.set(key, e);
     this.hits++;
     return e;
   }
@@ -123,38 +120,17 @@ export class ResultCache {
   put(key: string, file: string, result: CachedResult, bytes: number): void {
     const size = bytes + key.length * 2 + 64;
     if (size > this.maxEntry) return;
-    const old = this.map.get(key);
-    if (old) {
-      this.map.delete(key);
-      this.bytes -= old.bytes;
-    }
-    this.map.set(key, { ...result, file, bytes: size });
-    this.bytes += size;
+    this.lru.set(key, { ...result, file }, size);
     this.stored++;
-    this.trim();
   }
 
   /** Drop every entry of one file (written through nosh). */
   dropFile(file: string): void {
-    for (const [k, e] of this.map) {
-      if (e.file !== file) continue;
-      this.map.delete(k);
-      this.bytes -= e.bytes;
-      this.invalidated++;
-    }
+    this.invalidated += this.lru.deleteWhere((e) => e.file === file);
   }
 
   clear(): void {
-    this.map.clear();
-    this.bytes = 0;
-  }
-
-  private trim(): void {
-    for (const [key, e] of this.map) {
-      if (this.bytes <= this.budget) break;
-      this.map.delete(key);
-      this.bytes -= e.bytes;
-    }
+    this.lru.clear();
   }
 }
 
@@ -165,14 +141,7 @@ let cache: ResultCache | null = null;
  * kept from an earlier configuration is dropped). Capped at a quarter of the worker's memory.
  */
 export function resultCache(bytes: number | undefined): ResultCache | null {
-  const budget = Math.min(bytes ?? 0, Math.floor(valueLimit()));
-  if (budget <= 0) {
-    cache?.clear();
-    cache = null;
-    return null;
-  }
-  if (!cache) cache = new ResultCache(budget);
-  else cache.setBudget(budget);
+  cache = budgeted(cache, bytes, (b) => new ResultCache(b));
   return cache;
 }
 
