@@ -274,7 +274,7 @@ export function compileBuiltin(c: Compiler, name: string, args: Expr[], _paren: 
     }
     case 'gensub': {
       argc(3, 4);
-      const re = c.regexSource(args[0]!), r = S_(1), how = c.expr(args[2]!), t: E = n === 4 ? c.expr(args[3]!) : () => new SN(rt.rec);
+      const re = c.regexSource(args[0]!), r = S_(1), how = c.expr(args[2]!), a3 = args[3], t: E = a3 === undefined ? () => new SN(rt.rec) : a3.t === 'field' && a3.e.t === 'num' && a3.e.v === 0 ? () => rt.rec : c.expr(a3);
       return () => {
         const src = re();
         const rep = r();
@@ -286,10 +286,13 @@ export function compileBuiltin(c: Compiler, name: string, args: Expr[], _paren: 
           nth = Math.trunc(toNum(h));
           if (!(nth >= 1)) { rt.warn(`warning: gensub: third argument \`${hs}' treated as 1`); nth = 1; }
         }
-        // nothing replaced: the target itself (a strnum stays one)
+        // nothing replaced: the target itself (the record as the default target and a field stay
+        // strnums; a number, and $0 named, come back as a string, true when not empty, as gawk's:
+        // `if (gensub(/b/, "x", 1, 0))` is true)
         const tv = t();
-        const [res, cnt] = substitute(toStr(tv, rt.convfmt), src, gensubRepl(rep), all, nth);
-        return cnt === 0 ? tv : res;
+        const ts = toStr(tv, rt.convfmt);
+        const [res, cnt] = substitute(ts, src, gensubRepl(rep), all, nth);
+        return cnt === 0 ? (typeof tv === 'number' ? ts : tv) : res;
       };
     }
     case 'match': {
