@@ -213,11 +213,10 @@ async function digestFile(st: State, algo: Algo, bits: number, operand: string):
     hash = createHash(NODE_HASH[algo]!);
   }
   try {
-    const source = operand === '-' ? ctx.stdin : ctx.fs.readChunks(operand, ctx.cwd);
-    for await (const chunk of source as AsyncIterable<Uint8Array>) {
-      if (hash) hash.update(chunk);
-      else old!.update(chunk);
-    }
+    const update = (chunk: Uint8Array) => (hash ? hash.update(chunk) : old!.update(chunk));
+    if (operand === '-') for await (const chunk of ctx.stdin as AsyncIterable<Uint8Array>) update(chunk);
+    // a file: 1 MiB reads into one buffer, hashed before the next read (no new memory per read)
+    else for (const chunk of ctx.fs.readChunks(operand, ctx.cwd, 1024 * 1024, true)) update(chunk);
   } catch (e) {
     if (!(e instanceof VfsError)) throw e;
     if (st.ignoreMissing && e.errno === 'ENOENT') return 'missing';
