@@ -42,8 +42,10 @@ export class OutBuffer {
  * await flush() then; a piece larger than the buffer grows it.
  */
 export class CopyOut {
-  private static readonly SIZE = 64 * 1024;
-  private buf = Buffer.allocUnsafe(CopyOut.SIZE);
+  private static readonly SIZE = 256 * 1024;
+  /** Room past SIZE, so that the line that crosses it fits without growing (copying) the buffer. */
+  private static readonly ROOM = 2 * CopyOut.SIZE;
+  private buf = Buffer.allocUnsafe(CopyOut.ROOM);
   private n = 0;
 
   constructor(private readonly out: Output) {}
@@ -77,7 +79,7 @@ export class CopyOut {
     if (this.n === 0) return;
     // The writer may keep what it is given: hand over this buffer and start a new one.
     const data = this.buf.subarray(0, this.n);
-    this.buf = Buffer.allocUnsafe(CopyOut.SIZE);
+    this.buf = Buffer.allocUnsafe(CopyOut.ROOM);
     this.n = 0;
     await this.out.write(data);
   }
