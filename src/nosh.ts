@@ -50,6 +50,8 @@ export interface CreateOptions {
    * served at once, other calls wait for it; methods() needs nosh.ready() first. For `nosh serve`'s start-up.
    */
   defer?: boolean;
+  /** `config` already resolved (resolveConfig): the CLI resolves it once to size its early pool, and is not made to do it twice. */
+  resolved?: ResolvedConfig;
 }
 
 /** The engine behind an instance createNosh made (for the link server, src/http: it reads zones in this process). */
@@ -63,7 +65,7 @@ export function engineOf(nosh: Nosh): Engine {
 
 /** Start nosh. A bad config throws a NoshError (INVALID_ARGUMENT) naming the key. */
 export async function createNosh(config: NoshConfig = {}, opts: CreateOptions = {}): Promise<Nosh> {
-  const engine = new Engine(await resolveConfig(config), opts.groupProvider, opts.afterWrite, opts.pool, opts.audit);
+  const engine = new Engine(opts.resolved ?? await resolveConfig(config), opts.groupProvider, opts.afterWrite, opts.pool, opts.audit);
   if (!opts.defer) {
     try {
       await engine.ready();

@@ -157,7 +157,7 @@ async function open(values: WorkspaceValues, threads?: number, trust: { surface:
     }
     // The CLI hands createNosh the pool it started, and does not wait for the method registry
     // (typed tools, host methods): ready() loads it, when a caller needs it.
-    const nosh = await createNosh(wanted, { pool, defer: true });
+    const nosh = await createNosh(wanted, { pool, defer: true, resolved: config });
     return { nosh: bindIdentity(nosh, { ...defaults, ...trust }), ready: () => nosh.ready!(), unbound: nosh };
   } catch (e) {
     await pool?.close();
