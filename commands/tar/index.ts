@@ -11,7 +11,7 @@ import { walk } from '../../src/vfs/walk.js';
 import { components, DestTree, StagingFolder } from '../../src/gnulib/extract-tree.js';
 import { addProgress, setProgressTotalBytes } from '../../src/runtime/progress.js';
 import { gunzip, gzipBlocks, GzipError, type DecodeInfo } from '../../src/gnulib/gzip.js';
-import { TarOut, type TarHeader } from './ustar.js';
+import { TAR_BLOCK, TarOut, type TarHeader } from './ustar.js';
 import { excluder, hasDotDot, leadingPrefix, Lister, MAX_NAME_BYTES, stripComponents } from './names.js';
 
 const TRY = "Try 'tar --help' or 'tar --usage' for more information.\n";
@@ -482,7 +482,11 @@ async function* addOperand(r: Run, out: TarOut, operand: string, verboseOut: Out
         continue;
       }
       try {
-        yield* addFile(r, out, name, f.stat!, f.size, (b, off, len) => f.read(b, off, len), verboseOut);
+        if (r.verbose) await verboseOut.write(name + '\n');
+        const read: Read = (b, off, len) => f.read(b, off, len);
+        const left = fileStart(out, name, f.stat!, f.size, read);
+        if (left > 0) yield* fileRest(r, out, name, f.size, left, read);
+        else if (out.pending > 0) for (const b of out.take()) yield b;
       } finally {
         f.close();
       }
@@ -533,31 +537,46 @@ async function* addOne(r: Run, out: TarOut, path: string, name: string, st: Stat
   try {
     let pos = 0;
     const rf = f;
-    yield* addFile(r, out, name, st, st.size, (b, off, len) => {
+    const read: Read = (b, off, len) => {
       const n = rf.readAt(b.subarray(off, off + len), pos, len);
       pos += n;
       return n;
-    }, verboseOut);
+    };
+    if (r.verbose) await verboseOut.write(name + '\n');
+    const left = fileStart(out, name, st, st.size, read);
+    if (left > 0) yield* fileRest(r, out, name, st.size, left, read);
+    else if (out.pending > 0) for (const b of out.take()) yield b;
   } finally {
     f.close();
   }
 }
 
-/** A regular file: its header, then `size` bytes read straight into the archive's blocks (zeros if it shrank, as GNU tar). */
-async function* addFile(r: Run, out: TarOut, name: string, st: Stats, size: number, read: (b: Uint8Array, off: number, len: number) => number, verboseOut: Out): AsyncGenerator<Buffer> {
-  if (r.verbose) await verboseOut.write(name + '\n');
+type Read = (b: Uint8Array, off: number, len: number) => number;
+
+/**
+ * A regular file's header, then its bytes read straight into the archive's blocks: a small
+ * file in one go (no generator of its own), a big one up to its first full block. The bytes
+ * still to read (fileRest reads them); 0: the file is in, padded.
+ */
+function fileStart(out: TarOut, name: string, st: Stats, size: number, read: Read): number {
   out.header(headerOf(name, 'file', st, size));
-  let left = size;
-  while (left > 0) {
-    const n = out.readInto(read, left);
-    if (n === 0) break;
-    left -= n;
+  const left = out.copy(read, size, size > TAR_BLOCK);
+  if (left === 0) out.pad(size);
+  return left;
+}
+
+/** The rest of a file, block by block; zeros for what is missing if it shrank (as GNU tar). */
+async function* fileRest(r: Run, out: TarOut, name: string, size: number, left: number, read: Read): AsyncGenerator<Buffer> {
+  while (left > 0 && out.pending > 0) {
     for (const b of out.take()) yield b;
+    const more = out.copy(read, left, true);
+    if (more === left) break;
+    left = more;
   }
   if (left > 0) {
     out.zeros(left);
     await error(r, `${name}: File shrank by ${left} bytes; padding with zeros`);
   }
   out.pad(size);
-  for (const b of out.take()) yield b;
+  if (out.pending > 0) for (const b of out.take()) yield b;
 }

@@ -93,6 +93,25 @@ export class TarOut {
   }
 
   /**
+   * Copy a file's data with `read` until `left` bytes are in (or the file ends, or, with
+   * `oneBlock`, a block is full): the bytes still missing.
+   */
+  copy(read: (buf: Uint8Array, off: number, len: number) => number, left: number, oneBlock: boolean): number {
+    while (left > 0) {
+      const n = this.readInto(read, left);
+      if (n === 0) break;
+      left -= n;
+      if (oneBlock && this.ready.length > 0) break;
+    }
+    return left;
+  }
+
+  /** Blocks full and not taken yet. */
+  get pending(): number {
+    return this.ready.length;
+  }
+
+  /**
    * Read up to `max` bytes of file data with `read` (one read(2): the count, 0 at the end)
    * straight into the current block: the count read.
    */
@@ -103,18 +122,26 @@ export class TarOut {
     return n;
   }
 
-  /** An entry's header (and its pax header first when the name needs one). */
+  /** An entry's header (and its pax header first when the name needs one), made in place. */
   header(h: TarHeader): void {
-    const block = encode(h.name, h, h.type === 'directory' ? 5 : 0, h.size);
-    if (block) {
-      this.bytes(block);
+    const type = h.type === 'directory' ? 5 : 0;
+    const parts = split(h.name, type);
+    if (parts) {
+      this.record(parts.name, parts.prefix, h, type, h.size);
       return;
     }
     const pax = Buffer.from(paxRecord(' path=' + h.name + '\n'));
-    this.bytes(encode('PaxHeader', h, 72, pax.length)!);
+    this.record('PaxHeader', '', h, 72, pax.length);
     this.bytes(pax);
     this.pad(pax.length);
-    this.bytes(encode('PaxHeader', h, h.type === 'directory' ? 5 : 0, h.size)!);
+    this.record('PaxHeader', '', h, type, h.size);
+  }
+
+  /** One 512-byte header at the current place (always on a record boundary, in zeroed space). */
+  private record(name: string, prefix: string, h: TarHeader, typeflag: number, size: number): void {
+    write(this.buf, this.pos, name, prefix, h, typeflag, size);
+    this.pos += 512;
+    if (this.pos === TAR_BLOCK) this.next();
   }
 
   /** The two zero records that end an archive. */
@@ -123,8 +150,8 @@ export class TarOut {
   }
 }
 
-/** One 512-byte ustar header, or null when the name needs a pax header (tar-stream's encode). */
-function encode(full: string, h: TarHeader, typeflag: number, size: number): Buffer | null {
+/** tar-stream's split of a name into ustar's name and prefix; null when it needs a pax header. */
+function split(full: string, typeflag: number): { name: string; prefix: string } | null {
   let name = full;
   let prefix = '';
   if (typeflag === 5 && !name.endsWith('/')) name += '/';
@@ -136,35 +163,38 @@ function encode(full: string, h: TarHeader, typeflag: number, size: number): Buf
     name = name.slice(i + 1);
   }
   if (name.length > 100 || prefix.length > 155) return null;
-  const b = Buffer.alloc(512);
-  b.write(name, 0, 'latin1');
-  b.write(oct(h.mode & 0o7777, 6), 100, 'latin1');
-  b.write(oct(h.uid, 6), 108, 'latin1');
-  b.write(oct(h.gid, 6), 116, 'latin1');
+  return { name, prefix };
+}
+
+/** A ustar header into b[at, at + 512), which is zeroed (tar-stream's encode). */
+function write(b: Buffer, at: number, name: string, prefix: string, h: TarHeader, typeflag: number, size: number): void {
+  b.write(name, at, 'latin1');
+  b.write(oct(h.mode & 0o7777, 6), at + 100, 'latin1');
+  b.write(oct(h.uid, 6), at + 108, 'latin1');
+  b.write(oct(h.gid, 6), at + 116, 'latin1');
   const s = size.toString(8);
   if (s.length > 11) {
     // base-256 for sizes of 8 GiB and more
-    b[124] = 0x80;
+    b[at + 124] = 0x80;
     let num = size;
     for (let i = 11; i > 0; i--) {
-      b[124 + i] = num & 0xff;
+      b[at + 124 + i] = num & 0xff;
       num = Math.floor(num / 0x100);
     }
   } else {
-    b.write(oct(size, 11), 124, 'latin1');
+    b.write(oct(size, 11), at + 124, 'latin1');
   }
-  b.write(oct(h.mtime | 0, 11), 136, 'latin1');
-  b[156] = 48 + typeflag;
-  b.write('ustar\0', 257, 'latin1');
-  b.write('00', 263, 'latin1');
-  if (h.uname) b.write(h.uname, 265);
-  if (h.gname) b.write(h.gname, 297);
-  b.write(oct(0, 6), 329, 'latin1');
-  b.write(oct(0, 6), 337, 'latin1');
-  if (prefix) b.write(prefix, 345, 'latin1');
+  b.write(oct(h.mtime | 0, 11), at + 136, 'latin1');
+  b[at + 156] = 48 + typeflag;
+  b.write('ustar\0', at + 257, 'latin1');
+  b.write('00', at + 263, 'latin1');
+  if (h.uname) b.write(h.uname, at + 265);
+  if (h.gname) b.write(h.gname, at + 297);
+  b.write(oct(0, 6), at + 329, 'latin1');
+  b.write(oct(0, 6), at + 337, 'latin1');
+  if (prefix) b.write(prefix, at + 345, 'latin1');
   let sum = 8 * 32;
-  for (let i = 0; i < 148; i++) sum += b[i]!;
-  for (let i = 156; i < 512; i++) sum += b[i]!;
-  b.write(oct(sum, 6), 148, 'latin1');
-  return b;
+  for (let i = at; i < at + 148; i++) sum += b[i]!;
+  for (let i = at + 156; i < at + 512; i++) sum += b[i]!;
+  b.write(oct(sum, 6), at + 148, 'latin1');
 }

@@ -120,8 +120,11 @@ const BLOCK = 1 << 20;
 const WINDOW = 32 * 1024;
 
 function deflateBlock(b: Buffer, level: number, dictionary: Buffer | null, last: boolean): Promise<Buffer> {
+  // chunkSize: zlib's output in one piece of up to the block's size (the default 16 KiB made a
+  // callback and a piece per 16 KiB, joined again at the end)
   return new Promise((res, rej) => zlib.deflateRaw(b, {
     level, ...(dictionary ? { dictionary } : {}), finishFlush: last ? zlib.constants.Z_FINISH : zlib.constants.Z_SYNC_FLUSH,
+    chunkSize: Math.max(64 * 1024, b.length),
   }, (err, out) => (err ? rej(err) : res(out))));
 }
 
