@@ -422,6 +422,8 @@ class Live {
       () => (f ? fileChunks(f) : ctx.fs.readChunks(it.path!, ctx.cwd, 1 << 20)));
     this.report.push({ item: it, verb: '  adding' });
     this.pct.set(it, pct);
+    // Progress: the walk counts its entries, each entry written counts again (the total is known at the end).
+    addProgress(1);
   }
 
   /** The whole file into the reused buffer (grown if the file grew since its fstat): valid until the next read. */
@@ -443,6 +445,7 @@ class Live {
   end(): void {
     this.zw!.end();
     this.w!.commit();
+    setProgressTotal(0);
   }
 
   /** A failure while writing: nothing is left (the writer aborted); a file system error as Info-ZIP reports it. */
