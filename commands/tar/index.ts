@@ -2,14 +2,16 @@
 // tar-stream; gzip through commands/gzip's codec. Links, devices and FIFOs are never created.
 // Extraction is all or nothing: files are written into a staging folder and moved into place
 // at the end; a quota or size stop removes the staging folder and the folders it made.
+import type { Stats } from 'node:fs';
 import { Readable } from 'node:stream';
 import * as tarStream from 'tar-stream';
 import { defineCommand, helpText, parseArgs, UsageError, versionText, type CommandContext } from '../../src/command/index.js';
-import { isLimitError, VfsError, type DirHandle } from '../../src/vfs/index.js';
+import { isLimitError, VfsError, type DirHandle, type WalkFile } from '../../src/vfs/index.js';
 import { walk } from '../../src/vfs/walk.js';
 import { components, DestTree, StagingFolder } from '../../src/gnulib/extract-tree.js';
 import { addProgress, setProgressTotalBytes } from '../../src/runtime/progress.js';
-import { gunzip, gzip, GzipError, type DecodeInfo, type EncodeInfo } from '../../src/gnulib/gzip.js';
+import { gunzip, gzipBlocks, GzipError, type DecodeInfo } from '../../src/gnulib/gzip.js';
+import { TAR_BLOCK, TarOut, type TarHeader } from './ustar.js';
 import { excluder, hasDotDot, leadingPrefix, Lister, MAX_NAME_BYTES, stripComponents } from './names.js';
 
 const TRY = "Try 'tar --help' or 'tar --usage' for more information.\n";
@@ -398,29 +400,14 @@ function mkdirs(r: Run, rel: string): DirHandle {
 
 async function create(r: Run, file: string, operands: string[]): Promise<void> {
   const { ctx } = r;
-  const pack = tarStream.pack();
   const writer = file === '-' ? null : openArchive(r, file);
   const verboseOut = file === '-' ? ctx.stderr : ctx.stdout;
-  const enc: EncodeInfo = { inBytes: 0, outBytes: 0, headerBytes: 0 };
-  let sinkError: unknown = null;
-  const sink = (async () => {
-    const bytes = r.z ? gzip(pack as AsyncIterable<Buffer>, { level: 6, name: null, mtime: 0 }, enc) : pack;
-    for await (const c of bytes as AsyncIterable<Buffer>) {
+  const tar = archiveBlocks(r, operands, verboseOut);
+  try {
+    for await (const c of r.z ? gzipBlocks(tar, 6) : tar) {
       if (writer) writer.write(c);
       else await ctx.stdout.write(c);
     }
-  })().catch((e) => {
-    sinkError = e;
-    pack.destroy(e as Error);
-  });
-  try {
-    for (const operand of operands) {
-      if (sinkError) break;
-      await addOperand(r, pack, operand, verboseOut);
-    }
-    pack.finalize();
-    await sink;
-    if (sinkError) throw sinkError;
     writer?.commit();
   } catch (e) {
     writer?.abort();
@@ -431,20 +418,33 @@ async function create(r: Run, file: string, operands: string[]): Promise<void> {
 
 function openArchive(r: Run, file: string) {
   try {
-    return r.ctx.fs.createWriter(file, r.ctx.cwd);
+    // No fsync for a new archive (GNU tar syncs nothing; a crash can lose its new bytes, no old
+    // ones); an archive that replaces a file is synced before its rename (DESIGN).
+    return r.ctx.fs.createWriter(file, r.ctx.cwd, { durable: r.ctx.fs.exists(file, r.ctx.cwd) });
   } catch (e) {
     throw new Fatal(`${file}: Cannot open: ${reasonOf(e)}`);
   }
 }
 
-async function addOperand(r: Run, pack: tarStream.Pack, operand: string, verboseOut: { write(s: string): unknown }): Promise<void> {
+type Out = { write(s: string): unknown };
+
+/** The archive's bytes, in 1 MiB blocks (ustar.ts). */
+async function* archiveBlocks(r: Run, operands: string[], verboseOut: Out): AsyncGenerator<Buffer> {
+  const out = new TarOut();
+  for (const operand of operands) yield* addOperand(r, out, operand, verboseOut);
+  out.end();
+  yield* out.takeAll();
+}
+
+async function* addOperand(r: Run, out: TarOut, operand: string, verboseOut: Out): AsyncGenerator<Buffer> {
   const { ctx } = r;
   const path = joinPath(r.dir, operand);
   let st;
   try {
     st = ctx.fs.lstat(path, ctx.cwd);
   } catch (e) {
-    return error(r, `${operand}: Cannot stat: ${reasonOf(e)}`);
+    await error(r, `${operand}: Cannot stat: ${reasonOf(e)}`);
+    return;
   }
   const prefix = leadingPrefix(operand);
   if (prefix && !r.prefixes.has(prefix)) {
@@ -452,8 +452,16 @@ async function addOperand(r: Run, pack: tarStream.Pack, operand: string, verbose
     await ctx.stderr.write(`tar: Removing leading \`${prefix}' from member names\n`);
   }
   const stored = operand.slice(prefix.length).replace(/\/+$/, '') || '.';
-  if (!st.isDirectory()) return addOne(r, pack, path, stored, st, verboseOut);
-  for (const ev of walk(ctx.fs, path, ctx.cwd, {})) {
+  if (!st.isDirectory()) {
+    yield* addOne(r, out, path, stored, st, verboseOut);
+    return;
+  }
+  for (const ev of walk(ctx.fs, path, ctx.cwd, { postOrder: true })) {
+    if (ev.kind === 'post') {
+      // the files read through this folder came from inside the zone (checked once per folder)
+      if (ev.handle) ctx.fs.verifyDir(ev.handle);
+      continue;
+    }
     const name = ev.rel ? `${stored}/${ev.rel}` : stored;
     if (ev.kind === 'error') {
       await error(r, `${name}: Cannot open: ${reasonOf(ev.error)}`);
@@ -464,43 +472,111 @@ async function addOperand(r: Run, pack: tarStream.Pack, operand: string, verbose
       ev.skip = true;
       continue;
     }
+    if (ev.kind === 'file' && ev.type === 'file' && ev.dir) {
+      // a listed file: opened through the folder the walk holds (one open and fstat)
+      let f: WalkFile;
+      try {
+        f = ctx.fs.openListedFileAt(ev.dir, ev.name);
+      } catch (e) {
+        await error(r, `${name}: Cannot open: ${reasonOf(e)}`);
+        continue;
+      }
+      try {
+        if (r.verbose) await verboseOut.write(name + '\n');
+        const read: Read = (b, off, len) => f.read(b, off, len);
+        const left = fileStart(out, name, f.stat!, f.size, read);
+        if (left > 0) yield* fileRest(r, out, name, f.size, left, read);
+        else if (out.pending > 0) for (const b of out.take()) yield b;
+      } finally {
+        f.close();
+      }
+      continue;
+    }
     let est;
     try {
-      est = ctx.fs.lstat(ev.path, ctx.cwd);
+      est = ev.dir ? ctx.fs.lstatAt(ev.dir, ev.name) : ctx.fs.lstat(ev.path, ctx.cwd);
     } catch (e) {
       await error(r, `${name}: Cannot stat: ${reasonOf(e)}`);
       continue;
     }
-    await addOne(r, pack, ev.path, name, est, verboseOut);
+    if (est === null) {
+      await error(r, `${name}: Cannot stat: No such file or directory`);
+      continue;
+    }
+    yield* addOne(r, out, ev.path, name, est, verboseOut);
   }
 }
 
-async function addOne(r: Run, pack: tarStream.Pack, path: string, name: string, st: import('node:fs').Stats, verboseOut: { write(s: string): unknown }): Promise<void> {
+function headerOf(name: string, type: 'file' | 'directory', st: Stats, size: number): TarHeader {
+  return {
+    name, type, size, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, uname: st.uid === 0 ? 'root' : '', gname: st.gid === 0 ? 'root' : '',
+    mtime: (Math.trunc(st.mtimeMs) / 1000) | 0,
+  };
+}
+
+/** A folder, or a file by its path (an operand; a walked entry that is not a listed file). */
+async function* addOne(r: Run, out: TarOut, path: string, name: string, st: Stats, verboseOut: Out): AsyncGenerator<Buffer> {
   const { ctx } = r;
-  const owner = { uid: st.uid, gid: st.gid, uname: st.uid === 0 ? 'root' : '', gname: st.gid === 0 ? 'root' : '' };
   if (st.isDirectory()) {
     if (r.verbose) await verboseOut.write(name + '/\n');
-    await new Promise<void>((res, rej) => pack.entry({ name: name + '/', type: 'directory', mode: st.mode & 0o7777, mtime: st.mtime, ...owner }, (e) => (e ? rej(e) : res())));
+    out.header(headerOf(name + '/', 'directory', st, 0));
+    yield* out.take();
     return;
   }
   if (!st.isFile()) {
     await error(r, `${name}: ${st.isSymbolicLink() ? 'symbolic link' : 'special file'} not archived (nosh stores regular files and folders only)`);
     return;
   }
-  if (r.verbose) await verboseOut.write(name + '\n');
-  let chunks;
+  let f;
   try {
-    chunks = ctx.fs.readChunks(path, ctx.cwd);
+    f = ctx.fs.openRandom(path, ctx.cwd);
   } catch (e) {
-    return error(r, `${name}: Cannot open: ${reasonOf(e)}`);
+    await error(r, `${name}: Cannot open: ${reasonOf(e)}`);
+    return;
   }
-  await new Promise<void>((res, rej) => {
-    const e = pack.entry({ name, type: 'file', size: st.size, mode: st.mode & 0o7777, mtime: st.mtime, ...owner }, (err) => (err ? rej(err) : res()));
-    (async () => {
-      for (const c of chunks) {
-        if (!e.write(c)) await new Promise<void>((d) => e.once('drain', () => d()));
-      }
-      (e as unknown as { end(): void }).end();
-    })().catch(rej);
-  });
+  try {
+    let pos = 0;
+    const rf = f;
+    const read: Read = (b, off, len) => {
+      const n = rf.readAt(b.subarray(off, off + len), pos, len);
+      pos += n;
+      return n;
+    };
+    if (r.verbose) await verboseOut.write(name + '\n');
+    const left = fileStart(out, name, st, st.size, read);
+    if (left > 0) yield* fileRest(r, out, name, st.size, left, read);
+    else if (out.pending > 0) for (const b of out.take()) yield b;
+  } finally {
+    f.close();
+  }
+}
+
+type Read = (b: Uint8Array, off: number, len: number) => number;
+
+/**
+ * A regular file's header, then its bytes read straight into the archive's blocks: a small
+ * file in one go (no generator of its own), a big one up to its first full block. The bytes
+ * still to read (fileRest reads them); 0: the file is in, padded.
+ */
+function fileStart(out: TarOut, name: string, st: Stats, size: number, read: Read): number {
+  out.header(headerOf(name, 'file', st, size));
+  const left = out.copy(read, size, size > TAR_BLOCK);
+  if (left === 0) out.pad(size);
+  return left;
+}
+
+/** The rest of a file, block by block; zeros for what is missing if it shrank (as GNU tar). */
+async function* fileRest(r: Run, out: TarOut, name: string, size: number, left: number, read: Read): AsyncGenerator<Buffer> {
+  while (left > 0 && out.pending > 0) {
+    for (const b of out.take()) yield b;
+    const more = out.copy(read, left, true);
+    if (more === left) break;
+    left = more;
+  }
+  if (left > 0) {
+    out.zeros(left);
+    await error(r, `${name}: File shrank by ${left} bytes; padding with zeros`);
+  }
+  out.pad(size);
+  if (out.pending > 0) for (const b of out.take()) yield b;
 }

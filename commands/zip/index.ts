@@ -6,7 +6,7 @@ import { fnmatch, type GlobMatcher } from '../../src/gnulib/fnmatch.js';
 import { ZipArchive, type ZipEntry } from '../../src/gnulib/zipread.js';
 import { compressionPct } from '../../src/gnulib/zipinfo.js';
 import { ZipWriter } from '../../src/gnulib/zipwrite.js';
-import { VfsError } from '../../src/vfs/index.js';
+import { VfsError, type AtomicWriter, type WalkFile } from '../../src/vfs/index.js';
 import { walk } from '../../src/vfs/walk.js';
 import { addProgress, setProgressTotal } from '../../src/runtime/progress.js';
 
@@ -165,75 +165,120 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
   const lines: string[] = [];
   let kept: ZipEntry[] = old ? [...old.entries] : [];
   const items: Item[] = [];
-  if (a.del) {
-    if (old === null) {
-      await ctx.stdout.write(`\nzip error: Nothing to do! (${archive})\n`);
-      return 12;
-    }
-    const globs = toGlobs(a.names);
-    const hit = new Set<number>();
-    kept = kept.filter((e) => {
-      const i = globs.findIndex((g) => g.test(e.name));
-      if (i < 0) return true;
-      hit.add(i);
-      lines.push(`deleting: ${e.name}`);
-      return false;
-    });
-    for (let i = 0; i < a.names.length; i++) if (!hit.has(i)) await ctx.stdout.write(`\tzip warning: name not matched: ${a.names[i]}\n`);
-    if (lines.length === 0) return nothingToDo(ctx, archive);
-  } else {
-    const seen = new Set<string>();
-    const add = (name: string, path: string | null, st: { mode: number; mtime: Date; size: number }, isDir: boolean) => {
-      if ((a.noDirs && isDir) || name === '') return;
-      if (!wanted(name) || seen.has(name)) return;
-      seen.add(name);
-      items.push({ name, path, isDir, mode: st.mode, mtime: st.mtime, size: isDir ? 0 : st.size });
-    };
-    // Info-ZIP's names: no leading '/', no '.' or '..' components (an empty name is no entry)
-    const entryName = (p: string, isDir: boolean): string => {
-      let n = p.split('/').filter((c) => c !== '' && c !== '.' && c !== '..').join('/');
-      if (a.junk) n = n.slice(n.lastIndexOf('/') + 1);
-      return n === '' ? '' : isDir ? n + '/' : n;
-    };
-    // the archive itself is never added (its identity taken once, not per file)
-    const self = identity(ctx, archive);
-    const isSelf = (st: { ino: number; dev: number }) => self !== null && st.ino === self.ino && st.dev === self.dev;
-    for (const name of a.names) {
-      let st;
-      try {
-        st = ctx.fs.lstat(name, ctx.cwd);
-      } catch (e) {
-        if (!(e instanceof VfsError)) throw e;
-        if (!a.quiet) await ctx.stdout.write(`\tzip warning: name not matched: ${name}\n`);
-        continue;
+  // A new archive (no old entries to merge with): each entry is written as it is found.
+  const live = old === null && archive !== '-' && !a.del && !a.freshen ? new Live(ctx, a, archive) : null;
+  try {
+    if (a.del) {
+      if (old === null) {
+        await ctx.stdout.write(`\nzip error: Nothing to do! (${archive})\n`);
+        return 12;
       }
-      if (st.isSymbolicLink()) {
-        await ctx.stdout.write(`\tzip warning: skipping symbolic link ${name} (nosh never stores links)\n`);
-        continue;
-      }
-      if (!st.isDirectory()) {
-        if (st.isFile() && !sameFile(ctx, name, self)) add(entryName(name, false), name, st, false);
-        continue;
-      }
-      if (name !== '.' && name !== './' && !a.junk) add(entryName(name, true), null, st, true);
-      if (!a.recurse) continue;
-      for (const ev of walk(ctx.fs, name, ctx.cwd, { order: 'directory', includeStart: false })) {
-        if (ev.kind === 'error') {
-          await ctx.stdout.write(`\tzip warning: could not open ${ev.path}\n`);
+      const globs = toGlobs(a.names);
+      const hit = new Set<number>();
+      kept = kept.filter((e) => {
+        const i = globs.findIndex((g) => g.test(e.name));
+        if (i < 0) return true;
+        hit.add(i);
+        lines.push(`deleting: ${e.name}`);
+        return false;
+      });
+      for (let i = 0; i < a.names.length; i++) if (!hit.has(i)) await ctx.stdout.write(`\tzip warning: name not matched: ${a.names[i]}\n`);
+      if (lines.length === 0) return nothingToDo(ctx, archive);
+    } else {
+      const seen = new Set<string>();
+      const admit = (name: string, isDir: boolean): boolean => {
+        if ((a.noDirs && isDir) || name === '') return false;
+        if (!wanted(name) || seen.has(name)) return false;
+        seen.add(name);
+        return true;
+      };
+      const add = async (name: string, path: string | null, st: { mode: number; mtime: Date; size: number }, isDir: boolean) => {
+        if (!admit(name, isDir)) return;
+        const it: Item = { name, path, isDir, mode: st.mode, mtime: st.mtime, size: isDir ? 0 : st.size };
+        if (live) await live.add(it, null);
+        else items.push(it);
+      };
+      // Info-ZIP's names: no leading '/', no '.' or '..' components (an empty name is no entry)
+      const entryName = (p: string, isDir: boolean): string => {
+        let n = PLAIN.test(p) ? p : p.split('/').filter((c) => c !== '' && c !== '.' && c !== '..').join('/');
+        if (a.junk) n = n.slice(n.lastIndexOf('/') + 1);
+        return n === '' ? '' : isDir ? n + '/' : n;
+      };
+      // the archive itself is never added (its identity taken once, not per file)
+      const self = identity(ctx, archive);
+      const isSelf = (st: { ino: number; dev: number }) => self !== null && st.ino === self.ino && st.dev === self.dev;
+      for (const name of a.names) {
+        let st;
+        try {
+          st = ctx.fs.lstat(name, ctx.cwd);
+        } catch (e) {
+          if (!(e instanceof VfsError)) throw e;
+          if (!a.quiet) await ctx.stdout.write(`\tzip warning: name not matched: ${name}\n`);
           continue;
         }
-        if (ev.kind !== 'pre' && ev.kind !== 'file') continue;
-        if (ev.type === 'symlink') {
-          await ctx.stdout.write(`\tzip warning: skipping symbolic link ${ev.path} (nosh never stores links)\n`);
+        if (st.isSymbolicLink()) {
+          await ctx.stdout.write(`\tzip warning: skipping symbolic link ${name} (nosh never stores links)\n`);
           continue;
         }
-        // reached through the folder the walk holds open (one lstat, not one per component)
-        const s = ev.dir ? ctx.fs.lstatAt(ev.dir, ev.name) : ctx.fs.lstat(ev.path, ctx.cwd);
-        if (s === null) continue; // gone since it was listed
-        if (ev.kind === 'pre') { if (!a.junk) add(entryName(ev.path, true), null, s, true); continue; }
-        if (s.isFile() && !isSelf(s)) add(entryName(ev.path, false), ev.path, s, false);
+        if (!st.isDirectory()) {
+          if (st.isFile() && !sameFile(ctx, name, self)) await add(entryName(name, false), name, st, false);
+          continue;
+        }
+        if (name !== '.' && name !== './' && !a.junk) await add(entryName(name, true), null, st, true);
+        if (!a.recurse) continue;
+        for (const ev of walk(ctx.fs, name, ctx.cwd, { order: 'directory', includeStart: false, postOrder: live !== null })) {
+          if (ev.kind === 'post') {
+            // the files read through this folder came from inside the zone (checked once per folder)
+            if (ev.handle) ctx.fs.verifyDir(ev.handle);
+            continue;
+          }
+          if (ev.kind === 'error') {
+            await ctx.stdout.write(`\tzip warning: could not open ${ev.path}\n`);
+            continue;
+          }
+          if (ev.kind !== 'pre' && ev.kind !== 'file') continue;
+          if (ev.type === 'symlink') {
+            await ctx.stdout.write(`\tzip warning: skipping symbolic link ${ev.path} (nosh never stores links)\n`);
+            continue;
+          }
+          if (live && ev.kind === 'file' && ev.type === 'file' && ev.dir) {
+            // a new archive: the file is read through the folder the walk holds open and written now
+            const name = entryName(ev.path, false);
+            if (!admit(name, false)) continue;
+            let f: WalkFile;
+            try {
+              f = ctx.fs.openListedFileAt(ev.dir, ev.name);
+            } catch (e) {
+              if (e instanceof VfsError && e.errno === 'ENOENT') continue; // gone since it was listed
+              throw e;
+            }
+            try {
+              await live.add({ name, path: ev.path, isDir: false, mode: f.stat!.mode, mtime: f.stat!.mtime, size: f.size }, f);
+            } finally {
+              f.close();
+            }
+            continue;
+          }
+          // reached through the folder the walk holds open (one lstat, not one per component)
+          const s = ev.dir ? ctx.fs.lstatAt(ev.dir, ev.name) : ctx.fs.lstat(ev.path, ctx.cwd);
+          if (s === null) continue; // gone since it was listed
+          if (ev.kind === 'pre') { if (!a.junk) await add(entryName(ev.path, true), null, s, true); continue; }
+          if (s.isFile() && !isSelf(s)) await add(entryName(ev.path, false), ev.path, s, false);
+        }
       }
     }
+  } catch (e) {
+    if (live) return live.fail(e);
+    throw e;
+  }
+  if (live) {
+    if (!live.started) return nothingToDo(ctx, archive);
+    try {
+      live.end();
+    } catch (e) {
+      return live.fail(e);
+    }
+    return after(ctx, a, archive, lines, live.report, live.pct);
   }
   // merge: a new item replaces the old entry of its name in place; others are appended
   const byName = new Map(kept.map((e, i) => [e.name, i]));
@@ -283,18 +328,8 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
         continue;
       }
       const it = x;
-      const o = { mtime: it.mtime, mode: it.mode, dosOnly: a.noExtra };
-      if (it.isDir) {
-        zw.addDirectory(it.name, o);
-        pct.set(it, '(stored 0%)');
-      } else if (it.size <= WHOLE) {
-        const buf = ctx.fs.readFile(it.path!, ctx.cwd);
-        const r = zw.addBuffer(it.name, buf, a.level, o);
-        pct.set(it, r.deflated ? `(deflated ${compressionPct(buf.length, r.csize)})` : '(stored 0%)');
-      } else {
-        const r = await zw.addStream(it.name, toStdout ? drained(ctx.fs.readChunks(it.path!, ctx.cwd), () => piped) : ctx.fs.readChunks(it.path!, ctx.cwd, 1 << 20), it.size, a.level, o);
-        pct.set(it, a.level > 0 ? `(deflated ${compressionPct(it.size, r.csize)})` : '(stored 0%)');
-      }
+      pct.set(it, await writeItem(zw, a, it, () => ctx.fs.readFile(it.path!, ctx.cwd),
+        () => (toStdout ? drained(ctx.fs.readChunks(it.path!, ctx.cwd), () => piped) : ctx.fs.readChunks(it.path!, ctx.cwd, 1 << 20))));
       await piped;
     }
     zw.end();
@@ -308,6 +343,12 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
     }
     throw e;
   }
+  return after(ctx, a, archive, lines, report, pct);
+}
+
+/** After the archive is written: its lines ("adding: x (deflated 42%)"), -T's test, -m's removals. */
+async function after(ctx: CommandContext, a: ZipArgs, archive: string, lines: string[], report: { item: Item; verb: string }[], pct: Map<Item, string>): Promise<number> {
+  const toStdout = archive === '-';
   if (!a.quiet) {
     const out = [...lines, ...report.map(({ item, verb }) => `${verb}: ${item.name} ${pct.get(item) ?? ''}`)];
     await (toStdout ? ctx.stderr : ctx.stdout).write(out.map((l) => l + '\n').join(''));
@@ -328,6 +369,104 @@ async function build(ctx: CommandContext, a: ZipArgs, archive: string, old: ZipA
     }
   }
   return 0;
+}
+
+/** `zip -r`'s names that need no clean-up: relative, no empty, '.' or '..' component. */
+const PLAIN = /^(?!\.{1,2}(?:\/|$))(?:[^/]+\/(?!\.{1,2}(?:\/|$)))*[^/]+$/;
+
+/** One new entry written; its "(deflated 42%)". `whole` reads a file of at most WHOLE bytes, `chunks` a bigger one. */
+async function writeItem(zw: ZipWriter, a: ZipArgs, it: Item, whole: () => Buffer, chunks: () => Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<string> {
+  const o = { mtime: it.mtime, mode: it.mode, dosOnly: a.noExtra };
+  if (it.isDir) {
+    zw.addDirectory(it.name, o);
+    return '(stored 0%)';
+  }
+  if (it.size <= WHOLE) {
+    const buf = whole();
+    const r = zw.addBuffer(it.name, buf, a.level, o);
+    return r.deflated ? `(deflated ${compressionPct(buf.length, r.csize)})` : '(stored 0%)';
+  }
+  const r = await zw.addStream(it.name, chunks(), it.size, a.level, o);
+  return a.level > 0 ? `(deflated ${compressionPct(it.size, r.csize)})` : '(stored 0%)';
+}
+
+/**
+ * A new archive written while the names are walked: the atomic writer is made for the first
+ * entry (none: "Nothing to do", no file), each file found is read through the folder the walk
+ * holds open (one open and fstat) into one reused buffer and written at once.
+ */
+class Live {
+  private w: AtomicWriter | null = null;
+  private zw: ZipWriter | null = null;
+  private space = Buffer.allocUnsafe(0);
+  readonly report: { item: Item; verb: string }[] = [];
+  readonly pct = new Map<Item, string>();
+
+  constructor(private readonly ctx: CommandContext, private readonly a: ZipArgs, private readonly archive: string) {}
+
+  get started(): boolean {
+    return this.zw !== null;
+  }
+
+  /** `f`: the file as the walk opened it (closed by the caller); null: read by its path. */
+  async add(it: Item, f: WalkFile | null): Promise<void> {
+    const { ctx } = this;
+    if (this.zw === null) {
+      // No fsync: a new archive (Info-ZIP syncs nothing; a crash can lose its new bytes, no old ones).
+      const w = ctx.fs.createWriter(this.archive, ctx.cwd, { durable: false });
+      this.w = w;
+      this.zw = new ZipWriter((b) => w.write(b));
+    }
+    const pct = await writeItem(this.zw, this.a, it,
+      () => (f ? this.readWhole(f) : ctx.fs.readFile(it.path!, ctx.cwd)),
+      () => (f ? fileChunks(f) : ctx.fs.readChunks(it.path!, ctx.cwd, 1 << 20)));
+    this.report.push({ item: it, verb: '  adding' });
+    this.pct.set(it, pct);
+    // Progress: the walk counts its entries, each entry written counts again (the total is known at the end).
+    addProgress(1);
+  }
+
+  /** The whole file into the reused buffer (grown if the file grew since its fstat): valid until the next read. */
+  private readWhole(f: WalkFile): Buffer {
+    if (this.space.length <= f.size) this.space = Buffer.allocUnsafe(Math.max(f.size + 1, 64 * 1024));
+    let n = 0;
+    for (;;) {
+      if (n === this.space.length) {
+        const bigger = Buffer.allocUnsafe(this.space.length * 2);
+        this.space.copy(bigger, 0, 0, n);
+        this.space = bigger;
+      }
+      const r = f.read(this.space, n, this.space.length - n);
+      if (r === 0) return this.space.subarray(0, n);
+      n += r;
+    }
+  }
+
+  end(): void {
+    this.zw!.end();
+    this.w!.commit();
+    setProgressTotal(0);
+  }
+
+  /** A failure while writing: nothing is left (the writer aborted); a file system error as Info-ZIP reports it. */
+  async fail(e: unknown): Promise<number> {
+    this.w?.abort();
+    if (e instanceof VfsError) {
+      await this.ctx.stderr.write(`zip I/O error: ${e.path}: ${e.reason}\n\nzip error: Output file write failure (nothing written: ${this.archive})\n`);
+      return 14;
+    }
+    throw e;
+  }
+}
+
+/** A big file's chunks from the walk's open file (1 MiB reads, each its own buffer: the block deflate holds them). */
+function* fileChunks(f: WalkFile): Generator<Buffer> {
+  for (;;) {
+    const b = Buffer.allocUnsafe(1 << 20);
+    const n = f.read(b, 0, b.length);
+    if (n === 0) return;
+    yield b.subarray(0, n);
+  }
 }
 
 /** The archive's identity (stat), or null when it does not exist yet. */

@@ -1,6 +1,7 @@
 // The gzip format (RFC 1952) streamed over node:zlib's raw deflate: members parsed here so
 // trailing garbage, CRC and length errors read as gzip 1.12 reports them.
 import * as zlib from 'node:zlib';
+import { deflateStream } from './zipwrite.js';
 
 export const NOT_GZIP = 'not in gzip format';
 export const EOF = 'unexpected end of file';
@@ -272,6 +273,30 @@ export async function* gzip(input: Chunks, o: EncodeOptions, info: EncodeInfo): 
   trailer.writeUInt32LE(crc >>> 0, 0);
   trailer.writeUInt32LE(info.inBytes % 0x100000000, 4);
   info.outBytes += 8;
+  yield trailer;
+}
+
+/**
+ * One gzip member of all the input (no name, mtime 0), deflated as zipwrite's deflateStream
+ * does: 1 MiB blocks, each primed with the 32 KiB before it, up to 4 at once on zlib's threads
+ * (tar cz: one zlib call per block instead of a stream write per 32 KiB piece). The input's
+ * chunks are held until deflated: the caller must not reuse them.
+ */
+export async function* gzipBlocks(input: Chunks, level: number): AsyncGenerator<Buffer> {
+  const head = Buffer.alloc(10);
+  head.set([0x1f, 0x8b, 8, 0]);
+  head[8] = level === 9 ? 2 : level === 1 ? 4 : 0;
+  head[9] = 3;
+  yield head;
+  let crc = 0;
+  let size = 0;
+  yield* deflateStream(input, level, (b) => {
+    crc = zlib.crc32(b, crc);
+    size += b.length;
+  });
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc >>> 0, 0);
+  trailer.writeUInt32LE(size % 0x100000000, 4);
   yield trailer;
 }
 

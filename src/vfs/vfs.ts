@@ -719,7 +719,7 @@ export class Vfs {
     const d = this.own(dir);
     if (d.fd < 0 || !d.located) {
       const { fd, stat, vpath } = this.openReadAt(dir, name);
-      return new WalkFile(fd, stat.size, vpath);
+      return new WalkFile(fd, stat.size, vpath, stat);
     }
     const vpath = this.childPath(d, name);
     this.checkBlocked(d.parts, name, false, vpath);
@@ -729,7 +729,7 @@ export class Vfs {
       const st = fs.fstatSync(fd);
       if (!st.isFile()) throw new VfsError(st.isDirectory() ? 'EISDIR' : 'ESPECIAL', vpath);
       this.checkReadSize(st.size, vpath);
-      return new WalkFile(fd, st.size, vpath);
+      return new WalkFile(fd, st.size, vpath, st);
     } catch (e) {
       fs.closeSync(fd);
       throw e instanceof VfsError ? e : fromNodeError(e, vpath);
@@ -1776,7 +1776,8 @@ function checkChildName(name: string, dir: string): void {
 export class WalkFile {
   private open = true;
 
-  constructor(private readonly fd: number, readonly size: number, readonly vpath: string) {}
+  /** `stat`: the open file's fstat (mode, times: zip -r takes them from it). */
+  constructor(private readonly fd: number, readonly size: number, readonly vpath: string, readonly stat?: fs.Stats) {}
 
   /** One read(2) into buf[off, off + len): the count, 0 at the end. */
   read(buf: Uint8Array, off: number, len: number): number {
