@@ -3,7 +3,7 @@ import { VfsError } from '../../src/vfs/index.js';
 import { walk as walkTree } from '../../src/vfs/walk.js';
 import type { DirHandle, WalkFile } from '../../src/vfs/vfs.js';
 import { valueLimit, valueTooBig } from '../../src/runtime/memory.js';
-import { ContentCache, MAX_ENTRY, contentCache, nowNs } from '../../src/vfs/content-cache.js';
+import { ContentCache, MAX_ENTRY, contentCache, nowMs } from '../../src/vfs/content-cache.js';
 import { FileSearcher, Helper, helperOn, tabWidth, type FileResult, type RemoteFile, type SearchSpec } from './parallel.js';
 
 /** Files of one directory searched in one go (half on the helper thread, half here). */
@@ -199,10 +199,13 @@ export class GrepRun implements ScanHost {
         showName: this.outFile === true, maxBufferBytes: this.ctx.limits.maxBufferBytes };
       if (helper) this.par = { helper, run: helper.begin(spec), local: new FileSearcher(spec, this.m), jobs: [], buf: Buffer.allocUnsafe(SMALL_FILE + 1) };
     }
+    // A repeated search: an unchanged directory's names from the cache (src/vfs/content-cache.ts).
+    if (this.cache) fs.listingCache = this.cache;
     try {
       await this.walkEvents(dir, display, pathPrefix, dispPrefix, follow);
     } finally {
       this.par = null;
+      fs.listingCache = null;
     }
   }
 
@@ -400,7 +403,7 @@ export class GrepRun implements ScanHost {
         return this.report(s, display, h);
       }
     }
-    const start = cache ? nowNs() : 0n;
+    const start = cache ? nowMs() : 0;
     let f: WalkFile;
     try {
       f = this.ctx.fs.openListedFileAt(h, name);

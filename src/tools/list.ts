@@ -11,7 +11,8 @@ const Input = z.object({
   pattern: z.string().min(1).optional().describe("Glob filter, e.g. '*.ts' (matches names) or 'src/**/*.test.ts' (matches paths relative to the folder)."),
   recursive: z.boolean().optional().describe('List everything below the folder, not only its direct entries.'),
   hidden: z.boolean().optional().describe('Include names starting with a dot (default false).'),
-  sort: z.enum(['name', 'size', 'mtime']).optional().describe('Order of entries (default name). size and mtime sort largest/newest first.'),
+  details: z.boolean().optional().describe('Also give each entry its size (bytes) and mtime (ISO time). Default false: name and type only.'),
+  sort: z.enum(['name', 'size', 'mtime']).optional().describe('Order of entries (default name). size and mtime sort largest/newest first (and give size and mtime as details does).'),
   reverse: z.boolean().optional().describe('Reverse the order.'),
   limit: z.number().int().min(1).max(10_000).optional().describe('Entries per page (default 500).'),
   cursor: z.string().optional().describe('next_cursor from the previous page, to get the following entries.'),
@@ -19,7 +20,7 @@ const Input = z.object({
 
 export default defineTool({
   name: 'list',
-  description: 'List a folder: name (path relative to the folder when recursive), type, size, mtime. Glob pattern filter, ' +
+  description: 'List a folder: name (path relative to the folder when recursive) and type; size and mtime with details. Glob pattern filter, ' +
     'recursive, hidden files, sort by name/size/mtime, paging with limit and next_cursor. For a quick overview of a ' +
     'project use tree; to locate files by name use find.',
   input: Input,
@@ -38,6 +39,9 @@ export default defineTool({
     const glob = new Glob(args.pattern ? [args.pattern] : [], 'pattern');
     const sort = args.sort ?? 'name';
     const limit = args.limit ?? 500;
+    // Sizes and times only when asked for (details, or an order by them): names and types come
+    // from the folder's listing (readdir's d_type), with no stat per entry.
+    const stats = !!args.details || sort !== 'name';
     // Not recursive and sorted by name: the walk yields the rows in their final order (its
     // name order is cmp's), so only the page's rows are stat'ed; the others are not returned.
     const pageOnly = sort === 'name' && !args.recursive && !args.reverse;
@@ -54,7 +58,7 @@ export default defineTool({
         if (!glob.empty && !glob.matches(e.rel)) return;
         let st: { size: number; mtimeMs: number } | null = null;
         const row = rows.length;
-        if (!pageOnly || (row >= offset && row < offset + limit)) {
+        if (stats && (!pageOnly || (row >= offset && row < offset + limit))) {
           try {
             st = ctx.fs.lstatAt(e.dir, e.name);
           } catch { /* vanished or swapped meanwhile */ }
@@ -68,7 +72,7 @@ export default defineTool({
       return cmp(a.name, b.name);
     });
     if (args.reverse) rows.reverse();
-    const page = rows.slice(offset, offset + limit).map((r) => ({ ...r, mtime: r.mtime === null ? null : isoTime(r.mtime) }));
+    const page = rows.slice(offset, offset + limit).map((r) => (stats ? { ...r, mtime: r.mtime === null ? null : isoTime(r.mtime) } : { name: r.name, type: r.type }));
     const next = offset + limit < rows.length ? `o:${offset + limit}` : null;
     return {
       data: { path: base.vpath, entries: page, total: rows.length, next_cursor: next, ...(incomplete ? { incomplete: true } : {}) },

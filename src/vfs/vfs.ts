@@ -10,6 +10,7 @@ import { TMP_MARK, tempName } from './temp-name.js';
 import { chargeOf, versionCost } from './charge.js';
 import { HAVE_PROC_FD, PROC_FD, HeldDir, holdDir, inodeIn, lstatIn, mkdirIn, openIn, renameIn, rmdirIn, setMode, setTimes, unlinkIn } from './at.js';
 import { checkGuard, checkGuardTree, guardIsEmpty, type FileGuard } from './guard.js';
+import { nowMs, type ListedName, type ListingCache } from './content-cache.js';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 const MAX_SYMLINK_HOPS = 40;
@@ -173,6 +174,11 @@ export class Vfs {
   /** NAME_MEMO's map for `blocked`, once looked up. */
   private memo: Map<string, number> | null = null;
   private rootStatTaken: fs.Stats | undefined;
+  /**
+   * Set by a repeated search (grep -r with the content cache) for its walk: listDir keeps an
+   * unchanged directory's names there (src/vfs/content-cache.ts). Null: every listing is read.
+   */
+  listingCache: ListingCache | null = null;
 
   /** Shared usage counter of the quota this zone counts against (absent: no quota). */
   readonly quota: QuotaCounter | undefined;
@@ -737,22 +743,22 @@ export class Vfs {
   }
 
   /**
-   * The identity (lstat, ns times) of a child that `dir`'s entries() listed as a regular
+   * The identity (lstat: dev, ino, size, mtimeMs, ctimeMs) of a child that `dir`'s entries() listed as a regular
    * file, with openListedFileAt's name and size checks, for the content cache
    * (src/vfs/content-cache.ts); null when that is not a readable regular file now (the
    * caller then opens it and reports what is wrong). As after openListedFileAt, the caller
    * must call verifyDir(dir) before using what it takes from the cache.
    */
-  identityAt(dir: DirHandle, name: string): fs.BigIntStats | null {
+  identityAt(dir: DirHandle, name: string): fs.Stats | null {
     const d = this.own(dir);
     if (d.fd < 0 || !d.located) return null;
     try {
       const vpath = this.childPath(d, name);
       this.checkBlocked(d.parts, name, false, vpath);
       this.checkExtension(name, vpath);
-      const st = fs.lstatSync(`${PROC_FD}/${d.fd}/${name}`, { bigint: true, throwIfNoEntry: false });
+      const st = fs.lstatSync(`${PROC_FD}/${d.fd}/${name}`, { throwIfNoEntry: false });
       if (!st || !st.isFile()) return null;
-      this.checkReadSize(Number(st.size), vpath);
+      this.checkReadSize(st.size, vpath);
       return st;
     } catch {
       return null;
@@ -847,6 +853,7 @@ export class Vfs {
   listDir(dir: DirHandle): DirEntry[] {
     const d = this.own(dir);
     if (d.fd < 0) return this.readdir(d.vpath);
+    if (this.listingCache) return this.listDirCached(d, this.listingCache);
     let dirents: fs.Dirent[];
     try {
       dirents = fs.readdirSync(`${PROC_FD}/${d.fd}`, { withFileTypes: true });
@@ -858,6 +865,32 @@ export class Vfs {
     this.checkFdInside(d.fd, d.vpath);
     d.located = true;
     return this.visibleEntries(d.parts, dirents);
+  }
+
+  /**
+   * listDir through the listing cache: the names kept for the directory's identity (fstat of
+   * the descriptor, taken before any listing) or read now; then, as always, the location check
+   * and the policy's name checks.
+   */
+  private listDirCached(d: VfsDir, cache: ListingCache): DirEntry[] {
+    let names: readonly ListedName[] | null;
+    try {
+      const start = nowMs();
+      const st = fs.fstatSync(d.fd);
+      names = cache.listing(st);
+      if (!names) {
+        const read = fs.readdirSync(`${PROC_FD}/${d.fd}`, { withFileTypes: true }).map((e): ListedName => ({ name: e.name, type: direntType(e) }));
+        cache.putListing(st, start, read);
+        names = read;
+      }
+    } catch (e) {
+      throw fromNodeError(e, d.vpath);
+    }
+    this.checkFdInside(d.fd, d.vpath);
+    d.located = true;
+    const out: DirEntry[] = [];
+    for (const e of names) if (this.visible(d.parts, e.name, e.type)) out.push({ name: e.name, type: e.type });
+    return out;
   }
 
   /** Drop the descriptor of a handle (idempotent); a walk returns to its parent, which gets one back if it gave it up. */
@@ -901,7 +934,7 @@ export class Vfs {
   private visibleEntries(parts: readonly string[], dirents: fs.Dirent[]): DirEntry[] {
     const out: DirEntry[] = [];
     for (const d of dirents) {
-      const type: DirEntry['type'] = d.isFile() ? 'file' : d.isDirectory() ? 'dir' : d.isSymbolicLink() ? 'symlink' : 'other';
+      const type = direntType(d);
       if (this.visible(parts, d.name, type)) out.push({ name: d.name, type });
     }
     return out;
@@ -1766,6 +1799,10 @@ export function listedOrClosed(dir: DirHandle): { dir: DirHandle; entries: DirEn
   }
 }
 
+function direntType(d: fs.Dirent): DirEntry['type'] {
+  return d.isFile() ? 'file' : d.isDirectory() ? 'dir' : d.isSymbolicLink() ? 'symlink' : 'other';
+}
+
 /** A child name given to the *At methods: exactly one real component. */
 function checkChildName(name: string, dir: string): void {
   if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0')) throw new VfsError('EINVAL', dir);
@@ -1796,9 +1833,9 @@ export class WalkFile {
     }
   }
 
-  /** fstat of the open file with ns times (the content cache's identity). */
-  identity(): fs.BigIntStats {
-    return fs.fstatSync(this.fd, { bigint: true });
+  /** fstat of the open file (the content cache's identity). */
+  identity(): fs.Stats {
+    return fs.fstatSync(this.fd);
   }
 
   close(): void {

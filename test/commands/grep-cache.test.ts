@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { executeTask } from '../../src/exec/index.js';
 import { defaultPolicy, type ZonePolicy } from '../../src/vfs/index.js';
-import { contentCache, nowNs } from '../../src/vfs/content-cache.js';
+import { contentCache, nowMs } from '../../src/vfs/content-cache.js';
 import { setMemoryBudget } from '../../src/runtime/memory.js';
 import { createNosh } from '../../src/index.js';
 import { tempDir } from '../helpers.js';
@@ -72,19 +72,20 @@ describe('grep -r content cache', () => {
     // so a file system cannot show this here: an identity as a 1 s (or one-tick) clock gives it.
     const c = contentCache(1 << 20)!;
     c.clear();
-    const now = nowNs();
-    const second = now - (now % 1_000_000_000n);
-    const st = { dev: 1n, ino: 42n, size: 4n, mtimeNs: second, ctimeNs: second } as fs.BigIntStats;
+    const now = nowMs();
+    const second = now - (now % 1000);
+    const st = { dev: 1, ino: 42, size: 4, mtimeMs: second, ctimeMs: second };
     c.put(st, now, Buffer.from('old\n'));
     // Rewritten within the same second: the same identity.
     expect(c.get(st)).toBeNull();
     // Old enough: kept, and only for exactly that identity.
-    const old = { ...st, mtimeNs: second - 5_000_000_000n, ctimeNs: second - 5_000_000_000n } as fs.BigIntStats;
+    const old = { ...st, mtimeMs: second - 5000, ctimeMs: second - 5000 };
     c.put(old, now, Buffer.from('old\n'));
     expect(c.get(old)?.toString()).toBe('old\n');
-    expect(c.get({ ...old, ctimeNs: old.ctimeNs + 1n } as fs.BigIntStats)).toBeNull();
-    expect(c.get({ ...old, size: 5n } as fs.BigIntStats)).toBeNull();
-    expect(c.get({ ...old, dev: 2n } as fs.BigIntStats)).toBeNull();
+    // One microsecond later (lstat's double keeps about 0.25 us at today's dates).
+    expect(c.get({ ...old, ctimeMs: old.ctimeMs + 0.001 })).toBeNull();
+    expect(c.get({ ...old, size: 5 })).toBeNull();
+    expect(c.get({ ...old, dev: 2 })).toBeNull();
     c.clear();
   });
 
@@ -112,6 +113,66 @@ describe('grep -r content cache', () => {
     fs.truncateSync(path.join(root, 'd/a.txt'), 0);
     fs.rmSync(path.join(root, 'd/b.txt'));
     expect(await grep(root, 'grep -r needle d')).toBe('');
+  }, 20_000);
+
+  it('sees a cached folder change: a file replaced by rename, appended with its old mtime, added, removed', async () => {
+    const c = contentCache(1 << 20)!;
+    c.clear();
+    const root = zone({ 'd/a.txt': 'needle a\n', 'd/b.txt': 'needle b\n', 'd/s/c.txt': 'needle c\n' });
+    // a.txt's mtime a whole second (utimes can set exactly that again).
+    const wholeSecond = Math.floor(Date.now() / 1000) - 10;
+    fs.utimesSync(path.join(root, 'd/a.txt'), wholeSecond, wholeSecond);
+    await sleep(2100);
+    const grepD = () => grep(root, 'grep -r needle d');
+    expect(await grepD()).toBe('d/a.txt:needle a\nd/b.txt:needle b\nd/s/c.txt:needle c\n');
+    expect(c.listStored).toBeGreaterThanOrEqual(2);
+    const listHits = c.listHits;
+    const hits = c.hits;
+    expect(await grepD()).toBe('d/a.txt:needle a\nd/b.txt:needle b\nd/s/c.txt:needle c\n');
+    // Both folders' names and all three files came from the cache.
+    expect(c.listHits).toBe(listHits + 2);
+    expect(c.hits).toBe(hits + 3);
+    // Replaced by rename: another inode (same size), within a millisecond.
+    const b = path.join(root, 'd/b.txt');
+    fs.writeFileSync(path.join(root, 'd/b.new'), 'needle B\n');
+    fs.renameSync(path.join(root, 'd/b.new'), b);
+    expect(await grepD()).toBe('d/a.txt:needle a\nd/b.txt:needle B\nd/s/c.txt:needle c\n');
+    // Appended, then its mtime set back to the old one: only size (and ctime) differ.
+    const a = path.join(root, 'd/a.txt');
+    const before = fs.statSync(a);
+    fs.appendFileSync(a, 'needle more\n');
+    fs.utimesSync(a, before.atime, wholeSecond);
+    expect(fs.statSync(a).mtimeMs).toBe(before.mtimeMs);
+    expect(await grepD()).toBe('d/a.txt:needle a\nd/a.txt:needle more\nd/b.txt:needle B\nd/s/c.txt:needle c\n');
+    // A new file in a folder whose listing was kept (d/s), then one removed from it.
+    await sleep(2100);
+    expect(await grepD()).toBe('d/a.txt:needle a\nd/a.txt:needle more\nd/b.txt:needle B\nd/s/c.txt:needle c\n');
+    const kept = c.listHits;
+    expect(await grepD()).toBe('d/a.txt:needle a\nd/a.txt:needle more\nd/b.txt:needle B\nd/s/c.txt:needle c\n');
+    expect(c.listHits).toBe(kept + 2);
+    fs.writeFileSync(path.join(root, 'd/s/new.txt'), 'needle new\n');
+    expect(await grepD()).toBe('d/a.txt:needle a\nd/a.txt:needle more\nd/b.txt:needle B\nd/s/c.txt:needle c\nd/s/new.txt:needle new\n');
+    fs.rmSync(path.join(root, 'd/s/c.txt'));
+    expect(await grepD()).toBe('d/a.txt:needle a\nd/a.txt:needle more\nd/b.txt:needle B\nd/s/new.txt:needle new\n');
+    // A folder replaced by another of the same name (rename): its own names, not the kept ones.
+    fs.mkdirSync(path.join(root, 'd/t'));
+    fs.writeFileSync(path.join(root, 'd/t/x.txt'), 'needle x\n');
+    fs.rmSync(path.join(root, 'd/s'), { recursive: true });
+    fs.renameSync(path.join(root, 'd/t'), path.join(root, 'd/s'));
+    expect(await grepD()).toBe('d/a.txt:needle a\nd/a.txt:needle more\nd/b.txt:needle B\nd/s/x.txt:needle x\n');
+  }, 30_000);
+
+  it('applies the policy of each search to kept listings', async () => {
+    const c = contentCache(1 << 20)!;
+    c.clear();
+    const root = zone({ 'd/.env': 'needle=secret\n', 'd/ok.txt': 'needle\n', 'd/k/x.md': 'needle md\n' });
+    await sleep(2100);
+    const open = { blockedPatterns: [], replaceDefaultBlocked: true };
+    expect(await grep(root, 'grep -r needle d', 1 << 20, open)).toBe('d/.env:needle=secret\nd/k/x.md:needle md\nd/ok.txt:needle\n');
+    const listHits = c.listHits;
+    expect(await grep(root, 'grep -r needle d', 1 << 20, { blockedPatterns: ['.env', 'k'] })).toBe('d/ok.txt:needle\n');
+    expect(await grep(root, 'grep -r needle d', 1 << 20, { allowedExtensions: ['.txt'] })).toBe('d/ok.txt:needle\n');
+    expect(c.listHits).toBeGreaterThan(listHits);
   }, 20_000);
 
   it('never shows a file the search may not read, even when it is kept', async () => {

@@ -29,7 +29,8 @@ describe('list', () => {
   it('direct entries sorted by name, hidden and blocked left out', async () => {
     const r = await ws.call('list', {});
     expect(names(r)).toEqual(['README.md', 'big.bin', 'node_modules', 'sizes', 'src']);
-    expect(r.data.entries[0]).toMatchObject({ type: 'file', size: 24 });
+    expect(r.data.entries[0]).toEqual({ name: 'README.md', type: 'file' });
+    expect((await ws.call('list', { details: true })).data.entries[0]).toMatchObject({ name: 'README.md', type: 'file', size: 24 });
     expect(names(await ws.call('list', { hidden: true }))).toEqual(['.hidden', 'README.md', 'big.bin', 'node_modules', 'sizes', 'src']);
   });
 

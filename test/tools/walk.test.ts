@@ -35,7 +35,7 @@ describe('walking tools and symlinks out of the zone', () => {
   });
 
   it('list shows the links as symlinks with their own size, and nothing under them', async () => {
-    const r = await ws.call('list', { path: 'a', recursive: true, hidden: true });
+    const r = await ws.call('list', { path: 'a', recursive: true, hidden: true, details: true });
     const rows = r.data.entries.map((e: any) => `${e.name} ${e.type} ${e.size}`);
     const size = (rel: string) => fs.lstatSync(path.join(ws.root, 'a', rel)).size;
     expect(rows).toEqual([`b dir ${size('b')}`, 'b/deep.txt file 10', 'in.txt file 12',
