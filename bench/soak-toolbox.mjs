@@ -43,7 +43,7 @@ const COMMANDS = [
   ['fold -w 20 in.txt'], ['expand in.txt'], ['unexpand -a in.txt'], ['strings in.txt'], ['file in.txt'],
   ['sha1sum in.txt'], ['sha224sum in.txt'], ['sha384sum in.txt'], ['sha512sum in.txt'], ['b2sum in.txt'], ['cksum in.txt'],
   ['cksum -a sha256 in.txt'], ['sum in.txt'], ['base32 in.txt'], ['basenc --base16 in.txt'], ['base64 -d in.b64'],
-  ['od -c in.txt'], ['xxd -p in.txt'], ['hexdump -C in.txt'], ['hd in.txt'], ['paste -s in.txt'], ['fmt in.txt'],
+  ['od -c in.txt'], ['xxd -p in.txt'], ['hexdump -C in.txt'], ['hd in.txt'], ['paste -s in.txt'], ['fmt in.txt'], ['cat in.txt | fmt'],
   ['cat in.txt | numfmt --field=2 --to=si'], ['split -l 5000000 in.txt parts/x'], ['csplit -f parts/c in.txt 1000000'], ['csplit -f parts/r in.txt /^k0015000000/-2'],
   ['dos2unix -n in.txt out2.txt'], ['unix2dos -n in.txt out2.txt'],
   ['column -t in.txt', 'column lines up every line\'s columns: it reads all input before it writes (as util-linux does)'],

@@ -1,9 +1,11 @@
 /**
  * GNU fmt's engine (coreutils 9.1 fmt.c), one input at a time: getc over the input's chunks,
  * the paragraph buffers with their fixed limits, the cost model and the output with tabs.
- * step() reads and writes one paragraph; take() hands over the bytes written so far.
+ * run() reads and writes paragraph after paragraph; take() hands over the bytes written so far.
  */
 const EOF = -1;
+/** What getLine returns when a newline ended the line: the caller reads the next line's prefix. */
+const NEXT_LINE = -2;
 const MAXWORDS = 1000;
 const MAXCHARS = 5000;
 const TABWIDTH = 8;
@@ -66,26 +68,61 @@ export class FmtEngine {
   private prefixIndent = 0;
   private firstIndent = 0;
   private otherIndent = 0;
-  private nextChar: number;
+  private nextChar = EOF;
   private nextPrefixIndent = 0;
   private lastLineLength = 0;
+  private started = false;
+  /** Push mode (src null): chunks given by feed(), the end by end(). */
+  private readonly queue: Uint8Array[] = [];
+  private inputEnded = false;
 
-  constructor(private readonly o: FmtOptions, private readonly src: Iterator<Uint8Array>, private readonly emit?: (b: Buffer) => void) {
+  /**
+   * src: the input pulled chunk by chunk (a file); null: the input is pushed (feed/end) and
+   * run() yields false when a line is not all there yet (standard input from a pipe).
+   */
+  constructor(private readonly o: FmtOptions, private readonly src: Iterator<Uint8Array> | null, private readonly emit?: (b: Buffer) => void) {
     const full = Buffer.from(o.prefix, 'latin1');
     this.prefixFull = full.length;
     let end = full.length;
     while (end > 0 && full[end - 1] === 0x20) end--;
     this.prefix = [...full.subarray(0, end)];
     this.prefixLen = end;
-    this.nextChar = this.getPrefix();
   }
 
-  /** One paragraph: false at the end of the input. */
-  step(): boolean {
-    if (!this.getParagraph()) return false;
-    this.fmtParagraph();
-    this.putParagraph(this.wordLimit);
+  /**
+   * The paragraphs: yields true after each one (take() its output) and, in push mode, false
+   * when the next line is not all in the input given so far (feed() more, or end(), then go on).
+   * Lines are the unit: the engine's state between two lines is bounded (at most MAXWORDS
+   * words, MAXCHARS characters), so a pushed input needs no more than its longest line.
+   */
+  *run(): Generator<boolean, void> {
+    for (;;) {
+      if (!(yield* this.getParagraph())) return;
+      this.fmtParagraph();
+      this.putParagraph(this.wordLimit);
+      yield true;
+    }
+  }
+
+  feed(chunk: Uint8Array): void {
+    if (chunk.length) this.queue.push(chunk);
+  }
+
+  end(): void {
+    this.inputEnded = true;
+  }
+
+  /** Push mode: the next line (up to its newline, or the end of the input) is not all there yet. */
+  private needMore(): boolean {
+    if (this.src || this.inputEnded) return false;
+    if (this.chunk.indexOf(0x0a, this.at) >= 0) return false;
+    for (const q of this.queue) if (q.indexOf(0x0a) >= 0) return false;
     return true;
+  }
+
+  /** Before a line is read: in push mode, wait (yield false) until it is all there. */
+  private *lineReady(): Generator<boolean, void> {
+    while (this.needMore()) yield false;
   }
 
   take(): Buffer {
@@ -98,6 +135,18 @@ export class FmtEngine {
     for (;;) {
       if (this.at < this.chunk.length) return this.chunk[this.at++]!;
       if (this.ended) return EOF;
+      if (!this.src) {
+        const q = this.queue.shift();
+        if (q) {
+          this.chunk = q;
+          this.at = 0;
+          continue;
+        }
+        // needMore() said the line was there: only the end of the input is left.
+        if (!this.inputEnded) throw new Error('fmt: input read past what was given');
+        this.ended = true;
+        return EOF;
+      }
       const r = this.src.next();
       if (r.done) {
         this.ended = true;
@@ -131,7 +180,12 @@ export class FmtEngine {
     } else this.otherIndent = this.firstIndent;
   }
 
-  private getParagraph(): boolean {
+  private *getParagraph(): Generator<boolean, boolean> {
+    if (!this.started) {
+      this.started = true;
+      if (this.needMore()) yield* this.lineReady();
+      this.nextChar = this.getPrefix();
+    }
     this.lastLineLength = 0;
     let c = this.nextChar;
     while (c === 0x0a || c === EOF || this.nextPrefixIndent < this.o.prefixLead || this.inColumn < this.nextPrefixIndent + this.prefixFull) {
@@ -141,29 +195,38 @@ export class FmtEngine {
         return false;
       }
       this.putchar(0x0a);
+      if (this.needMore()) yield* this.lineReady();
       c = this.getPrefix();
     }
     this.prefixIndent = this.nextPrefixIndent;
     this.firstIndent = this.inColumn;
     this.wptr = 0;
     this.wordLimit = 0;
+    // getLine stops at a newline (NEXT_LINE): the next line's prefix is read once it is all there.
     c = this.getLine(c);
+    if (c === NEXT_LINE) {
+      if (this.needMore()) yield* this.lineReady();
+      c = this.getPrefix();
+    }
     this.setOtherIndent(this.samePara(c));
     const o = this.o;
-    if (o.split) {
-      /* one line */
-    } else if (o.crown) {
-      if (this.samePara(c)) {
-        do c = this.getLine(c);
-        while (this.samePara(c) && this.inColumn === this.otherIndent);
+    const more = o.split ? false : o.crown ? this.samePara(c) : o.tagged ? this.samePara(c) && this.inColumn !== this.firstIndent : true;
+    if (more && !o.crown && !o.tagged) {
+      while (this.samePara(c) && this.inColumn === this.otherIndent) {
+        c = this.getLine(c);
+        if (c === NEXT_LINE) {
+          if (this.needMore()) yield* this.lineReady();
+          c = this.getPrefix();
+        }
       }
-    } else if (o.tagged) {
-      if (this.samePara(c) && this.inColumn !== this.firstIndent) {
-        do c = this.getLine(c);
-        while (this.samePara(c) && this.inColumn === this.otherIndent);
-      }
-    } else {
-      while (this.samePara(c) && this.inColumn === this.otherIndent) c = this.getLine(c);
+    } else if (more) {
+      do {
+        c = this.getLine(c);
+        if (c === NEXT_LINE) {
+          if (this.needMore()) yield* this.lineReady();
+          c = this.getPrefix();
+        }
+      } while (this.samePara(c) && this.inColumn === this.otherIndent);
     }
     const last = this.word[this.wordLimit - 1]!;
     last.period = last.final = true;
@@ -222,7 +285,7 @@ export class FmtEngine {
         return EOF;
       }
     } while (c !== 0x0a);
-    return this.getPrefix();
+    return NEXT_LINE;
   }
 
   private getPrefix(): number {

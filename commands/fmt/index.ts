@@ -10,8 +10,9 @@ import { FmtEngine } from './engine.js';
  * Streamed: a file is read through the Vfs chunk by chunk; output goes out every 64 KiB,
  * within a paragraph too (a paragraph is formatted in pieces of at most 1000 words / 5000
  * characters, as GNU's, so a 1 GB one-paragraph file needs no more memory than a small one,
- * written to a file or returned). Standard input is read whole (bounded by maxBufferBytes)
- * and a pipe's back-pressure is waited for between paragraphs: the engine is synchronous.
+ * written to a file or returned). Standard input is pushed into the engine a chunk at a time:
+ * it stops before a line that is not all there (memory: the longest line). A pipe's
+ * back-pressure is waited for after each paragraph and whenever more input is read.
  */
 export default defineCommand({
   name: 'fmt',
@@ -66,7 +67,8 @@ export default defineCommand({
     const names = ctx.operands.length ? ctx.operands : ['-'];
     for (const name of names) {
       let source: Iterator<Uint8Array> | null = null;
-      if (name === '-') source = [await ctx.stdin.readAll()][Symbol.iterator]();
+      let stdin: AsyncIterator<Uint8Array> | null = null;
+      if (name === '-') stdin = ctx.stdin[Symbol.asyncIterator]();
       else {
         try {
           const r = ctx.fs.openRandom(name, ctx.cwd);
@@ -82,7 +84,7 @@ export default defineCommand({
           source = null;
         }
       }
-      if (source === null) {
+      if (source === null && stdin === null) {
         await ctx.warn('read error');
         ok = false;
         continue;
@@ -94,10 +96,17 @@ export default defineCommand({
         const p = ctx.stdout.write(b);
         if (p) waits.push(p);
       });
-      while (engine.step()) {
+      const paragraphs = engine.run();
+      for (let r = paragraphs.next(); !r.done; r = paragraphs.next()) {
         const out = engine.take();
         if (out.length) await ctx.stdout.write(out);
         if (waits.length) await Promise.all(waits.splice(0));
+        if (r.value === false) {
+          // standard input: the engine waits for the rest of a line
+          const got = await stdin!.next();
+          if (got.done) engine.end();
+          else engine.feed(got.value);
+        }
       }
       const out = engine.take();
       if (out.length) await ctx.stdout.write(out);

@@ -222,7 +222,28 @@ function word(bp: Uint8Array, at: number, n: number, signed: boolean): bigint {
   return v;
 }
 
+/** A conversion of one byte, as text for each of the 256 values (made once per conversion: -C's %02x and %_p). */
+const byteTables = new WeakMap<PR, string[]>();
+const ONE_BYTE = new Set(['char', 'p', 'c', 'u']);
+
 function print(pr: PR, bp: Uint8Array, at: number, address: number, lastRep: boolean): string {
+  if (ONE_BYTE.has(pr.kind) || ((pr.kind === 'int' || pr.kind === 'uint') && pr.bcnt === 1)) {
+    let tab = byteTables.get(pr);
+    if (!tab) {
+      tab = [];
+      const one = new Uint8Array(1);
+      for (let v = 0; v < 256; v++) {
+        one[0] = v;
+        tab.push(printOne(pr, one, 0, 0, false));
+      }
+      byteTables.set(pr, tab);
+    }
+    return tab[bp[at] ?? 0]!;
+  }
+  return printOne(pr, bp, at, address, lastRep);
+}
+
+function printOne(pr: PR, bp: Uint8Array, at: number, address: number, lastRep: boolean): string {
   const b = bp[at] ?? 0;
   switch (pr.kind) {
     case 'text': return lastRep && pr.nospace ? pr.prefix.slice(0, -1) : pr.prefix;

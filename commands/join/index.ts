@@ -228,6 +228,19 @@ function fields(buf: Buffer, p: number, lim: number, tab: number): number[] {
   return f;
 }
 
+/** Give a line its own copy of its bytes (the chunk it points into is about to be read over). */
+function own(line: Line): void {
+  const d = line.s;
+  line.buf = Buffer.from(line.buf.subarray(d, line.e));
+  line.s = 0;
+  line.e -= d;
+  if (line.ks >= 0) {
+    line.ks -= d;
+    line.ke -= d;
+  }
+  if (line.f) for (let i = 0; i < line.f.length; i++) line.f[i]! -= d;
+}
+
 function upper(c: number): number {
   return c >= 0x61 && c <= 0x7a ? c - 32 : c;
 }
@@ -290,6 +303,8 @@ function keycmp(a: Line, b: Line, icase: boolean): number {
  */
 async function join(ctx: CommandContext, o: Opts, out: CopyOut): Promise<void> {
   const readers: SpanReader[] = [];
+  /** Per input: read into one reused buffer (a file), so held lines are copied out before it is refilled (detach). */
+  const reused = [false, false];
   for (const name of o.names) {
     if (name === '-') {
       if (readers.length && o.names[0] === '-') throw new FatalError('both files cannot be standard input');
@@ -297,7 +312,8 @@ async function join(ctx: CommandContext, o: Opts, out: CopyOut): Promise<void> {
       continue;
     }
     try {
-      readers.push(new SpanReader(openAsFopen(ctx, name), o.eol));
+      reused[readers.length] = true;
+      readers.push(new SpanReader(openAsFopen(ctx, name, true), o.eol));
     } catch (e) {
       if (e instanceof VfsError) throw new FatalError(`${quoteNameColon(name)}: ${e.reason}`);
       throw e;
@@ -330,6 +346,16 @@ async function join(ctx: CommandContext, o: Opts, out: CopyOut): Promise<void> {
     if (e instanceof VfsError) throw new FatalError(`read error: ${e.reason}`);
     throw e;
   };
+  let seq1: Line[] = [];
+  let seq2: Line[] = [];
+  /** Lines of input w still held (its group, the line the order check compares with) get their own copy of their bytes. */
+  const detach = (w: 0 | 1, buf: Buffer): void => {
+    for (const line of w === 0 ? seq1 : seq2) if (line.buf === buf) own(line);
+    const p = prev[w];
+    if (p && p.buf === buf) own(p);
+  };
+  // The next chunk of a file is read into the buffer its held lines point into.
+  for (const w of [0, 1] as const) if (reused[w]) readers[w]!.onRefill = () => detach(w, readers[w]!.buf);
   /** The next line of input w: synchronous while its chunk lasts. */
   const getLine = (w: 0 | 1): Line | null | Promise<Line | null> => {
     const r = readers[w]!;
@@ -407,8 +433,6 @@ async function join(ctx: CommandContext, o: Opts, out: CopyOut): Promise<void> {
     if (out.full) return out.flush();
   };
 
-  let seq1: Line[] = [];
-  let seq2: Line[] = [];
   let l = await getLine(0);
   if (l) seq1.push(l);
   l = await getLine(1);
@@ -465,8 +489,11 @@ async function join(ctx: CommandContext, o: Opts, out: CopyOut): Promise<void> {
         }
       }
     }
-    seq1 = next1 ? [next1] : [];
-    seq2 = next2 ? [next2] : [];
+    // A group of one line (the common case) keeps its array.
+    if (next1 && seq1.length === 1) seq1[0] = next1;
+    else seq1 = next1 ? [next1] : [];
+    if (next2 && seq2.length === 1) seq2[0] = next2;
+    else seq2 = next2 ? [next2] : [];
   }
   const checktail = o.check !== 'disabled' && !(o.warned[0] && o.warned[1]);
   if ((o.unpair[0] || checktail) && seq1.length) {

@@ -73,7 +73,8 @@ async function parallel(ctx: CommandContext, names: string[], delims: number[], 
   const readers: (SpanReader | null)[] = names.map((name) => {
     if (name === '-') return (stdin ??= new SpanReader(ctx.stdin, eol));
     try {
-      return new SpanReader(open(ctx, name), eol);
+      // One reused read buffer per file: a row's lines are copied out before their reader moves on.
+      return new SpanReader(open(ctx, name, true), eol);
     } catch (e) {
       if (e instanceof VfsError) throw new FatalError(`${quoteNameColon(name)}: ${e.reason}`);
       throw e;
@@ -88,12 +89,9 @@ async function parallel(ctx: CommandContext, names: string[], delims: number[], 
   const distinct = new Set(readers).size === readers.length;
   while (open_ > 0) {
     if (distinct && open_ === readers.length) {
-      const m = rowsInChunks(readers as SpanReader[]);
-      if (m > 0) {
-        copyRows(readers as SpanReader[], m, delims, eol, w);
-        if (w.full) await w.flush();
-        continue;
-      }
+      const full = copyRows(readers as SpanReader[], delims, eol, w);
+      if (w.full) await w.flush();
+      if (full) continue;
     }
     let somedone = false;
     let di = 0;
@@ -148,23 +146,29 @@ async function parallel(ctx: CommandContext, names: string[], delims: number[], 
   return ok;
 }
 
-/** How many whole rows the readers' current chunks hold (at most 4096). */
-function rowsInChunks(readers: SpanReader[]): number {
-  let m = 4096;
-  for (const r of readers) m = Math.min(m, (r.spans.length - r.k) >> 1);
-  return m;
-}
+const lineEnds: number[] = [];
 
-/** Up to m rows, every line taken straight from its reader's chunk, until the output buffer is full. */
-function copyRows(readers: SpanReader[], m: number, delims: number[], eol: number, w: CopyOut): void {
+/**
+ * Rows whose every line is in its reader's chunk, copied until the output buffer is full
+ * (true) or a line's end is not in its chunk (false: that row is left to the reading loop).
+ */
+function copyRows(readers: SpanReader[], delims: number[], eol: number, w: CopyOut): boolean {
   const last = readers.length - 1;
-  for (let row = 0; row < m && !w.full; row++) {
+  const ends = lineEnds;
+  for (;;) {
+    if (w.full) return true;
+    for (let i = 0; i <= last; i++) {
+      const r = readers[i]!;
+      const e = r.buf.indexOf(eol, r.pos);
+      if (e < 0) return false;
+      ends[i] = e;
+    }
     let di = 0;
     for (let i = 0; i <= last; i++) {
       const r = readers[i]!;
-      const k = r.k;
-      w.put(r.buf, r.spans[k]!, r.spans[k + 1]!);
-      r.k = k + 2;
+      const e = ends[i]!;
+      w.put(r.buf, r.pos, e);
+      r.pos = e + 1;
       if (i !== last) {
         const d = delims[di]!;
         if (d !== EMPTY) w.byte(d);

@@ -92,6 +92,8 @@ const HIGH_WATER = 1 << 20;
 
 /** An in-memory pipe between two stages of a pipeline, with back-pressure. */
 export class Pipe implements Output, Input {
+  /** write() copies what it is given (below): a writer may fill its buffer again. */
+  readonly consumes = true;
   private readonly queue: Uint8Array[] = [];
   private buffered = 0;
   private writerDone = false;

@@ -127,6 +127,12 @@ export interface Output {
    * stdout at its cap). Absent: it never does (a pipe, a file).
    */
   room?(): number;
+  /**
+   * True when write() is done with the bytes once it returns (or its promise settles): they
+   * were written out or copied, so the caller may fill the same buffer again (a file sink).
+   * Absent: the output may keep what it is given (a pipe, the collected stdout).
+   */
+  readonly consumes?: boolean;
 }
 
 export interface Limits {

@@ -53,7 +53,7 @@ export async function executeTask(req: TaskRequest, signal?: AbortSignal,
     if (req.stdoutFile) {
       writer = vfs.createWriter(req.stdoutFile, cwd);
       const w = writer;
-      sink = { bytes: 0, write(d: Uint8Array | string) { const b = typeof d === 'string' ? Buffer.from(d) : d; this.bytes += b.length; w.write(b); } };
+      sink = { bytes: 0, consumes: true, write(d: Uint8Array | string) { const b = typeof d === 'string' ? Buffer.from(d) : d; this.bytes += b.length; w.write(b); } };
     }
     const refusals = new Map<string, Refusal>();
     const prev = listenForRefusals((e) => {

@@ -60,8 +60,25 @@ function encodeBlock(enc: Encoding, b: Uint8Array): string {
   }
   // base32 / base32hex: 5 bytes -> 8 characters, '=' padded.
   const alpha = ALPHABET[enc];
-  let s = '';
-  for (let i = 0; i < b.length; i += 5) {
+  // Whole 5-byte groups into bytes, one latin1 string at the end (a string built a character
+  // at a time made base32 of 10 MB take 1.5 s of CPU).
+  const codes = Buffer.from(alpha, 'latin1');
+  const whole = b.length - (b.length % 5);
+  const out = Buffer.allocUnsafe((whole / 5) * 8);
+  let o = 0;
+  for (let i = 0; i < whole; i += 5) {
+    const b0 = b[i]!, b1 = b[i + 1]!, b2 = b[i + 2]!, b3 = b[i + 3]!, b4 = b[i + 4]!;
+    out[o++] = codes[b0 >> 3]!;
+    out[o++] = codes[((b0 & 7) << 2) | (b1 >> 6)]!;
+    out[o++] = codes[(b1 >> 1) & 31]!;
+    out[o++] = codes[((b1 & 1) << 4) | (b2 >> 4)]!;
+    out[o++] = codes[((b2 & 15) << 1) | (b3 >> 7)]!;
+    out[o++] = codes[(b3 >> 2) & 31]!;
+    out[o++] = codes[((b3 & 3) << 3) | (b4 >> 5)]!;
+    out[o++] = codes[b4 & 31]!;
+  }
+  let s = out.toString('latin1', 0, o);
+  for (let i = whole; i < b.length; i += 5) {
     const n = Math.min(5, b.length - i);
     // 40 bits: exact in a double.
     let bits = 0;
@@ -143,6 +160,25 @@ function makeDecoder(enc: Encoding): Decoder {
     push(chars) {
       const out: number[] = [];
       let fast: Buffer | undefined;
+      // The quantum the last chunk began: finished first, so the rest of this chunk can take the
+      // fast path (a chunk of a length not a multiple of 4 sent every later one to the byte loop:
+      // base64 -d of 10 MB took 2.2 s of CPU).
+      let head: Buffer | undefined;
+      const b32 = enc === 'base32' || enc === 'base32hex';
+      if ((size === 4 || b32) && q.length > 0) {
+        let i = 0;
+        while (q.length > 0 && i < chars.length) {
+          q.push(chars[i++]!);
+          if (q.length === size) {
+            const ok = quantum(q, out);
+            q.length = 0;
+            if (!ok) return { bytes: Buffer.from(out), bad: true };
+          }
+        }
+        chars = chars.subarray(i);
+        head = Buffer.from(out);
+        out.length = 0;
+      }
       if (size === 4 && q.length === 0) {
         // Whole quanta of alphabet characters: node's decoder, which agrees on them.
         let end = 0;
@@ -152,8 +188,27 @@ function makeDecoder(enc: Encoding): Decoder {
           fast = Buffer.from(Buffer.from(chars.buffer, chars.byteOffset, end).toString('latin1'), enc === 'base64' ? 'base64' : 'base64url');
           chars = chars.subarray(end);
         }
+      } else if (b32 && q.length === 0) {
+        // Whole quanta of alphabet characters (no '='): 8 characters, 5 bytes.
+        let end = 0;
+        while (end < chars.length && t[chars[end]!]! >= 0) end++;
+        end -= end % 8;
+        if (end > 0) {
+          fast = Buffer.allocUnsafe((end / 8) * 5);
+          let o = 0;
+          for (let i = 0; i < end; i += 8) {
+            const v0 = t[chars[i]!]!, v1 = t[chars[i + 1]!]!, v2 = t[chars[i + 2]!]!, v3 = t[chars[i + 3]!]!;
+            const v4 = t[chars[i + 4]!]!, v5 = t[chars[i + 5]!]!, v6 = t[chars[i + 6]!]!, v7 = t[chars[i + 7]!]!;
+            fast[o++] = ((v0 << 3) | (v1 >> 2)) & 0xff;
+            fast[o++] = ((v1 << 6) | (v2 << 1) | (v3 >> 4)) & 0xff;
+            fast[o++] = ((v3 << 4) | (v4 >> 1)) & 0xff;
+            fast[o++] = ((v4 << 7) | (v5 << 2) | (v6 >> 3)) & 0xff;
+            fast[o++] = ((v6 << 5) | v7) & 0xff;
+          }
+          chars = chars.subarray(end);
+        }
       }
-      const result = (bad: boolean, bytes: number[]) => ({ bytes: fast ? Buffer.concat([fast, Buffer.from(bytes)]) : Buffer.from(bytes), bad });
+      const result = (bad: boolean, bytes: number[]) => ({ bytes: head || fast ? Buffer.concat([head ?? Buffer.alloc(0), fast ?? Buffer.alloc(0), Buffer.from(bytes)]) : Buffer.from(bytes), bad });
       for (const ch of chars) {
         q.push(ch);
         if (q.length === size) {

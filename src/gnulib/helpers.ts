@@ -31,9 +31,10 @@ export type { Input };
  * An operand file checked now as fopen would open it: a missing or refused file throws its
  * VfsError here (GNU reports it before reading anything), while a directory "opens" and its
  * error (EISDIR) comes at the first read. The chunks are read lazily (no descriptor is held
- * until then).
+ * until then). `reuse`: every chunk is read into the same buffer (the caller keeps nothing of
+ * a chunk once it asks for the next).
  */
-export function openAsFopen(ctx: CommandContext, name: string): Iterable<Uint8Array> {
+export function openAsFopen(ctx: CommandContext, name: string, reuse = false): Iterable<Uint8Array> {
   try {
     ctx.fs.openRandom(name, ctx.cwd).close();
   } catch (e) {
@@ -44,5 +45,5 @@ export function openAsFopen(ctx: CommandContext, name: string): Iterable<Uint8Ar
     }
     throw e;
   }
-  return ctx.fs.readChunks(name, ctx.cwd);
+  return ctx.fs.readChunks(name, ctx.cwd, undefined, reuse);
 }

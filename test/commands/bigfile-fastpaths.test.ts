@@ -113,6 +113,25 @@ describe('paste, base64, sort and cut over several chunks', () => {
     await same(root, ['base64', '-d'], enc);
     await same(root, ['base32', 'noeol.txt']);
   }, 60_000);
+  it('base64 -d and base32 / base32 -d of files of many chunks, a bad character late, -i', async () => {
+    const enc64 = gnu(root, ['base64', 'big.txt']).stdout;
+    const enc32 = gnu(root, ['base32', '-w', '61', 'big.txt']).stdout;
+    fs.writeFileSync(path.join(root, 'e64.txt'), enc64);
+    fs.writeFileSync(path.join(root, 'e32.txt'), enc32);
+    const bad = (b: Buffer, at: number, c: string) => Buffer.concat([b.subarray(0, at), Buffer.from(c), b.subarray(at)]);
+    fs.writeFileSync(path.join(root, 'b64.txt'), bad(enc64, 1_000_003, '*'));
+    fs.writeFileSync(path.join(root, 'b32.txt'), bad(enc32, 900_001, 'a'));
+    for (const w of ['0', '76', '61']) await same(root, ['base32', '-w', w, 'big.txt']);
+    await same(root, ['base32', 'noeol.txt']);
+    for (const name of ['e64.txt', 'b64.txt']) {
+      await same(root, ['base64', '-d', name]);
+      await same(root, ['base64', '-d', '-i', name]);
+    }
+    for (const name of ['e32.txt', 'b32.txt']) {
+      await same(root, ['base32', '-d', name]);
+      await same(root, ['base32', '-d', '-i', name]);
+    }
+  }, 60_000);
   it('sort of one file read whole, with and without a last newline', async () => {
     for (const f of ['big.txt', 'noeol.txt', 'a.txt', 'empty.txt']) await same(root, ['sort', f]);
     await same(root, ['sort', '-r', 'noeol.txt']);

@@ -112,3 +112,50 @@ describe('fmt: one paragraph over many read chunks', () => {
     }
   }, 300_000);
 });
+
+describe('fmt: standard input streamed', () => {
+  async function piped(root: string, stages: string[][], signal?: AbortSignal, stdin?: Buffer): Promise<{ out: Buffer; code: number }> {
+    const res = await executeTask({
+      root, policy: defaultPolicy(), cwd: '/', stages: stages.map((argv) => ({ argv })), ...(stdin ? { stdin } : {}),
+      limits: { maxOutputBytes: 1 << 26, maxResults: 1000, maxBufferBytes: 1 << 26 },
+    }, signal);
+    if (!res.ok) throw new Error(JSON.stringify(res.error));
+    return { out: Buffer.from(res.result!.stdout), code: res.result!.exitCode };
+  }
+
+  it('paragraphs, long lines and a last line without newline, through a pipe of many chunks, as GNU fmt', async () => {
+    const root = path.join(scratch, `s${n++}`);
+    fs.mkdirSync(root);
+    const lines: string[] = [];
+    let x = 5;
+    const rnd = (k: number) => { x = (x * 1103515245 + 12345) >>> 0; return (x >>> 16) % k; };
+    for (let i = 0; i < 40000; i++) {
+      const r = rnd(40);
+      if (r === 0) lines.push('');
+      else if (r === 1) lines.push(`${' '.repeat(rnd(6))}> quoted ${i} text.`);
+      else if (r === 2) lines.push(`\tindented ${i}`);
+      else if (i % 5000 === 17) lines.push(`long ${'word '.repeat(20000 + rnd(40000))}`); // lines longer than a read chunk
+      else lines.push(`${i % 7 === 0 ? '  ' : ''}line ${i} ${'w '.repeat(rnd(12))}end${i % 5 === 0 ? '.' : ''}`);
+    }
+    const data = Buffer.from(lines.join('\n') + '\nno newline at the end');
+    expect(data.length).toBeGreaterThan(1 << 20);
+    fs.writeFileSync(path.join(root, 'in.txt'), data);
+    for (const opts of [[], ['-w', '40', '-u'], ['-s'], ['-w', '100', '-g', '90'], ['-p', '>'], ['-p', '  > ', '-w', '30']]) {
+      const want = execFileSync('fmt', opts, { input: data, env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 1 << 26 });
+      const r = await piped(root, [['cat', 'in.txt'], ['fmt', ...opts]]);
+      expect(r.code).toBe(0);
+      expect(r.out.length, `cat | fmt ${opts.join(' ')}`).toBe(want.length);
+      expect(r.out.equals(want), `cat | fmt ${opts.join(' ')}`).toBe(true);
+      const s = await piped(root, [['fmt', ...opts]], undefined, data);
+      expect(s.out.equals(want), `fmt ${opts.join(' ')} < data`).toBe(true);
+    }
+  }, 300_000);
+
+  it('an endless input is formatted as it comes (fmt | head ends the line; reading it whole never would)', async () => {
+    const root = path.join(scratch, `s${n++}`);
+    fs.mkdirSync(root);
+    const want = execFileSync('sh', ['-c', "yes 'a b c.' | fmt -w 20 | head -n 3"], { env: { ...process.env, LC_ALL: 'C' } });
+    const r = await piped(root, [['yes', 'a b c.'], ['fmt', '-w', '20'], ['head', '-n', '3']], AbortSignal.timeout(60_000));
+    expect(r.out.toString()).toBe(want.toString());
+  }, 120_000);
+});
