@@ -8,7 +8,7 @@ import * as tarStream from 'tar-stream';
 import { defineCommand, helpText, parseArgs, UsageError, versionText, type CommandContext } from '../../src/command/index.js';
 import { isLimitError, VfsError, type DirHandle, type WalkFile } from '../../src/vfs/index.js';
 import { walk } from '../../src/vfs/walk.js';
-import { components, DestTree, StagingFolder } from '../../src/gnulib/extract-tree.js';
+import { components, DestTree, splitLast, StagingFolder, topOf } from '../../src/gnulib/extract-tree.js';
 import { addProgress, setProgressTotalBytes } from '../../src/runtime/progress.js';
 import { gunzip, gzipBlocks, GzipError, type DecodeInfo } from '../../src/gnulib/gzip.js';
 import { TAR_BLOCK, TarOut, type TarHeader } from './ustar.js';
@@ -37,6 +37,15 @@ interface Stage {
   files: { staged: string; dir: string; name: string; rest: string }[];
   /** Folders made, below the destination (removed again if the extraction stops). */
   made: string[];
+  /**
+   * Top folders of the destination met so far: true when it did not exist (staged whole in the
+   * staging folder, moved into place with one rename), false when entries go file by file.
+   */
+  fresh: Map<string, boolean>;
+  /** The entries staged below fresh top folders, in archive order (path below the destination). */
+  nested: { rel: string; isDir: boolean; top: string }[];
+  /** -k: an existing file is an error, not replaced. */
+  keep: boolean;
 }
 
 
@@ -198,7 +207,7 @@ async function read(r: Run, file: string, members: string[], o: ReadOpts): Promi
   const info: DecodeInfo = { header: null, headerBytes: 0, inBytes: 0, outBytes: 0, trailingGarbage: false };
   const bytes = r.z ? gunzip(raw, info, Number.MAX_SAFE_INTEGER) : raw;
   // the destination first: a refused one stops before any byte is read (no stream left running)
-  if (o.extract && !o.toStdout) r.stage = openStage(r);
+  if (o.extract && !o.toStdout) r.stage = openStage(r, o.keep);
   const ex = tarStream.extract();
   const src = Readable.from(bytes as AsyncIterable<Uint8Array>, { objectMode: false });
   src.on('error', (e) => ex.destroy(e));
@@ -255,11 +264,11 @@ async function read(r: Run, file: string, members: string[], o: ReadOpts): Promi
 }
 
 /** The destination held and the staging folder, hidden in it (the destination must exist, as for GNU tar -C). */
-function openStage(r: Run): Stage {
+function openStage(r: Run, keep: boolean): Stage {
   let tree: DestTree | undefined;
   try {
     tree = DestTree.open(r.ctx.fs, r.dir, r.ctx.cwd);
-    return { tree, folder: StagingFolder.make(r.ctx.fs, tree.base, 'tar'), files: [], made: [] };
+    return { tree, folder: StagingFolder.make(r.ctx.fs, tree.base, 'tar'), files: [], made: [], fresh: new Map(), nested: [], keep };
   } catch (e) {
     tree?.close();
     throw new Fatal(`${r.dir}: Cannot open: ${reasonOf(e)}`);
@@ -283,9 +292,37 @@ function closeStage(r: Run, st: Stage): void {
   r.stage = undefined;
 }
 
-/** The end: every staged file moved into place in archive order (a later member replaces an earlier one). */
+/**
+ * The end: each fresh top folder moved into place with one rename (file by file when something
+ * took its name meanwhile), then every flat staged file in archive order (a later member
+ * replaces an earlier one).
+ */
 async function place(r: Run, st: Stage): Promise<void> {
   try {
+    const byFile = new Set<string>();
+    for (const [top, fresh] of st.fresh) {
+      if (!fresh) continue;
+      try {
+        st.folder.moveTop(top, st.tree.base);
+      } catch (e) {
+        reasonOf(e);
+        byFile.add(top);
+      }
+    }
+    for (const n of st.nested) {
+      if (!byFile.has(n.top)) continue;
+      const [dirRel, name] = n.isDir ? [n.rel, ''] : splitLast(n.rel);
+      try {
+        const there = mkdirs(r, dirRel);
+        if (n.isDir) continue;
+        const old = r.ctx.fs.lstatAt(there, name);
+        if (old?.isDirectory()) throw new VfsError('EISDIR', joinPath(r.dir, n.rel));
+        if (old && st.keep) throw new VfsError('EEXIST', joinPath(r.dir, n.rel));
+        st.folder.publishNested(n.rel, there, name);
+      } catch (e) {
+        await error(r, `${n.rel}: Cannot open: ${reasonOf(e)}`);
+      }
+    }
     for (const f of st.files) {
       try {
         const at = st.tree.reach(f.dir, false);
@@ -319,10 +356,13 @@ async function extractEntry(r: Run, entry: TarEntry, name: string, prefix: strin
   const rest = stripComponents(name.slice(prefix.length), o.strip);
   if (rest === null) return drain(entry);
   const parts = components(rest);
+  const top = topOf(rest, h.type === 'directory');
+  const nested = top !== null && isFresh(r, top);
   if (h.type === 'directory') {
     await drain(entry);
     try {
-      mkdirs(r, parts.join('/'));
+      if (nested) stagedDir(r, parts.join('/'), top);
+      else mkdirs(r, parts.join('/'));
     } catch (e) {
       return error(r, `${rest}: Cannot mkdir: ${reasonOf(e)}`);
     }
@@ -335,6 +375,12 @@ async function extractEntry(r: Run, entry: TarEntry, name: string, prefix: strin
   }
   const base = parts.pop();
   const dirRel = parts.join('/');
+  if (nested) return extractNested(r, entry, `${dirRel}/${base}`, top, rest, o);
+  // a member named as a top folder staged whole: a folder is there
+  if (dirRel === '' && base !== undefined && r.stage!.fresh.get(base) === true) {
+    await drain(entry);
+    return error(r, `${rest}: Cannot open: Is a directory`);
+  }
   let there;
   try {
     // a member that is the destination itself ('.' or './') is a folder there, not a file
@@ -382,6 +428,79 @@ async function extractEntry(r: Run, entry: TarEntry, name: string, prefix: strin
     throw isLimitError(e) ? stop(rest, e) : e;
   }
   st.files.push({ staged, dir: dirRel, name: base, rest });
+}
+
+/**
+ * Is the top folder `top` of the destination new (staged whole)? Decided when first met: it
+ * does not exist there and no file of that name was staged for the destination itself.
+ */
+function isFresh(r: Run, top: string): boolean {
+  const st = r.stage!;
+  let fresh = st.fresh.get(top);
+  if (fresh === undefined) {
+    try {
+      fresh = r.ctx.fs.lstatAt(st.tree.base, top) === null && !st.files.some((f) => f.dir === '' && f.name === top);
+    } catch (e) {
+      reasonOf(e);
+      fresh = false; // a name the zone refuses: the per-file path says so
+    }
+    st.fresh.set(top, fresh);
+  }
+  return fresh;
+}
+
+/** mkdir -p of `rel` (below the destination, in a fresh top folder) in the staging folder. The folder, held. */
+function stagedDir(r: Run, rel: string, top: string): DirHandle {
+  const st = r.stage!;
+  const at = st.folder.reach(rel, true);
+  if (!('dir' in at)) throw new VfsError('ENOTDIR', joinPath(r.dir, rel));
+  st.nested.push({ rel, isDir: true, top });
+  return at.dir;
+}
+
+/** A file member of a fresh top folder, written at its own name in the staged folder. */
+async function extractNested(r: Run, entry: TarEntry, rel: string, top: string, rest: string, o: ReadOpts): Promise<void> {
+  const { ctx } = r;
+  const h = entry.header;
+  const st = r.stage!;
+  const [dirRel, base] = splitLast(rel);
+  let there: DirHandle;
+  try {
+    const at = st.folder.reach(dirRel, true);
+    if (!('dir' in at)) throw new VfsError('ENOTDIR', joinPath(r.dir, dirRel));
+    there = at.dir;
+    // only an earlier member of the same name can be there (the folder is new)
+    if (st.folder.nested.has(rel)) {
+      if (o.keep) throw new VfsError('EEXIST', joinPath(r.dir, rel));
+      st.folder.unlinkNested(rel);
+      st.nested.splice(st.nested.findIndex((n) => n.rel === rel && !n.isDir), 1);
+    }
+  } catch (e) {
+    await drain(entry);
+    return error(r, `${rest}: Cannot open: ${reasonOf(e)}`);
+  }
+  const mtime = h.mtime ? h.mtime.getTime() / 1000 : undefined;
+  let w;
+  try {
+    // a new file of a new folder: no fsync (as GNU tar), mode and times on the open file
+    w = ctx.fs.createWriterAt(there, base, { mode: 0o600, direct: true, durable: false, finalMode: (h.mode ?? 0o644) & 0o777, finalTime: mtime });
+    st.folder.nested.add(rel);
+  } catch (e) {
+    await drain(entry);
+    if (isLimitError(e)) throw stop(rest, e);
+    // a folder member of that name came first
+    const isDir = e instanceof VfsError && e.errno === 'EEXIST' && ctx.fs.lstatAt(there, base)?.isDirectory();
+    return error(r, `${rest}: Cannot open: ${isDir ? 'Is a directory' : reasonOf(e)}`);
+  }
+  try {
+    for await (const c of entry) w.write(c as Buffer);
+    w.commit();
+  } catch (e) {
+    w.abort();
+    st.folder.nested.delete(rel);
+    throw isLimitError(e) ? stop(rest, e) : e;
+  }
+  st.nested.push({ rel, isDir: false, top });
 }
 
 /**

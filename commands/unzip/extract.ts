@@ -3,9 +3,9 @@
 // the staging folder: nothing is left behind. Links, devices and FIFOs are never created, no
 // entry is written through an existing symbolic link, and encrypted or corrupt entries are refused.
 import type { CommandContext } from '../../src/command/index.js';
-import { DestTree, StagingFolder } from '../../src/gnulib/extract-tree.js';
+import { DestTree, splitLast, StagingFolder, topOf } from '../../src/gnulib/extract-tree.js';
 import { addProgress, setProgressTotal } from '../../src/runtime/progress.js';
-import { isLimitError, VfsError } from '../../src/vfs/index.js';
+import { isLimitError, VfsError, type DirHandle } from '../../src/vfs/index.js';
 import { ZipArchive, ZipError, safeEntryPath, specialKind, type ZipEntry } from '../../src/gnulib/zipread.js';
 
 export interface ExtractOptions {
@@ -30,11 +30,6 @@ function pad23(s: string): string {
 /** Folders the making of the destination folder (-d) has seen to be folders. */
 type Known = Set<string>;
 
-/** 'a/b/c' -> ['a/b', 'c']; 'c' -> ['', 'c']. */
-function splitLast(rel: string): [string, string] {
-  const slash = rel.lastIndexOf('/');
-  return slash < 0 ? ['', rel] : [rel.slice(0, slash), rel.slice(slash + 1)];
-}
 
 /**
  * Does the file `rel` below the destination exist now (lstat, a link itself included)? Its
@@ -55,6 +50,18 @@ function existsBelow(ctx: CommandContext, tree: DestTree, exdir: string, rel: st
 }
 
 interface Planned { e: ZipEntry; rel: string; warning?: string; absolute?: string }
+
+/**
+ * A staged entry: `staged` its name in the staging folder (flat) or its path below it (nested:
+ * `top` is then its new top folder); `created`: a folder entry whose folder it made.
+ */
+interface Ready { p: Planned; staged: string | null; top: string | null; created: boolean }
+
+/** The earlier file entry of this path leaves the list (a later one of the same name replaced it). */
+function removeEarlier(ready: Ready[], rel: string): void {
+  const i = ready.findIndex((r) => r.staged === rel && r.top !== null);
+  if (i >= 0) ready.splice(i, 1);
+}
 
 /** Returns the exit status (Info-ZIP's: 0, 1 warnings, 2 an entry failed, 50 disk full). */
 export async function extract(ctx: CommandContext, zip: ZipArchive, selected: ZipEntry[], o: ExtractOptions): Promise<number> {
@@ -120,7 +127,26 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
     if (err instanceof VfsError) throw new StopAll(`cannot create ${err.path}: ${err.reason}`);
     throw err;
   }
-  const ready: { p: Planned; staged: string | null }[] = [];
+  // Each top folder of the destination that does not exist yet is staged whole (nested in the
+  // staging folder, files at their own names) and moved into place with one rename; files that
+  // join folders that exist already are staged flat and moved one by one.
+  const fresh = new Map<string, boolean>();
+  const topLevelFiles = new Set(plan.filter((p) => !p.e.isDir && topOf(p.rel, false) === null).map((p) => p.rel));
+  const isFresh = (top: string | null): boolean => {
+    if (top === null) return false;
+    let f = fresh.get(top);
+    if (f === undefined) {
+      try {
+        f = !topLevelFiles.has(top) && ctx.fs.lstatAt(tree.base, top) === null;
+      } catch (err) {
+        if (!(err instanceof VfsError)) throw err;
+        f = false; // a name the zone refuses: the per-file path says so
+      }
+      fresh.set(top, f);
+    }
+    return f;
+  };
+  const ready: Ready[] = [];
   // Progress: the planned entries (from the central directory) are the total; an entry counts
   // as done when the next one starts, the last one after the loop.
   setProgressTotal(plan.length);
@@ -130,28 +156,64 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
     for (const p of plan) {
       if (started++ > 0) addProgress(1);
       const dest = join(o.exdir, p.rel);
+      const top = topOf(p.rel, p.e.isDir);
+      const nested = isFresh(top);
       let exists = false;
-      if (!p.e.isDir) {
+      if (nested) {
+        // nothing of this folder is at the destination: only an earlier entry of the same name
+        exists = !p.e.isDir && staging.nested.has(p.rel);
+        if (exists && o.overwrite !== 'always') {
+          if (o.overwrite === 'ask') skippedExisting.push(dest);
+          continue;
+        }
+      } else if (!p.e.isDir) {
         exists = existsBelow(ctx, tree, o.exdir, p.rel);
         if (exists && o.overwrite !== 'always') {
           if (o.overwrite === 'ask') skippedExisting.push(dest);
           continue;
         }
       }
-      if (p.e.isDir) {
-        ready.push({ p, staged: null });
+      let at: DirHandle = staging.dir;
+      let staged = p.rel;
+      if (nested) {
+        // the entry's folder in the staging folder (the folder itself for a folder entry)
+        const dirRel = p.e.isDir ? p.rel : splitLast(p.rel)[0];
+        try {
+          const r = staging.reach(dirRel, true);
+          if (!('dir' in r)) throw new VfsError('ENOTDIR', dest); // (nothing but staged folders there)
+          if (p.e.isDir) {
+            ready.push({ p, staged: null, top, created: r.created });
+            continue;
+          }
+          at = r.dir;
+          if (exists) {
+            // a later entry of the same name replaces the earlier one: its line and move too
+            staging.unlinkNested(p.rel);
+            removeEarlier(ready, p.rel);
+          }
+        } catch (err) {
+          if (isLimitError(err)) throw new StopAll(`${p.e.name}: ${err.reason}`);
+          if (!(err instanceof VfsError)) throw err;
+          await warn(`error:  cannot create ${dest}\n        ${err.reason}`);
+          status = Math.max(status, 1);
+          continue;
+        }
+      } else if (p.e.isDir) {
+        ready.push({ p, staged: null, top: null, created: false });
         continue;
+      } else {
+        // The staged name keeps the entry's own name: the zone's extension and name rules see it.
+        staged = `${n++}-${p.rel.slice(p.rel.lastIndexOf('/') + 1)}`;
       }
-      // The staged name keeps the entry's own name: the zone's extension and name rules see it.
-      const staged = `${n++}-${p.rel.slice(p.rel.lastIndexOf('/') + 1)}`;
       const mode = p.e.unixMode & 0o777;
+      const fileName = nested ? splitLast(p.rel)[1] : staged;
       let w;
       try {
         // No fsync for a file the archive creates (GNU unzip syncs nothing; a crash can lose its
         // new bytes, no old ones); one that replaces a file is synced before the move (DESIGN).
         // Its mode and times are set on the open file, before the move.
-        w = ctx.fs.createWriterAt(staging.dir, staged, { mode: 0o600, direct: true, durable: exists, finalMode: mode !== 0 ? mode : 0o644, finalTime: p.e.mtime.getTime() / 1000 });
-        staging.pending.add(staged);
+        w = ctx.fs.createWriterAt(at, fileName, { mode: 0o600, direct: true, durable: exists && !nested, finalMode: mode !== 0 ? mode : 0o644, finalTime: p.e.mtime.getTime() / 1000 });
+        (nested ? staging.nested : staging.pending).add(staged);
       } catch (err) {
         // a name the zone refuses (extension, blocked pattern) is skipped; a limit stops everything
         if (isLimitError(err)) throw new StopAll(`${p.e.name}: ${err.reason}`);
@@ -166,9 +228,10 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
           w.write(chunk);
         }
         w.commit();
-        ready.push({ p, staged });
+        ready.push({ p, staged, top: nested ? top : null, created: false });
       } catch (err) {
         w.abort();
+        if (nested) staging.nested.delete(staged);
         if (err instanceof ZipError && (err.kind === 'crc' || err.kind === 'size' || err.kind === 'method')) {
           await warn(`${p.e.name}:  ${err.message}; not extracted`);
           status = 2;
@@ -180,11 +243,28 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
       }
     }
     if (started > 0) addProgress(1);
-    // 3. move into place, in archive order, with Info-ZIP's lines
-    for (const { p, staged } of ready) {
+    // 3. move into place: each new top folder with one rename (file by file if something took
+    // its name meanwhile), then the rest in archive order, with Info-ZIP's lines
+    const whole = new Set<string>();
+    for (const [top, f] of fresh) {
+      if (!f) continue;
+      try {
+        staging.moveTop(top, tree.base);
+        whole.add(top);
+      } catch (err) {
+        if (!(err instanceof VfsError)) throw err;
+      }
+    }
+    for (const { p, staged, top, created } of ready) {
       const dest = join(o.exdir, p.rel);
       if (p.warning && o.quiet === 0) await ctx.stdout.write(p.warning + '\n');
       if (p.absolute) await ctx.stderr.write(p.absolute + '\n');
+      if (top !== null && whole.has(top)) {
+        if (p.e.isDir) {
+          if (created) await say(`   creating: ${dest}/`);
+        } else await say(`${p.e.method === 0 ? ' extracting' : '  inflating'}: ${pad23(dest)} `);
+        continue;
+      }
       try {
         // the entry's folder (the folder itself for a folder entry), made where missing, never
         // through a symbolic link
@@ -198,6 +278,16 @@ export async function extract(ctx: CommandContext, zip: ZipArchive, selected: Zi
         if (!('dir' in r)) continue; // (reach makes what is missing)
         if (p.e.isDir) {
           if (r.created) await say(`   creating: ${dest}/`);
+          continue;
+        }
+        if (top !== null) {
+          // a staged top folder that could not move whole: what is there now is kept unless -o
+          if (o.overwrite !== 'always' && ctx.fs.lstatAt(r.dir, name) !== null) {
+            if (o.overwrite === 'ask') skippedExisting.push(dest);
+            continue;
+          }
+          await say(`${p.e.method === 0 ? ' extracting' : '  inflating'}: ${pad23(dest)} `);
+          staging.publishNested(staged!, r.dir, name);
           continue;
         }
         await say(`${p.e.method === 0 ? ' extracting' : '  inflating'}: ${pad23(dest)} `);

@@ -12,6 +12,27 @@ const Input = z.object({
   junk_paths: z.boolean().optional().describe('Extract every file into the destination itself, without its folders (unzip -j).'),
 }).strict();
 
+/**
+ * What the call made and where it is now: its changes replayed in order (a file staged and
+ * moved, a staged folder moved whole with what was made in it, what was removed again).
+ */
+function madeNow(changes: readonly { op: string; path: string; to?: string }[]): Map<string, 'file' | 'folder'> {
+  const made = new Map<string, 'file' | 'folder'>();
+  for (const c of changes) {
+    if (c.op === 'write') made.set(c.path, 'file');
+    else if (c.op === 'mkdir') made.set(c.path, 'folder');
+    else if (c.op === 'delete') made.delete(c.path);
+    else if (c.op === 'rename' && c.to !== undefined) {
+      for (const [p, k] of [...made]) {
+        if (p !== c.path && !p.startsWith(c.path + '/')) continue;
+        made.delete(p);
+        made.set(c.to + p.slice(c.path.length), k);
+      }
+    }
+  }
+  return made;
+}
+
 export default defineTool({
   name: 'unzip',
   description: 'Extract a zip archive into a folder of the zone, all or nothing: entries are staged and moved into place ' +
@@ -39,8 +60,9 @@ export default defineTool({
     }
     // What was created, from the zone's own record of the changes (not from the printed lines).
     const staged = /(^|\/)\.nosh-unzip-[0-9a-f]+(\/|$)/;
-    const files = r.changes.filter((c) => c.op === 'rename' && c.to !== undefined).map((c) => c.to!);
-    const folders = r.changes.filter((c) => c.op === 'mkdir' && !staged.test(c.path)).map((c) => c.path);
+    const made = madeNow(r.changes);
+    const files = [...made].filter(([p, k]) => k === 'file' && !staged.test(p)).map(([p]) => p);
+    const folders = [...made].filter(([p, k]) => k === 'folder' && !staged.test(p)).map(([p]) => p);
     const skipped = warnings.filter((l) => / exists: not replaced/.test(l)).map((l) => l.replace(/^unzip: (.*) exists: not replaced.*$/, '$1'));
     return {
       data: { path: args.path, destination: args.destination ?? '.', files, folders, skipped, warnings, exit_code: r.exitCode },

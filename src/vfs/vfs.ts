@@ -1314,6 +1314,44 @@ export class Vfs {
     this.recordChange({ op: 'rename', path: va, to: vb, delta: replaced?.isFile() ? -replaced.size : 0 }, true);
   }
 
+  /**
+   * rename(2) of a folder, child of one open directory, to a name that does not exist in
+   * another (extraction: a whole staged top folder moved into place at once). Nothing there is
+   * ever replaced: whatever is at the destination (a link planted meanwhile too: rename(2)
+   * does not follow it, and a folder cannot replace a non-folder) is EEXIST. Rename's folder
+   * checks: the destination name is checked as a folder, and a name that anchors a
+   * multi-component blocked pattern is refused (moving it changes what is blocked below it).
+   */
+  renameDirAt(from: DirHandle, fromName: string, to: DirHandle, toName: string): void {
+    const a = this.own(from);
+    const b = this.own(to);
+    const va = this.childPath(a, fromName);
+    const vb = this.childPath(b, toName);
+    this.assertWritable(vb);
+    if (a.fd < 0 || b.fd < 0) {
+      if (this.resolve(vb).stat) throw new VfsError('EEXIST', vb);
+      return this.rename(va, vb);
+    }
+    const sa = this.childStat(a, fromName).st;
+    if (!sa) throw new VfsError('ENOENT', va);
+    if (!sa.isDirectory()) throw new VfsError('ENOTDIR', va);
+    if (this.childStat(b, toName).st) throw new VfsError('EEXIST', vb);
+    if (this.blocked.anchorsBelow(fromName) || this.blocked.anchorsBelow(toName)) throw new VfsError('EBLOCKED', vb);
+    this.guarded(va, true);
+    this.guarded(vb, true);
+    this.checkFdInside(a.fd, a.vpath);
+    this.checkFdInside(b.fd, b.vpath);
+    try {
+      fs.renameSync(`${PROC_FD}/${a.fd}/${fromName}`, `${PROC_FD}/${b.fd}/${toName}`);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      // something made at the destination since the check (a non-empty folder, a file, a link)
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR') throw new VfsError('EEXIST', vb);
+      throw fromNodeError(e, code === 'ENOENT' ? vb : va);
+    }
+    this.recordChange({ op: 'rename', path: va, to: vb, delta: 0 }, true);
+  }
+
   /** rename(2) inside the zone, both folders held; neither end may be the root. */
   rename(from: string, to: string, cwd = '/'): void {
     this.assertWritable(to);

@@ -28,6 +28,7 @@ vi.mock('node:fs', async (importOriginal) => {
     fchmodSync: counted('fchmod', real.fchmodSync),
     futimesSync: counted('futimes', real.futimesSync),
     fsyncSync: counted('fsync', real.fsyncSync),
+    readSync: counted('read', real.readSync),
   };
   return { ...real, ...wrapped, default: { ...real, ...wrapped } };
 });
@@ -68,8 +69,9 @@ function same(dir: string): void {
   expect(fs.readdirSync(path.join(root, dir))).toEqual(['src']);
 }
 
-function perFile(c: Map<string, number>): { lstats: number; renames: number; byPath: number } {
+function perFile(c: Map<string, number>): { lstats: number; renames: number; byPath: number; reads: number } {
   return {
+    reads: (c.get('read') ?? 0) / FILES,
     lstats: ((c.get('lstat') ?? 0) + (c.get('stat') ?? 0)) / FILES,
     renames: (c.get('rename') ?? 0) / FILES,
     byPath: (c.get('chmod') ?? 0) + (c.get('utimes') ?? 0),
@@ -83,6 +85,29 @@ describe('extraction works relative to held folders', () => {
     expect(c.lstats).toBeLessThan(6);
     expect(c.renames).toBeLessThanOrEqual(1.1);
     expect(c.byPath).toBe(0);
+  });
+
+  it('unzip into a new folder: the archive read through a window (not reads per entry), no lstat of the destination per file', async () => {
+    const c = perFile(await counted(`unzip -q a.zip -d u2`));
+    same('u2');
+    // before: 3-4 positioned reads per entry (central record twice, local header, data) and
+    // 4 lstats per file (one to see whether it exists at the destination)
+    expect(c.reads).toBeLessThan(0.5);
+    expect(c.lstats).toBeLessThan(3.5);
+    // the destination's tree exists now: each file is looked for again, and kept (no -o)
+    const again = await run(root, 'unzip -q a.zip -d u2');
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr.match(/exists: not replaced/g)?.length).toBe(FILES);
+  });
+
+  it('tar xzf -C into a new folder: no lstat of the destination per file; -k over it refuses each file', async () => {
+    fs.mkdirSync(path.join(root, 't2'));
+    const c = perFile(await counted('tar xzf a.tgz -C t2'));
+    same('t2');
+    expect(c.lstats).toBeLessThan(3.5);
+    const again = await run(root, 'tar xzkf a.tgz -C t2');
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr.match(/Cannot open: File exists/g)?.length).toBe(FILES);
   });
 
   it('tar xzf -C: a few lstats and one rename per file, mode and times on the open file', async () => {

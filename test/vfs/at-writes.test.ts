@@ -90,4 +90,44 @@ describe('Vfs *At changes keep their checks', () => {
     }
     expect(open() - before).toBeLessThan(5);
   });
+
+  test('renameDirAt moves a folder only to a name that is free: never over a link, a file or a folder', () => {
+    fs.mkdirSync(z.at('dest/sub/top/in'), { recursive: true });
+    fs.writeFileSync(z.at('dest/sub/top/in/f.txt'), 'f');
+    const sub = v.openDirAt(dir, 'sub');
+    try {
+      const before = z.outsideSnapshot();
+      fs.symlinkSync(path.join(z.base, 'outside'), z.at('dest/top'));
+      expectVfsError(() => v.renameDirAt(sub, 'top', dir, 'top'), 'EEXIST');
+      expect(z.outsideSnapshot()).toEqual(before);
+      fs.unlinkSync(z.at('dest/top'));
+      fs.mkdirSync(z.at('dest/top'));
+      expectVfsError(() => v.renameDirAt(sub, 'top', dir, 'top'), 'EEXIST'); // not even an empty folder
+      fs.rmdirSync(z.at('dest/top'));
+      fs.writeFileSync(z.at('dest/top'), 'x');
+      expectVfsError(() => v.renameDirAt(sub, 'top', dir, 'top'), 'EEXIST');
+      fs.unlinkSync(z.at('dest/top'));
+      expectVfsError(() => v.renameDirAt(sub, 'top', dir, '.env'), 'EBLOCKED');
+      fs.writeFileSync(z.at('dest/sub/file.txt'), 'x');
+      expectVfsError(() => v.renameDirAt(sub, 'file.txt', dir, 'moved'), 'ENOTDIR');
+      v.renameDirAt(sub, 'top', dir, 'top');
+      expect(fs.readFileSync(z.at('dest/top/in/f.txt'), 'utf8')).toBe('f');
+      expect(v.changes.at(-1)).toEqual({ op: 'rename', path: '/dest/sub/top', to: '/dest/top', delta: 0 });
+    } finally {
+      sub.close();
+    }
+  });
+
+  test('renameDirAt refuses a folder name that anchors a multi-component blocked pattern', () => {
+    const w = z.vfs({ blockedPatterns: ['.git/config'] });
+    const d = w.openDir('dest');
+    try {
+      fs.mkdirSync(z.at('dest/sub/.git'), { recursive: true });
+      const sub = w.openDirAt(d, 'sub');
+      expectVfsError(() => w.renameDirAt(sub, '.git', d, '.git'), 'EBLOCKED');
+      sub.close();
+    } finally {
+      d.close();
+    }
+  });
 });
