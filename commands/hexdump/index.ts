@@ -107,6 +107,9 @@ async function hexdump(ctx: CommandContext): Promise<number> {
   let endfu: FU | undefined;
   for (const fs of fss) rewrite(fs, blocksize, (fu) => { endfu = fu; });
 
+  // -C / hd alone: each full block's line made in bytes (the format units below took ~2.3 s of CPU per 10 MB)
+  const canonical = formats.length === CANONICAL.length && formats.every((f, i) => f === CANONICAL[i]);
+
   // get() tests the length before next() opens (and skips into) any file.
   if (length === 0) return 0;
   const files = ctx.operands.map((n) => (n === '-' ? './-' : n));
@@ -183,6 +186,10 @@ async function hexdump(ctx: CommandContext): Promise<number> {
     await flush();
 
     function display(bp: Uint8Array, _size: number, last: boolean): void {
+      if (canonical && !last) {
+        out += canonicalLine(bp, address);
+        return;
+      }
       for (const fs of fss) {
         let at = 0;
         let addr = address;
@@ -203,6 +210,26 @@ async function hexdump(ctx: CommandContext): Promise<number> {
     input.finish();
   }
   return status;
+}
+
+const HEX = Buffer.from('0123456789abcdef', 'latin1');
+const LINE = Buffer.alloc(79, 0x20);
+LINE[60] = 0x7c;
+LINE[77] = 0x7c;
+LINE[78] = 0x0a;
+
+/** One full 16-byte block as `-C` prints it: `%08x`, two groups of 8 hex pairs, `|` the printable bytes `|`. */
+function canonicalLine(bp: Uint8Array, address: number): string {
+  const a = address.toString(16);
+  const head = a.length > 8 ? a + '  ' : '00000000'.slice(a.length) + a + '  ';
+  for (let i = 0; i < 16; i++) {
+    const b = bp[i]!;
+    const at = 10 + 3 * i + (i >> 3);
+    LINE[at] = HEX[b >> 4]!;
+    LINE[at + 1] = HEX[b & 15]!;
+    LINE[61 + i] = b > 31 && b < 127 ? b : 0x2e;
+  }
+  return head + LINE.toString('latin1', 10, 79);
 }
 
 function equal(a: Uint8Array, b: Uint8Array): boolean {
