@@ -50,17 +50,27 @@ class Numfmt {
   valid = true;
   /** The output buffer asks for a flush (done between lines). */
   full = false;
+  /** Output text not yet in `out` (latin1): one Buffer per 64 KiB, not one per field. */
+  private text = '';
   constructor(readonly ctx: CommandContext, readonly s: Settings, readonly out: OutBuffer) {}
 
   async err(msg: string): Promise<void> {
     if (this.s.invalid === 'ignore') return;
+    this.spill();
     await this.out.flush();
     await this.ctx.warn(msg);
     if (this.s.invalid === 'abort') throw new Abort();
   }
 
-  add(b: Buffer): void {
-    if (this.out.add(b)) this.full = true;
+  add(t: string): void {
+    this.text += t;
+    if (this.text.length >= 65536) this.spill();
+  }
+
+  /** The text gathered so far into the output buffer (before any flush of it). */
+  spill(): void {
+    if (this.text && this.out.add(Buffer.from(this.text, 'latin1'))) this.full = true;
+    this.text = '';
   }
 
   includeField(field: number): boolean {
@@ -82,18 +92,19 @@ class Numfmt {
         while (end < line.length && isSep(line[end]!)) end++;
         while (end < line.length && !isSep(line[end]!)) end++;
       }
-      await this.field(line.slice(start, end), field);
+      if (this.includeField(field)) await this.field(line.slice(start, end), field);
+      else this.add(line.slice(start, end));
       if (end < line.length) {
-        this.add(Buffer.from(this.s.delimiter ?? ' ', 'latin1'));
+        this.add(this.s.delimiter ?? ' ');
         pos = end + 1;
       } else break;
     }
-    if (newline) this.add(Buffer.from(delim, 'latin1'));
+    if (newline) this.add(delim);
   }
 
   async field(text: string, field: number): Promise<void> {
     if (!this.includeField(field)) {
-      this.add(Buffer.from(text, 'latin1'));
+      this.add(text);
       return;
     }
     const s = this.s;
@@ -113,8 +124,8 @@ class Numfmt {
     }
     if (printed === undefined) {
       this.valid = false;
-      this.add(Buffer.from(text, 'latin1'));
-    } else this.add(Buffer.from((s.format?.prefix ?? '') + printed + (s.format?.suffix ?? ''), 'latin1'));
+      this.add(text);
+    } else this.add((s.format?.prefix ?? '') + printed + (s.format?.suffix ?? ''));
   }
 
   /** parse_human_number: the value, an exact integer when the input is one, the input's precision. */
@@ -417,36 +428,41 @@ export default defineCommand({
         for (const a of ctx.operands) await nf.line(Buffer.from(a, 'utf8').toString('latin1'), true, delim);
       } else {
         const sep = delim.charCodeAt(0);
-        for await (const { line, newline } of lines(ctx, sep)) {
-          if (header > 0) {
-            header--;
-            nf.add(Buffer.from(line + (newline ? delim : ''), 'latin1'));
-          } else await nf.line(line, newline, delim);
-          if (nf.full) {
-            nf.full = false;
-            await out.flush();
+        for await (const batch of lines(ctx, sep)) {
+          for (const { line, newline } of batch) {
+            if (header > 0) {
+              header--;
+              nf.add(line + (newline ? delim : ''));
+            } else await nf.line(line, newline, delim);
+            if (nf.full) {
+              nf.full = false;
+              await out.flush();
+            }
           }
         }
       }
     } catch (e) {
       if (!(e instanceof Abort)) throw e;
+      nf.spill();
       await out.flush();
       return 2;
     }
+    nf.spill();
     await out.flush();
     if (s.debug && !nf.valid) await ctx.warn('failed to convert some of the input numbers');
     return !nf.valid && (s.invalid === 'abort' || s.invalid === 'fail') ? 2 : 0;
   },
 });
 
-/** getdelim over stdin: each record as latin1 text, and whether its terminator was there. */
-async function* lines(ctx: CommandContext, sep: number): AsyncGenerator<{ line: string; newline: boolean }> {
+/** getdelim over stdin: each record as latin1 text, and whether its terminator was there; the records of a chunk together. */
+async function* lines(ctx: CommandContext, sep: number): AsyncGenerator<{ line: string; newline: boolean }[]> {
   const cap = ctx.limits.maxBufferBytes;
   const carry: Buffer[] = [];
   let carried = 0;
   for await (const chunk of ctx.stdin) {
     const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     let start = 0;
+    const batch: { line: string; newline: boolean }[] = [];
     for (let i = buf.indexOf(sep); i >= 0; i = buf.indexOf(sep, start)) {
       let piece = buf.subarray(start, i);
       if (carried) {
@@ -454,9 +470,10 @@ async function* lines(ctx: CommandContext, sep: number): AsyncGenerator<{ line: 
         carry.length = 0;
         carried = 0;
       }
-      yield { line: piece.toString('latin1'), newline: true };
+      batch.push({ line: piece.toString('latin1'), newline: true });
       start = i + 1;
     }
+    if (batch.length) yield batch;
     if (start < buf.length) {
       carry.push(Buffer.from(buf.subarray(start)));
       carried += buf.length - start;
@@ -466,6 +483,6 @@ async function* lines(ctx: CommandContext, sep: number): AsyncGenerator<{ line: 
       }
     }
   }
-  if (carried) yield { line: Buffer.concat(carry).toString('latin1'), newline: false };
+  if (carried) yield [{ line: Buffer.concat(carry).toString('latin1'), newline: false }];
 }
 

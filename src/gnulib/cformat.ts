@@ -52,6 +52,11 @@ export function formatInt(conv: string, spec: Spec, v: bigint): string {
 /** The exact decimal digits of a finite non-negative double: value = 0.DIGITS x 10^point. */
 function exactDecimal(x: number): { digits: string; point: number } {
   if (x === 0) return { digits: '0', point: 1 };
+  if (Number.isSafeInteger(x)) {
+    // a whole number below 2^53: its shortest form is its exact digits
+    const s = String(x);
+    return { digits: s, point: s.length };
+  }
   const buf = new DataView(new ArrayBuffer(8));
   buf.setFloat64(0, x);
   const hi = buf.getUint32(0);
@@ -68,8 +73,14 @@ function exactDecimal(x: number): { digits: string; point: number } {
     const s = (mant << BigInt(e)).toString();
     return { digits: s, point: s.length };
   }
-  const s = (mant * 5n ** BigInt(-e)).toString();
+  const s = (mant * pow5(-e)).toString();
   return { digits: s, point: s.length + e };
+}
+
+/** 5^k, kept (k <= 1074): numfmt formats a number per field, each needed one. */
+const POW5: bigint[] = [];
+function pow5(k: number): bigint {
+  return (POW5[k] ??= 5n ** BigInt(k));
 }
 
 /** Round 0.DIGITS x 10^point to `keep` digits (counted from the first digit), half to even. */

@@ -24,6 +24,15 @@ async function run(root: string, argv: string[], stdin?: Buffer): Promise<{ out:
   return { out: Buffer.from(r.stdout), err: Buffer.from(r.stderr).toString(), code: r.exitCode };
 }
 
+async function piped(root: string, stages: string[][], signal?: AbortSignal, stdin?: Buffer): Promise<{ out: Buffer; code: number }> {
+  const res = await executeTask({
+    root, policy: defaultPolicy(), cwd: '/', stages: stages.map((argv) => ({ argv })), ...(stdin ? { stdin } : {}),
+    limits: { maxOutputBytes: 1 << 26, maxResults: 1000, maxBufferBytes: 1 << 26 },
+  }, signal);
+  if (!res.ok) throw new Error(JSON.stringify(res.error));
+  return { out: Buffer.from(res.result!.stdout), code: res.result!.exitCode };
+}
+
 /** Pseudo-random bytes from an alphabet (seeded). */
 function bytes(len: number, alphabet: number[], seed: number): Buffer {
   const b = Buffer.alloc(len);
@@ -114,14 +123,6 @@ describe('fmt: one paragraph over many read chunks', () => {
 });
 
 describe('fmt: standard input streamed', () => {
-  async function piped(root: string, stages: string[][], signal?: AbortSignal, stdin?: Buffer): Promise<{ out: Buffer; code: number }> {
-    const res = await executeTask({
-      root, policy: defaultPolicy(), cwd: '/', stages: stages.map((argv) => ({ argv })), ...(stdin ? { stdin } : {}),
-      limits: { maxOutputBytes: 1 << 26, maxResults: 1000, maxBufferBytes: 1 << 26 },
-    }, signal);
-    if (!res.ok) throw new Error(JSON.stringify(res.error));
-    return { out: Buffer.from(res.result!.stdout), code: res.result!.exitCode };
-  }
 
   it('paragraphs, long lines and a last line without newline, through a pipe of many chunks, as GNU fmt', async () => {
     const root = path.join(scratch, `s${n++}`);
@@ -158,4 +159,26 @@ describe('fmt: standard input streamed', () => {
     const r = await piped(root, [['yes', 'a b c.'], ['fmt', '-w', '20'], ['head', '-n', '3']], AbortSignal.timeout(60_000));
     expect(r.out.toString()).toBe(want.toString());
   }, 120_000);
+});
+
+describe('numfmt of standard input', () => {
+  it('many chunks of lines, fields converted and passed through, give the real numfmt\'s bytes and exit', async () => {
+    const root = path.join(scratch, `nf${n++}`);
+    fs.mkdirSync(root);
+    const lines: string[] = [];
+    for (let k = 0; k < 60000; k++) lines.push(`k${String(k).padStart(10, '0')} ${(k * 7919) % 1000003} ${k % 13 === 0 ? '  ' : ''}${k * 37}.${k % 10}\tx ${k * 1234567}`);
+    const good = Buffer.from(lines.join('\n') + '\n');
+    const bad = Buffer.concat([good, Buffer.from('k1 12x 3\nk2 5 6\n'), good.subarray(0, 300000)]);
+    expect(good.length).toBeGreaterThan(1 << 20);
+    for (const [data, opts] of [
+      [good, ['--field=2', '--to=si']], [good, ['--field=2-3', '--to=iec', '--round=nearest']],
+      [good, ['--field=5', '--to=iec-i', '--suffix=B', '--padding=12']], [good, ['--header=3', '--field=2', '--to=si']],
+      [bad, ['--field=2', '--to=si']], [bad, ['--field=2', '--to=si', '--invalid=warn']], [bad, ['--field=2', '--to=si', '--invalid=ignore']],
+    ] as [Buffer, string[]][]) {
+      const want = spawnSync('numfmt', opts, { input: data, env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 1 << 26 });
+      const r = await piped(root, [['numfmt', ...opts]], undefined, data);
+      expect(r.code, `numfmt ${opts.join(' ')}`).toBe(want.status);
+      expect(r.out.equals(want.stdout), `numfmt ${opts.join(' ')}`).toBe(true);
+    }
+  }, 300_000);
 });
