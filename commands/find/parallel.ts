@@ -1,0 +1,219 @@
+/**
+ * find on two threads: the start's subdirectories are split between the command's thread and
+ * find's helper thread of the worker (src/gnulib/helper-thread.ts; its loop is ./helper.ts).
+ * The command's thread claims them from the front, in walk order, and walks each as the serial
+ * find does, straight into the output; the helper claims them from the back and walks each
+ * whole (the directory itself evaluated first, as the serial walk does) into an output buffer
+ * of its own. Where the two meet, the command's thread puts the helper's buffers into the
+ * output in walk order, so the output is the serial run's byte for byte.
+ *
+ * The helper walks with a Vfs of its own over the same zone root and policy (symlinks never
+ * followed), through the one walk (src/vfs/walk.ts): its subtree's start is opened by full
+ * resolution (each component lstat-ed, no symlink followed, the descriptor's location checked),
+ * everything below it relative to open, located directories with O_NOFOLLOW, as in any walk.
+ * Each thread opens and closes its own descriptors. Anything unusual in a subtree (an error,
+ * a diagnostic, more output than HELPER_MAX_OUT) makes the helper hand that subtree back
+ * untouched: the command's thread then walks it serially, and reports what is wrong.
+ *
+ * Used only where one subtree's output depends on nothing outside it: -P, no -depth, -delete,
+ * -quit, -ls (column widths), -maxdepth / -mindepth, and only the predicates in PARALLEL_PREDS.
+ */
+import { Vfs, type ZonePolicy } from '../../src/vfs/index.js';
+import { Helper, helperOn } from '../../src/gnulib/helper-thread.js';
+import { parseFind, type FindPlan } from './parse.js';
+import type { Entry, Node } from './types.js';
+
+/** Predicates whose result for a file depends on that file alone (and the run's start time). */
+const PARALLEL_PREDS = new Set([
+  '-true', '-false', '-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex',
+  '-type', '-size', '-empty', '-perm', '-inum', '-links', '-uid', '-gid',
+  '-mtime', '-atime', '-ctime', '-mmin', '-amin', '-cmin', '-newer', '-anewer', '-cnewer',
+  '-print', '-print0', '-printf', '-prune',
+]);
+
+let after = 1000;
+/** Walk events before the helper thread joins a walk: a small tree is walked by the command's thread alone. */
+export function splitAfter(): number {
+  return after;
+}
+/** Tests: split from the first subdirectory on (0), or never (Infinity). */
+export function setSplitAfter(events: number): void {
+  after = events;
+}
+
+/** A subtree's output the helper keeps at most (more: handed back, walked by the command's thread). */
+export const HELPER_MAX_OUT = 8 << 20;
+/** How long the command's thread waits with no sign of the helper's progress before it gives the helper up, ms. */
+const STALL_MS = 2000;
+/** Shared words: [0] claims (back << 16 | front), [1] cancel, [2] entries the helper walked. */
+const CLAIMS = 0;
+const CANCEL = 1;
+const PROGRESS = 2;
+/** Subdirectories the helper may take at most (the claim word holds 16-bit indices). */
+const MAX_SPLIT = 0x7fff;
+
+/** One subtree as both threads name it. */
+export interface Subtree {
+  path: string;
+  bytes: string;
+  name: string;
+  nameBytes: string;
+}
+
+/** What the command's thread sends the helper. */
+export interface FindJob {
+  run: number;
+  root: string;
+  policy: ZonePolicy;
+  args: string[];
+  cwd: string;
+  nowMs: number;
+  /** The starting point's bytes (%H). */
+  top: string;
+  subtrees: Subtree[];
+  sig: Int32Array;
+}
+
+/** A subtree walked by the helper: its output, or null (the command's thread walks it). */
+interface Done {
+  find: number;
+  index?: number;
+  out?: Uint8Array | null;
+  done?: boolean;
+}
+
+function predsIn(n: Node, into: Set<string>): Set<string> {
+  if (n.kind === 'pred') into.add(n.name);
+  else if (n.kind === 'not') predsIn(n.expr, into);
+  else {
+    predsIn(n.left, into);
+    predsIn(n.right, into);
+  }
+  return into;
+}
+
+/** Can this plan's subtrees be walked apart? */
+export function splittable(plan: FindPlan, args: string[]): boolean {
+  if (!helperOn() || plan.follow !== 'P' || plan.depthFirst || plan.deletes || plan.maxdepth !== Infinity || plan.mindepth !== 0) return false;
+  for (const p of predsIn(plan.expr, new Set())) if (!PARALLEL_PREDS.has(p)) return false;
+  // %Y follows links (the zone's policy): the helper never does.
+  for (let i = 0; i + 1 < args.length; i++) if (args[i] === '-printf' && args[i + 1]!.includes('%Y')) return false;
+  return true;
+}
+
+/** The command's side of one split walk. */
+export class Split {
+  private readonly sig = new Int32Array(new SharedArrayBuffer(12));
+  private readonly results = new Map<number, Uint8Array | null>();
+  private readonly index = new Map<string, number>();
+  private helperDone = false;
+  private dead = false;
+  private readonly run: number;
+
+  private constructor(private readonly helper: Helper, job: Omit<FindJob, 'run' | 'sig'>) {
+    const n = Math.min(job.subtrees.length, MAX_SPLIT);
+    job.subtrees.forEach((s, i) => { if (i < n) this.index.set(s.name, i); });
+    Atomics.store(this.sig, CLAIMS, (n << 16) | 0);
+    this.run = helper.find({ ...job, subtrees: job.subtrees.slice(0, n), sig: this.sig });
+  }
+
+  /** A split of these subtrees of the start, or null (no helper running, too few to split). */
+  static start(job: Omit<FindJob, 'run' | 'sig'>): Split | null {
+    if (job.subtrees.length < 2) return null;
+    const helper = Helper.get('find');
+    if (!helper?.ready()) return null;
+    return new Split(helper, job);
+  }
+
+  /**
+   * The subdirectory `name` of the start, met in walk order: null when this thread walks it
+   * (claimed now, or handed back by the helper), else the helper's output for it.
+   */
+  take(name: string): Uint8Array | null {
+    const i = this.index.get(name);
+    if (i === undefined || this.dead) return null;
+    for (;;) {
+      const s = Atomics.load(this.sig, CLAIMS);
+      const back = s >>> 16;
+      if (i >= back) break; // the helper's
+      if (Atomics.compareExchange(this.sig, CLAIMS, s, (back << 16) | (i + 1)) === s) return null;
+    }
+    return this.wait(i);
+  }
+
+  /** The helper's output for subtree i (null: walk it here). */
+  private wait(i: number): Uint8Array | null {
+    let seen = Atomics.load(this.sig, PROGRESS);
+    let since = Date.now();
+    while (!this.results.has(i) && !this.helperDone && !this.dead) {
+      const m = this.helper.answer(50) as Done | null;
+      if (m) {
+        if (m.find !== this.run) continue; // an earlier run's, given up on
+        if (m.done) this.helperDone = true;
+        else this.results.set(m.index!, m.out ? Buffer.from(m.out.buffer, m.out.byteOffset, m.out.byteLength) : null);
+        continue;
+      }
+      const now = Atomics.load(this.sig, PROGRESS);
+      if (now !== seen) {
+        seen = now;
+        since = Date.now();
+      } else if (Date.now() - since > STALL_MS || this.helper.dead) {
+        this.giveUp();
+      }
+    }
+    const r = this.results.get(i) ?? null;
+    this.results.delete(i);
+    return r;
+  }
+
+  private giveUp(): void {
+    this.dead = true;
+    this.helper.abandon();
+  }
+
+  /** The walk is over (or left early): the helper stops, and its last answers are read, so the next command's start clean. */
+  finish(): void {
+    Atomics.store(this.sig, CANCEL, 1);
+    this.wait(-1);
+    this.results.clear();
+  }
+}
+
+// ---- the helper's side ----------------------------------------------------------------
+
+/** The walk of one subtree, synchronous (the helper has no event loop): see Walker.subtree. */
+export interface SubtreeWalker {
+  subtree(e: Entry, stop: () => boolean, max: number): Uint8Array | null;
+}
+
+/** Walk subtrees from the back until the command's thread meets them; each answered on its own. */
+export function runFindJob(job: FindJob, answer: (m: Done) => void, walker: (ctx: { fs: Vfs; cwd: string }, plan: FindPlan, nowMs: number) => SubtreeWalker): void {
+  const sig = job.sig;
+  try {
+    const fs = new Vfs(job.root, { ...job.policy, followSymlinks: false });
+    const plan = parseFind(job.args, { fs, cwd: job.cwd, nowMs: job.nowMs });
+    let n = 0;
+    const stop = () => {
+      if ((++n & 63) === 0) Atomics.add(sig, PROGRESS, 1);
+      return Atomics.load(sig, CANCEL) !== 0;
+    };
+    for (;;) {
+      const s = Atomics.load(sig, CLAIMS);
+      const back = s >>> 16;
+      const front = s & 0xffff;
+      if (back <= front || Atomics.load(sig, CANCEL) !== 0) break;
+      if (Atomics.compareExchange(sig, CLAIMS, s, ((back - 1) << 16) | front) !== s) continue;
+      const t = job.subtrees[back - 1]!;
+      const e: Entry = { path: t.path, bytes: t.bytes, root: job.top, depth: 1, type: 'dir', name: t.name, nameBytes: t.nameBytes };
+      let out: Uint8Array | null = null;
+      try {
+        out = walker({ fs, cwd: job.cwd }, plan, job.nowMs).subtree(e, stop, HELPER_MAX_OUT);
+      } catch {
+        out = null;
+      }
+      Atomics.add(sig, PROGRESS, 1);
+      answer({ find: job.run, index: back - 1, out });
+    }
+  } catch { /* nothing more claimed: the command's thread walks the rest */ }
+  answer({ find: job.run, done: true });
+}
