@@ -391,6 +391,9 @@ export class Walker implements EvalContext {
    * serial walk must do it (a diagnostic, an error, more than `max` bytes, stopped).
    */
   subtree(e: Entry, stop: () => boolean, max: number): Uint8Array | null {
+    // One walker for all the subtrees of a job: what the last one left is dropped.
+    this.used = 0;
+    this.errs = [];
     this.pruned = false;
     this.evaluate(e);
     if (this.quit || this.errs.length > 0) return null;

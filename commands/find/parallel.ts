@@ -41,14 +41,17 @@ export function setSplitAfter(events: number): void {
   after = events;
 }
 
+let waitForHelper = false;
+/** Tests: the command's thread waits for the helper's subtrees instead of taking back those not done yet (a deterministic split). */
+export function setHelperWait(on: boolean): void {
+  waitForHelper = on;
+}
+
 /** A subtree's output the helper keeps at most (more: handed back, walked by the command's thread). */
 export const HELPER_MAX_OUT = 8 << 20;
-/** How long the command's thread waits with no sign of the helper's progress before it gives the helper up, ms. */
-const STALL_MS = 2000;
-/** Shared words: [0] claims (back << 16 | front), [1] cancel, [2] entries the helper walked. */
+/** Shared words: [0] claims (back << 16 | front: the helper's from `back` on, this thread's below `front`), [1] cancel. */
 const CLAIMS = 0;
 const CANCEL = 1;
-const PROGRESS = 2;
 /** Subdirectories the helper may take at most (the claim word holds 16-bit indices). */
 const MAX_SPLIT = 0x7fff;
 
@@ -103,11 +106,10 @@ export function splittable(plan: FindPlan, args: string[]): boolean {
 
 /** The command's side of one split walk. */
 export class Split {
-  private readonly sig = new Int32Array(new SharedArrayBuffer(12));
+  private readonly sig = new Int32Array(new SharedArrayBuffer(8));
   private readonly results = new Map<number, Uint8Array | null>();
   private readonly index = new Map<string, number>();
   private helperDone = false;
-  private dead = false;
   private readonly run: number;
 
   private constructor(private readonly helper: Helper, job: Omit<FindJob, 'run' | 'sig'>) {
@@ -127,54 +129,47 @@ export class Split {
 
   /**
    * The subdirectory `name` of the start, met in walk order: null when this thread walks it
-   * (claimed now, or handed back by the helper), else the helper's output for it.
+   * (claimed now; or the helper's, but not done yet, or handed back), else the helper's output
+   * for it. Never waits: a subtree the helper is still walking is taken back and walked here
+   * (the helper sees it taken and stops it), so a helper the host does not schedule costs at
+   * most one subtree walked twice.
    */
   take(name: string): Uint8Array | null {
     const i = this.index.get(name);
-    if (i === undefined || this.dead) return null;
+    if (i === undefined) return null;
     for (;;) {
       const s = Atomics.load(this.sig, CLAIMS);
       const back = s >>> 16;
-      if (i >= back) break; // the helper's
-      if (Atomics.compareExchange(this.sig, CLAIMS, s, (back << 16) | (i + 1)) === s) return null;
+      if (i >= back && waitForHelper) break;
+      // Not the helper's yet: this thread's now. The helper's: taken back unless done (the front passes it).
+      if (Atomics.compareExchange(this.sig, CLAIMS, s, (back << 16) | (i + 1)) !== s) continue;
+      if (i < back) return null;
+      break;
     }
-    return this.wait(i);
-  }
-
-  /** The helper's output for subtree i (null: walk it here). */
-  private wait(i: number): Uint8Array | null {
-    let seen = Atomics.load(this.sig, PROGRESS);
-    let since = Date.now();
-    while (!this.results.has(i) && !this.helperDone && !this.dead) {
-      const m = this.helper.answer(50) as Done | null;
-      if (m) {
-        if (m.find !== this.run) continue; // an earlier run's, given up on
-        if (m.done) this.helperDone = true;
-        else this.results.set(m.index!, m.out ? Buffer.from(m.out.buffer, m.out.byteOffset, m.out.byteLength) : null);
-        continue;
-      }
-      const now = Atomics.load(this.sig, PROGRESS);
-      if (now !== seen) {
-        seen = now;
-        since = Date.now();
-      } else if (Date.now() - since > STALL_MS || this.helper.dead) {
-        this.giveUp();
-      }
+    this.drain();
+    for (const end = Date.now() + 10_000; waitForHelper && !this.results.has(i) && !this.helperDone && !this.helper.dead && Date.now() < end;) {
+      this.receive(this.helper.answer(100) as Done | null);
     }
     const r = this.results.get(i) ?? null;
     this.results.delete(i);
     return r;
   }
 
-  private giveUp(): void {
-    this.dead = true;
-    this.helper.abandon();
+  /** The helper's answers so far, without waiting. */
+  private drain(): void {
+    for (let m = this.helper.answer(0) as Done | null; m; m = this.helper.answer(0) as Done | null) this.receive(m);
   }
 
-  /** The walk is over (or left early): the helper stops, and its last answers are read, so the next command's start clean. */
+  private receive(m: Done | null): void {
+    if (m === null || m.find !== this.run) return; // an earlier run's
+    if (m.done) this.helperDone = true;
+    else this.results.set(m.index!, m.out ? Buffer.from(m.out.buffer, m.out.byteOffset, m.out.byteLength) : null);
+  }
+
+  /** The walk is over (or left early): the helper stops; what it still sends is dropped by the next split (another run). */
   finish(): void {
     Atomics.store(this.sig, CANCEL, 1);
-    this.wait(-1);
+    this.drain();
     this.results.clear();
   }
 }
@@ -192,27 +187,26 @@ export function runFindJob(job: FindJob, answer: (m: Done) => void, walker: (ctx
   try {
     const fs = new Vfs(job.root, { ...job.policy, followSymlinks: false });
     const plan = parseFind(job.args, { fs, cwd: job.cwd, nowMs: job.nowMs });
-    let n = 0;
-    const stop = () => {
-      if ((++n & 63) === 0) Atomics.add(sig, PROGRESS, 1);
-      return Atomics.load(sig, CANCEL) !== 0;
-    };
+    const w = walker({ fs, cwd: job.cwd }, plan, job.nowMs);
+    let index = -1;
+    // Stopped: the walk is over, or the command's thread took this subtree back.
+    const stop = () => Atomics.load(sig, CANCEL) !== 0 || (Atomics.load(sig, CLAIMS) & 0xffff) > index;
     for (;;) {
       const s = Atomics.load(sig, CLAIMS);
       const back = s >>> 16;
       const front = s & 0xffff;
       if (back <= front || Atomics.load(sig, CANCEL) !== 0) break;
       if (Atomics.compareExchange(sig, CLAIMS, s, ((back - 1) << 16) | front) !== s) continue;
-      const t = job.subtrees[back - 1]!;
+      index = back - 1;
+      const t = job.subtrees[index]!;
       const e: Entry = { path: t.path, bytes: t.bytes, root: job.top, depth: 1, type: 'dir', name: t.name, nameBytes: t.nameBytes };
       let out: Uint8Array | null = null;
       try {
-        out = walker({ fs, cwd: job.cwd }, plan, job.nowMs).subtree(e, stop, HELPER_MAX_OUT);
+        out = w.subtree(e, stop, HELPER_MAX_OUT);
       } catch {
         out = null;
       }
-      Atomics.add(sig, PROGRESS, 1);
-      answer({ find: job.run, index: back - 1, out });
+      answer({ find: job.run, index, out });
     }
   } catch { /* nothing more claimed: the command's thread walks the rest */ }
   answer({ find: job.run, done: true });
