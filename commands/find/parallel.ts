@@ -117,6 +117,10 @@ export class Split {
     job.subtrees.forEach((s, i) => { if (i < n) this.index.set(s.name, i); });
     Atomics.store(this.sig, CLAIMS, (n << 16) | 0);
     this.run = helper.find({ ...job, subtrees: job.subtrees.slice(0, n), sig: this.sig });
+    // Tests: the helper claims its first subtree before this thread goes on.
+    for (const end = Date.now() + 10_000; waitForHelper && Atomics.load(this.sig, CLAIMS) >>> 16 === n && !helper.dead && Date.now() < end;) {
+      Atomics.wait(this.sig, CANCEL, 0, 1);
+    }
   }
 
   /** A split of these subtrees of the start, or null (no helper running, too few to split). */

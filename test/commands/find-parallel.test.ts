@@ -50,8 +50,8 @@ beforeAll(async () => {
   setHelperWait(true); // and the helper's subtrees always taken from it (a real walk takes back those not done yet)
   // Start the helper and let it come up: the first find of a worker runs on one thread.
   await run(root, 'find t');
-  for (let i = 0; i < 100 && !Helper.get('find')?.ready(); i++) await new Promise((r) => setTimeout(r, 20));
-});
+  for (let i = 0; i < 1000 && !Helper.get('find')?.ready(); i++) await new Promise((r) => setTimeout(r, 20));
+}, 30_000);
 afterAll(() => {
   setHelper(true);
   setHelperWait(false);
