@@ -5,7 +5,10 @@
  * find does, straight into the output; the helper claims them from the back and walks each
  * whole (the directory itself evaluated first, as the serial walk does) into an output buffer
  * of its own. Where the two meet, the command's thread puts the helper's buffers into the
- * output in walk order, so the output is the serial run's byte for byte.
+ * output in walk order, so the output is the serial run's byte for byte. It never waits for
+ * the helper: a subtree the helper has not finished is taken back and walked here (the helper
+ * sees the front pass it and stops). It starts once the walk is past splitAfter() events, so a
+ * small tree is walked by the command's thread alone.
  *
  * The helper walks with a Vfs of its own over the same zone root and policy (symlinks never
  * followed), through the one walk (src/vfs/walk.ts): its subtree's start is opened by full
@@ -49,6 +52,8 @@ export function setHelperWait(on: boolean): void {
 
 /** A subtree's output the helper keeps at most (more: handed back, walked by the command's thread). */
 export const HELPER_MAX_OUT = 8 << 20;
+/** A job's output the helper makes at most (then it claims no more): what waits for its turn stays bounded. */
+const JOB_MAX_OUT = 32 << 20;
 /** Shared words: [0] claims (back << 16 | front: the helper's from `back` on, this thread's below `front`), [1] cancel. */
 const CLAIMS = 0;
 const CANCEL = 1;
@@ -193,6 +198,7 @@ export function runFindJob(job: FindJob, answer: (m: Done) => void, walker: (ctx
     const plan = parseFind(job.args, { fs, cwd: job.cwd, nowMs: job.nowMs });
     const w = walker({ fs, cwd: job.cwd }, plan, job.nowMs);
     let index = -1;
+    let made = 0;
     // Stopped: the walk is over, or the command's thread took this subtree back.
     const stop = () => Atomics.load(sig, CANCEL) !== 0 || (Atomics.load(sig, CLAIMS) & 0xffff) > index;
     for (;;) {
@@ -211,6 +217,8 @@ export function runFindJob(job: FindJob, answer: (m: Done) => void, walker: (ctx
         out = null;
       }
       answer({ find: job.run, index, out });
+      made += out?.length ?? 0;
+      if (made > JOB_MAX_OUT) break;
     }
   } catch { /* nothing more claimed: the command's thread walks the rest */ }
   answer({ find: job.run, done: true });
