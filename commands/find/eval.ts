@@ -13,7 +13,6 @@ import { linkTargetStat } from '../../src/gnulib/listing.js';
 import { bytesOf, localeQuote, LsWidths, lsLine } from './printf.js';
 import { Quit, type Entry, type EvalContext, type Node } from './types.js';
 import type { FindPlan } from './parse.js';
-import { Split, splitAfter, splittable } from './parallel.js';
 
 const FLUSH_AT = 64 * 1024;
 
@@ -37,10 +36,7 @@ export class Walker implements EvalContext {
   /** Directories being walked under -L (dev:ino), to stop at file system loops. */
   private readonly ancestors = new Map<string, string>();
 
-  /** The start's subdirectories may be split with the helper thread (./parallel.ts); set by run(). */
-  private splitOk = false;
-
-  constructor(private readonly ctx: CommandContext, private readonly plan: FindPlan, private readonly nowMs: number) {
+  constructor(private readonly ctx: CommandContext, private readonly plan: FindPlan, nowMs: number) {
     this.now = nowMs / 1000;
   }
 
@@ -95,21 +91,12 @@ export class Walker implements EvalContext {
   }
 
   out(bytes: string): void {
-    if (this.used + bytes.length > this.block.length) this.grow(bytes.length);
+    if (this.used + bytes.length > this.block.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(2 * this.block.length, this.used + bytes.length));
+      this.block.copy(bigger, 0, 0, this.used);
+      this.block = bigger;
+    }
     this.used += this.block.write(bytes, this.used, 'latin1');
-  }
-
-  /** Output already in bytes (a subtree the helper walked). */
-  private outBytes(bytes: Uint8Array): void {
-    if (this.used + bytes.length > this.block.length) this.grow(bytes.length);
-    this.block.set(bytes, this.used);
-    this.used += bytes.length;
-  }
-
-  private grow(more: number): void {
-    const bigger = Buffer.allocUnsafe(Math.max(2 * this.block.length, this.used + more));
-    this.block.copy(bigger, 0, 0, this.used);
-    this.block = bigger;
   }
 
   warn(msg: string, fail = true): void {
@@ -191,7 +178,6 @@ export class Walker implements EvalContext {
   // ---- the walk -----------------------------------------------------------------------
 
   async run(): Promise<number> {
-    this.splitOk = splittable(this.plan, this.ctx.args);
     for (const w of this.plan.warnings) this.warn(w, false);
     try {
       for (const p of this.plan.paths) {
@@ -288,17 +274,10 @@ export class Walker implements EvalContext {
       return e;
     };
     let n = 0;
-    // The start's subdirectories not walked yet, split with the helper thread (./parallel.ts)
-    // once the walk is past SPLIT_AFTER events (a small tree is walked here alone).
-    const splits = this.splitOk && root.depth === 0;
-    let split: Split | null = null;
-    let topDirs: string[] | null = null;
-    let topSeen = 0;
     const events = walk(this.ctx.fs, root.path, this.ctx.cwd, {
       order: 'name',
       includeStart: false,
       postOrder: true,
-      listEvents: splits,
       maxDepth: plan.maxdepth,
       symlinks: plan.follow === 'L' ? 'follow' : 'never',
       // Under -L a link is visited as what it leads to: a directory is walked.
@@ -309,10 +288,6 @@ export class Walker implements EvalContext {
     try {
       for (const ev of events) {
         if ((n++ & 255) === 0 && signal.aborted) throw new Error('aborted');
-        if (ev.kind === 'list') {
-          if (ev.depth === 0) topDirs = (ev.entries ?? []).filter((d) => d.type === 'dir').map((d) => d.name);
-          continue;
-        }
         if (ev.depth === 0) {
           // The start could not be opened or listed.
           if (ev.kind === 'error') this.warn(`${localeQuote(root.path)}: ${reason(ev.error)}`);
@@ -329,21 +304,6 @@ export class Walker implements EvalContext {
             if (this.used >= FLUSH_AT || this.errs.length > 0) await this.flush(false);
           }
         } else if (ev.kind === 'pre') {
-          if (topDirs !== null && ev.depth === 1) {
-            if (n >= splitAfter() && topDirs.length - topSeen >= 2) {
-              split = this.split(root, topDirs.slice(topSeen), bprefixes[0]!, ascii[0]!);
-              topDirs = null; // tried once
-            } else topSeen++;
-          }
-          const theirs = split !== null && ev.depth === 1 ? split.take(ev.name) : null;
-          if (theirs !== null) {
-            // Walked (and evaluated, itself first) by the helper thread: its output, in walk order.
-            this.outBytes(theirs);
-            ev.skip = true;
-            e.skipped = true;
-            if (this.used >= FLUSH_AT) await this.flush(false);
-            continue;
-          }
           if (!this.pre(e)) {
             ev.skip = true;
             e.skipped = true;
@@ -367,59 +327,8 @@ export class Walker implements EvalContext {
         if (this.quit) return;
       }
     } finally {
-      split?.finish();
       for (const k of keys) if (k) this.ancestors.delete(k);
     }
-  }
-
-  /** The helper thread takes the start's subdirectories from the back (null: no split). */
-  private split(root: Entry, names: string[], bprefix: string, ascii: boolean): Split | null {
-    const prefix = root.path.endsWith('/') ? root.path : root.path + '/';
-    const subtrees = names.map((name) => {
-      const path = prefix + name;
-      const nameBytes = bytesOf(name);
-      return { path, name, nameBytes, bytes: nameBytes === name && ascii ? path : bprefix + nameBytes };
-    });
-    return Split.start({
-      root: this.ctx.fs.rootHost, policy: this.ctx.fs.policy, args: this.ctx.args, cwd: this.ctx.cwd, nowMs: this.nowMs, top: root.root, subtrees,
-    });
-  }
-
-  /**
-   * The helper thread's walk of one subtree (./parallel.ts), synchronous: `e` evaluated, then
-   * what is below it, as walkDir does under -P without -depth; its output, or null where the
-   * serial walk must do it (a diagnostic, an error, more than `max` bytes, stopped).
-   */
-  subtree(e: Entry, stop: () => boolean, max: number): Uint8Array | null {
-    // One walker for all the subtrees of a job: what the last one left is dropped.
-    this.used = 0;
-    this.errs = [];
-    this.pruned = false;
-    this.evaluate(e);
-    if (this.quit || this.errs.length > 0) return null;
-    if (!this.pruned && this.typeOf(e) === 'dir') {
-      const bprefixes = [e.bytes.endsWith('/') ? e.bytes : e.bytes + '/'];
-      const ascii = [e.bytes === e.path];
-      for (const ev of walk(this.ctx.fs, e.path, this.ctx.cwd, { order: 'name', includeStart: false, symlinks: 'never' })) {
-        if (stop() || ev.kind === 'error') return null;
-        if (ev.depth === 0) continue;
-        const nameBytes = bytesOf(ev.name);
-        const bytes = nameBytes === ev.name && ascii[ev.depth - 1] ? ev.path : bprefixes[ev.depth - 1] + nameBytes;
-        const x: Entry = { path: ev.path, bytes, root: e.root, depth: e.depth + ev.depth, type: ev.type, dir: ev.dir!, name: ev.name, nameBytes };
-        if (ev.kind === 'pre') this.pruned = false;
-        this.evaluate(x);
-        if (this.quit || this.errs.length > 0 || this.used > max) return null;
-        if (ev.kind === 'pre') {
-          if (this.pruned) ev.skip = true;
-          bprefixes[ev.depth] = bytes.endsWith('/') ? bytes : bytes + '/';
-          ascii[ev.depth] = bytes === ev.path;
-        }
-      }
-    }
-    if (this.errs.length > 0 || this.used > max) return null;
-    const out = new Uint8Array(this.used);
-    out.set(this.block.subarray(0, this.used));
-    return out;
   }
 
   /**

@@ -2,8 +2,6 @@
  * The helper thread of a worker (one per worker, started on first use, kept while it works):
  * grep -r sends it batches of small files (commands/grep/parallel.ts), sort half of a big
  * input's lines (SortJob, src/gnulib/line-sort.ts). Its code is commands/grep/helper.ts.
- * find has a helper thread of its own (Helper.get('find'), code commands/find/helper.ts:
- * a command may not import another's engine): it walks subtrees (commands/find/parallel.ts).
  */
 import { performance } from 'node:perf_hooks';
 import { Worker, MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
@@ -26,13 +24,10 @@ export function setHelper(on: boolean): void {
 }
 
 /** Under vitest the sources are .ts; the helper always runs the compiled JavaScript. */
-function helperFile(entry: HelperEntry): URL {
+function helperFile(): URL {
   const here = import.meta.url;
-  return here.endsWith('.ts') ? new URL(`../../dist/commands/${entry}/helper.js`, here) : new URL(`../../commands/${entry}/helper.js`, here);
+  return here.endsWith('.ts') ? new URL('../../dist/commands/grep/helper.js', here) : new URL('../../commands/grep/helper.js', here);
 }
-
-/** Whose helper thread: grep's (grep -r, sort) or find's. */
-export type HelperEntry = 'grep' | 'find';
 
 /** Signal words: [0] messages sent, [1] batches answered, [2] the helper runs. */
 const SENT = 0;
@@ -43,7 +38,7 @@ const SPIN_MS = 0.1;
 
 /** The worker's helper thread (one per worker, started on first use, kept while it works). */
 export class Helper {
-  private static readonly ones = new Map<HelperEntry, Helper>();
+  private static one: Helper | null = null;
   private static failed = false;
   private readonly sig = new Int32Array(new SharedArrayBuffer(12));
   private readonly port: MessagePort;
@@ -53,32 +48,30 @@ export class Helper {
   /** Batches the helper answered (tests: the two-thread path did run). */
   static answered = 0;
 
-  private constructor(private readonly entry: HelperEntry) {
+  private constructor() {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
-    this.worker = new Worker(helperFile(entry), {
+    this.worker = new Worker(helperFile(), {
       workerData: { port: port2, sig: this.sig },
       transferList: [port2],
       resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
     });
     this.worker.unref();
     this.worker.on('error', () => { this.dead = true; });
-    this.worker.on('exit', () => { this.dead = true; if (Helper.ones.get(entry) === this) Helper.ones.delete(entry); });
+    this.worker.on('exit', () => { this.dead = true; if (Helper.one === this) Helper.one = null; });
   }
 
   /** The worker's helper, or null where it cannot run. */
-  static get(entry: HelperEntry = 'grep'): Helper | null {
+  static get(): Helper | null {
     if (Helper.failed) return null;
-    const one = Helper.ones.get(entry);
-    if (one && !one.dead) return one;
+    if (Helper.one && !Helper.one.dead) return Helper.one;
     try {
-      const made = new Helper(entry);
-      Helper.ones.set(entry, made);
-      return made;
+      Helper.one = new Helper();
     } catch {
       Helper.failed = true;
       return null;
     }
+    return Helper.one;
   }
 
   /** The helper thread runs (until then, and once dead, the command's thread does all the work). */
@@ -122,18 +115,6 @@ export class Helper {
     return m !== null && m.sorted === run && m.ok === true;
   }
 
-  /** Start a find job (commands/find/parallel.ts); its run number. */
-  find(job: object): number {
-    const run = ++this.runs;
-    this.post({ kind: 'find', ...job, run });
-    return run;
-  }
-
-  /** The helper's next answer (waiting at most `ms`); null if it did not answer. */
-  answer(ms: number): unknown {
-    return this.receive(ms);
-  }
-
   /** The helper's next answer (waiting at most `ms`); null if it did not answer. */
   private receive(ms: number): unknown {
     const end = Date.now() + ms;
@@ -160,7 +141,7 @@ export class Helper {
   /** A helper that failed to answer is not used again. */
   abandon(): void {
     this.dead = true;
-    if (Helper.ones.get(this.entry) === this) Helper.ones.delete(this.entry);
+    if (Helper.one === this) Helper.one = null;
     void this.worker.terminate();
   }
 }
