@@ -197,14 +197,17 @@ export class SpanReader {
 
   /** Move to the next line, buf[s, e); false at the end (a promise only to refill). */
   next(): boolean | Promise<boolean> {
+    return this.inBuffer() || this.refill();
+  }
+
+  /** The next line when it ends within the buffer held. */
+  private inBuffer(): boolean {
     const i = this.buf.indexOf(this.sep, this.pos);
-    if (i >= 0) {
-      this.s = this.pos;
-      this.e = i;
-      this.pos = i + 1;
-      return true;
-    }
-    return this.refill();
+    if (i < 0) return false;
+    this.s = this.pos;
+    this.e = i;
+    this.pos = i + 1;
+    return true;
   }
 
   private async refill(): Promise<boolean> {
@@ -212,13 +215,7 @@ export class SpanReader {
       this.buf = this.pending;
       this.pos = this.pendingPos;
       this.pending = null;
-      const i = this.buf.indexOf(this.sep, this.pos);
-      if (i >= 0) {
-        this.s = this.pos;
-        this.e = i;
-        this.pos = i + 1;
-        return true;
-      }
+      if (this.inBuffer()) return true;
     }
     if (this.done) return false;
     // The start of a line that goes on in later chunks: its pieces, joined once it ends (a

@@ -36,10 +36,10 @@
 import { performance } from 'node:perf_hooks';
 import { ByteLru, budgeted } from '../runtime/byte-lru.js';
 
-/** How much older than the start of a read a file's timestamps must be for its content to be kept, ns (sqlite's result cache). */
-export const RACY_NS = 2_000_000_000n;
-/** The same, ms (the content and listing caches). */
+/** How much older than the start of a read a file's timestamps must be for its content to be kept, ms (the content and listing caches). */
 export const RACY_MS = 2000;
+/** The same, ns (sqlite's result cache). */
+export const RACY_NS = BigInt(RACY_MS) * 1_000_000n;
 /** Largest file kept. */
 export const MAX_ENTRY = 64 * 1024;
 
